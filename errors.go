@@ -1,0 +1,63 @@
+package sqlgym
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrorKind classifies an error the database reported for a statement.
+type ErrorKind string
+
+const (
+	ErrKindSyntax    ErrorKind = "syntax"
+	ErrKindNoTable   ErrorKind = "no_such_table"
+	ErrKindNoColumn  ErrorKind = "no_such_column"
+	ErrKindType      ErrorKind = "type"
+	ErrKindForbidden ErrorKind = "forbidden" // the sandbox refused it: a write, DDL, a file or network access
+	ErrKindMulti     ErrorKind = "multiple_statements"
+	ErrKindOther     ErrorKind = "other"
+)
+
+// ExecError is a statement's own failure: the SQL is at fault.
+type ExecError struct {
+	Kind ErrorKind
+	Msg  string // the engine's message, verbatim where possible
+	Err  error
+}
+
+func (e *ExecError) Error() string { return string(e.Kind) + ": " + e.Msg }
+func (e *ExecError) Unwrap() error { return e.Err }
+
+// ErrTimeout and ErrTooLarge are wrapped by engines' errors for a statement
+// stopped by a time or step limit and for a result past the caps.
+var (
+	ErrTimeout  = errors.New("statement stopped: time limit reached")
+	ErrTooLarge = errors.New("result too large")
+)
+
+// InfraError means the database could not be used (unreachable, closed,
+// out of connections): never the SQL's fault, never scored.
+type InfraError struct{ Err error }
+
+func (e *InfraError) Error() string { return "database unavailable: " + e.Err.Error() }
+func (e *InfraError) Unwrap() error { return e.Err }
+
+// IsInfra reports whether err is, or wraps, an *InfraError.
+func IsInfra(err error) bool {
+	var ie *InfraError
+	return errors.As(err, &ie)
+}
+
+// UserError is an error meant for a person running sqlgym: it says what is
+// wrong and Hint says how to fix it. The CLI prints both.
+type UserError struct {
+	Msg  string
+	Hint string
+}
+
+func (e *UserError) Error() string { return e.Msg }
+
+// Userf builds a UserError with a hint.
+func Userf(hint, format string, args ...any) error {
+	return &UserError{Msg: fmt.Sprintf(format, args...), Hint: hint}
+}

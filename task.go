@@ -1,0 +1,169 @@
+package sqlgym
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// Task is a question with its gold SQL on one database. Fields the task
+// file carries that sqlgym does not know are kept in Extra and written back
+// unchanged, so a task file survives a round trip through any command.
+type Task struct {
+	ID       string `json:"id"`
+	DB       string `json:"db"`
+	Question string `json:"question"`
+	SQL      string `json:"sql"`
+	Evidence string `json:"evidence,omitempty"`
+	Split    string `json:"split,omitempty"`
+
+	// Alternatives are other golds that count as correct (defog, Spider 2.0).
+	Alternatives []string `json:"alternatives,omitempty"`
+	// DBVariants lists database references on which a test-suite comparison
+	// must also match (Spider's test-suite databases).
+	DBVariants []string `json:"db_variants,omitempty"`
+	// ConditionCols and IgnoreOrder are Spider 2.0's evaluation settings.
+	ConditionCols []int  `json:"condition_cols,omitempty"`
+	IgnoreOrder   *bool  `json:"ignore_order,omitempty"`
+	Difficulty    string `json:"difficulty,omitempty"`
+	Complexity    string `json:"complexity,omitempty"`
+	Source        string `json:"source,omitempty"`
+
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Splits a task can be in.
+const (
+	SplitTrain   = "train"
+	SplitHoldout = "holdout"
+)
+
+var knownTaskFields = map[string]bool{
+	"id": true, "db": true, "question": true, "sql": true, "evidence": true, "split": true,
+	"alternatives": true, "db_variants": true, "condition_cols": true, "ignore_order": true,
+	"difficulty": true, "complexity": true, "source": true,
+}
+
+// UnmarshalJSON reads the known fields and keeps the rest in Extra.
+func (t *Task) UnmarshalJSON(b []byte) error {
+	type plain Task
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	for k := range all {
+		if knownTaskFields[k] {
+			delete(all, k)
+		}
+	}
+	if len(all) == 0 {
+		all = nil
+	}
+	*t = Task(p)
+	t.Extra = all
+	return nil
+}
+
+// MarshalJSON writes the known fields, then Extra in key order.
+func (t Task) MarshalJSON() ([]byte, error) {
+	type plain Task
+	b, err := json.Marshal(plain(t))
+	if err != nil || len(t.Extra) == 0 {
+		return b, err
+	}
+	keys := make([]string, 0, len(t.Extra))
+	for k := range t.Extra {
+		if !knownTaskFields[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var buf bytes.Buffer
+	buf.Write(b[:len(b)-1])
+	for _, k := range keys {
+		kb, _ := json.Marshal(k)
+		buf.WriteByte(',')
+		buf.Write(kb)
+		buf.WriteByte(':')
+		buf.Write(t.Extra[k])
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// Golds is the task's gold SQL followed by its alternatives.
+func (t *Task) Golds() []string {
+	return append([]string{t.SQL}, t.Alternatives...)
+}
+
+// ReadTasks reads a JSONL task file. Errors name the file and line:
+// "tasks.jsonl:12: missing \"sql\"". Blank lines are skipped; duplicate ids
+// are an error.
+func ReadTasks(path string) ([]Task, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open task file: %w", err)
+	}
+	defer f.Close()
+	return DecodeTasks(f, path)
+}
+
+// DecodeTasks reads JSONL tasks from r; name is used in error messages.
+func DecodeTasks(r io.Reader, name string) ([]Task, error) {
+	var tasks []Task
+	seen := map[string]int{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var t Task
+		if err := json.Unmarshal(b, &t); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a JSON task object: %w", name, line, err)
+		}
+		switch {
+		case t.ID == "":
+			return nil, fmt.Errorf("%s:%d: missing \"id\"", name, line)
+		case t.DB == "":
+			return nil, fmt.Errorf("%s:%d: task %q: missing \"db\"", name, line, t.ID)
+		case t.SQL == "":
+			return nil, fmt.Errorf("%s:%d: task %q: missing \"sql\"", name, line, t.ID)
+		case t.Split != "" && t.Split != SplitTrain && t.Split != SplitHoldout:
+			return nil, fmt.Errorf("%s:%d: task %q: split %q is not \"train\" or \"holdout\"", name, line, t.ID, t.Split)
+		}
+		if prev, dup := seen[t.ID]; dup {
+			return nil, fmt.Errorf("%s:%d: duplicate task id %q (first on line %d)", name, line, t.ID, prev)
+		}
+		seen[t.ID] = line
+		tasks = append(tasks, t)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
+	}
+	return tasks, nil
+}
+
+// WriteTasks writes tasks as JSONL to w.
+func WriteTasks(w io.Writer, tasks []Task) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for i := range tasks {
+		if err := enc.Encode(&tasks[i]); err != nil {
+			return fmt.Errorf("write task %q: %w", tasks[i].ID, err)
+		}
+	}
+	return bw.Flush()
+}
