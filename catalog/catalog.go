@@ -1,0 +1,188 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/engine"
+)
+
+// ShopName is the name that always resolves to the built-in database,
+// unless a --db flag names it explicitly.
+const ShopName = "shop"
+
+// Catalog maps database names to locations and keeps their engines open.
+type Catalog struct {
+	refs   map[string]string
+	dbDir  string
+	cache  string
+	opts   engine.Options
+	mu     sync.Mutex
+	open   map[string]*entry
+	closed bool
+}
+
+type entry struct {
+	once sync.Once
+	eng  sqlgym.Engine
+	err  error
+}
+
+// Config is how a command was told about its databases.
+type Config struct {
+	// Refs are NAME=URL pairs from repeated --db flags.
+	Refs []string
+	// DBDir is the --db-dir folder (BIRD and Spider layout).
+	DBDir string
+	// CacheDir overrides $SQLGYM_CACHE and the user cache dir.
+	CacheDir string
+	Engine   engine.Options
+}
+
+// New checks the references and builds a catalog. No database is opened
+// until it is used.
+func New(cfg Config) (*Catalog, error) {
+	c := &Catalog{refs: map[string]string{}, dbDir: cfg.DBDir, cache: cfg.CacheDir, opts: cfg.Engine, open: map[string]*entry{}}
+	for _, r := range cfg.Refs {
+		name, url, ok := strings.Cut(r, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || url == "" {
+			return nil, sqlgym.Userf("write --db NAME=URL, e.g. --db shop=sqlite:shop.sqlite", "--db %q: not NAME=URL", r)
+		}
+		if _, err := engine.ParseURL(url); err != nil {
+			return nil, fmt.Errorf("--db %s: %w", name, err)
+		}
+		if prev, dup := c.refs[name]; dup && prev != url {
+			return nil, sqlgym.Userf("give each name one --db flag", "--db %s given twice (%s and %s)", name, prev, url)
+		}
+		c.refs[name] = url
+	}
+	if cfg.DBDir != "" {
+		st, err := os.Stat(cfg.DBDir)
+		if err != nil || !st.IsDir() {
+			return nil, sqlgym.Userf("point --db-dir at the folder that holds NAME/NAME.sqlite (e.g. spider_dev/database)", "--db-dir %s: not a folder", cfg.DBDir)
+		}
+	}
+	return c, nil
+}
+
+// Resolve returns the URL of a database name: an explicit --db first, then
+// --db-dir's DIR/NAME/NAME.sqlite or DIR/NAME.sqlite, then the built-in shop.
+func (c *Catalog) Resolve(name string) (string, error) {
+	if u, ok := c.refs[name]; ok {
+		return u, nil
+	}
+	if c.dbDir != "" {
+		for _, p := range []string{
+			filepath.Join(c.dbDir, name, name+".sqlite"),
+			filepath.Join(c.dbDir, name+".sqlite"),
+			filepath.Join(c.dbDir, name, name+".duckdb"),
+			filepath.Join(c.dbDir, name+".duckdb"),
+		} {
+			if _, err := os.Stat(p); err == nil {
+				loc, _ := engine.ParseURL(p)
+				return loc.String(), nil
+			}
+		}
+	}
+	if name == ShopName {
+		path, err := MaterializeShop(c.cache)
+		if err != nil {
+			return "", err
+		}
+		return "sqlite:" + path, nil
+	}
+	return "", c.unknown(name)
+}
+
+func (c *Catalog) unknown(name string) error {
+	known := make([]string, 0, len(c.refs)+1)
+	for n := range c.refs {
+		known = append(known, n)
+	}
+	known = append(known, ShopName)
+	sort.Strings(known)
+	hint := "name it with --db " + name + "=sqlite:PATH (or duckdb:PATH, postgres://...)"
+	if c.dbDir != "" {
+		hint += fmt.Sprintf(", or put it at %s", filepath.Join(c.dbDir, name, name+".sqlite"))
+	} else {
+		hint += ", or give --db-dir DIR holding DIR/" + name + "/" + name + ".sqlite"
+	}
+	return sqlgym.Userf(hint, "unknown database %q (known: %s)", name, strings.Join(known, ", "))
+}
+
+// Variants lists the database URLs a test-suite comparison runs on for a
+// name: every *.sqlite file in the folder of the resolved SQLite file (the
+// Spider test-suite layout), the resolved database first. Other kinds have
+// no variants but themselves.
+func (c *Catalog) Variants(name string) ([]string, error) {
+	u, err := c.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	loc, err := engine.ParseURL(u)
+	if err != nil || loc.Dialect != sqlgym.DialectSQLite || name == ShopName && c.refs[name] == "" {
+		return []string{u}, err
+	}
+	dir := filepath.Dir(loc.Path)
+	if filepath.Base(dir) != name {
+		return []string{u}, nil
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "*.sqlite"))
+	sort.Strings(matches)
+	out := []string{u}
+	for _, m := range matches {
+		if m != loc.Path {
+			out = append(out, "sqlite:"+m)
+		}
+	}
+	return out, nil
+}
+
+// Engine returns the open engine for a database name, opening it on first
+// use. Every caller shares one engine (one pool) per database.
+func (c *Catalog) Engine(ctx context.Context, name string) (sqlgym.Engine, error) {
+	u, err := c.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	return c.EngineURL(ctx, u)
+}
+
+// EngineURL is Engine for a database URL (a test-suite variant, say).
+func (c *Catalog) EngineURL(ctx context.Context, url string) (sqlgym.Engine, error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, errors.New("catalog closed")
+	}
+	e, ok := c.open[url]
+	if !ok {
+		e = &entry{}
+		c.open[url] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.eng, e.err = engine.Open(ctx, url, c.opts) })
+	return e.eng, e.err
+}
+
+// Close closes every engine the catalog opened.
+func (c *Catalog) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	var errs []error
+	for _, e := range c.open {
+		if e.eng != nil {
+			errs = append(errs, e.eng.Close())
+		}
+	}
+	return errors.Join(errs...)
+}

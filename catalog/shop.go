@@ -1,0 +1,61 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/sqlgym/sqlgym/engine/sqlite"
+	"github.com/sqlgym/sqlgym/shopdb"
+)
+
+// CacheDir is where sqlgym keeps materialised databases: dir if given, else
+// $SQLGYM_CACHE, else the user cache dir's sqlgym folder.
+func CacheDir(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	if d := os.Getenv("SQLGYM_CACHE"); d != "" {
+		return d, nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("find a cache folder (set SQLGYM_CACHE): %w", err)
+	}
+	return filepath.Join(base, "sqlgym"), nil
+}
+
+// MaterializeShop makes sure the built-in shop database exists as a SQLite
+// file in the cache and returns its path. The file name carries the
+// database's digest, so a new sqlgym version never reads an old copy; it is
+// written to a temporary name and renamed, so concurrent processes never see
+// half a file.
+func MaterializeShop(cacheDir string) (string, error) {
+	dir, err := CacheDir(cacheDir)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "shop-"+shopdb.Digest()[:12]+".sqlite")
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create cache folder (set SQLGYM_CACHE to another): %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, "shop-*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("create cache file: %w", err)
+	}
+	tmpPath := tmp.Name()
+	tmp.Close()
+	os.Remove(tmpPath)
+	defer os.Remove(tmpPath)
+	if err := sqlite.Create(context.Background(), tmpPath, shopdb.Statements()); err != nil {
+		return "", fmt.Errorf("materialise the shop database: %w", err)
+	}
+	if err := os.Rename(tmpPath, path); err != nil {
+		return "", fmt.Errorf("materialise the shop database: %w", err)
+	}
+	return path, nil
+}

@@ -1,0 +1,80 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/engine/duckdb"
+	"github.com/sqlgym/sqlgym/engine/postgres"
+	"github.com/sqlgym/sqlgym/engine/sqlite"
+)
+
+// Location is a parsed database URL.
+type Location struct {
+	Dialect sqlgym.Dialect
+	// Path is the file of a SQLite or DuckDB database; DSN the PostgreSQL
+	// connection string.
+	Path string
+	DSN  string
+}
+
+// ParseURL reads sqlite:PATH, duckdb:PATH, postgres://... or
+// postgresql://...; a bare path ending in .sqlite, .sqlite3, .db or .duckdb
+// is taken by its extension.
+func ParseURL(u string) (Location, error) {
+	switch {
+	case strings.HasPrefix(u, "sqlite:"):
+		return Location{Dialect: sqlgym.DialectSQLite, Path: strings.TrimPrefix(strings.TrimPrefix(u, "sqlite:"), "//")}, nil
+	case strings.HasPrefix(u, "duckdb:"):
+		return Location{Dialect: sqlgym.DialectDuckDB, Path: strings.TrimPrefix(strings.TrimPrefix(u, "duckdb:"), "//")}, nil
+	case strings.HasPrefix(u, "postgres://"), strings.HasPrefix(u, "postgresql://"):
+		return Location{Dialect: sqlgym.DialectPostgres, DSN: u}, nil
+	}
+	switch strings.ToLower(filepath.Ext(u)) {
+	case ".sqlite", ".sqlite3", ".db":
+		return Location{Dialect: sqlgym.DialectSQLite, Path: u}, nil
+	case ".duckdb":
+		return Location{Dialect: sqlgym.DialectDuckDB, Path: u}, nil
+	}
+	return Location{}, sqlgym.Userf("write sqlite:PATH, duckdb:PATH or postgres://USER@HOST:PORT/DB",
+		"database URL %q: unknown kind", u)
+}
+
+// String is the URL form of the location.
+func (l Location) String() string {
+	if l.Dialect == sqlgym.DialectPostgres {
+		return l.DSN
+	}
+	return string(l.Dialect) + ":" + l.Path
+}
+
+// Options tune the engines Open makes.
+type Options struct {
+	// PostgresSchema is the search_path for a PostgreSQL database.
+	PostgresSchema string
+}
+
+// Open opens the sandboxed engine for a database URL.
+func Open(ctx context.Context, url string, opts Options) (sqlgym.Engine, error) {
+	loc, err := ParseURL(url)
+	if err != nil {
+		return nil, err
+	}
+	return OpenLocation(ctx, loc, opts)
+}
+
+// OpenLocation opens the sandboxed engine for a parsed location.
+func OpenLocation(ctx context.Context, loc Location, opts Options) (sqlgym.Engine, error) {
+	switch loc.Dialect {
+	case sqlgym.DialectSQLite:
+		return sqlite.Open(loc.Path, sqlite.Options{})
+	case sqlgym.DialectDuckDB:
+		return duckdb.Open(loc.Path, duckdb.Options{})
+	case sqlgym.DialectPostgres:
+		return postgres.Open(ctx, loc.DSN, postgres.Options{Schema: opts.PostgresSchema})
+	}
+	return nil, fmt.Errorf("open %s: no engine for dialect %q", loc, loc.Dialect)
+}

@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/engine/duckdb"
+	"github.com/sqlgym/sqlgym/engine/postgres"
+	"github.com/sqlgym/sqlgym/engine/sqlite"
+	"github.com/sqlgym/sqlgym/shopdb"
+)
+
+func newDBCmd(io IO) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "db",
+		Short: "Create the built-in databases and show schemas",
+	}
+	cmd.AddCommand(newDBCreateCmd(io), newDBSchemaCmd(io))
+	return cmd
+}
+
+type dbCreateOptions struct {
+	Name    string
+	Engine  string
+	Out     string
+	DSN     string
+	Schema  string
+	Replace bool
+	JSON    bool
+}
+
+func newDBCreateCmd(io IO) *cobra.Command {
+	var opts dbCreateOptions
+	cmd := &cobra.Command{
+		Use:   "create NAME",
+		Short: "Create a built-in database (shop) in SQLite, DuckDB or PostgreSQL",
+		Long: `Create a built-in database from the portable source embedded in sqlgym.
+
+The only built-in database is "shop": eight tables (customers, categories,
+products, orders, order_items, payments, shipments, reviews) and 300 orders,
+the same rows in every engine. An existing file or schema is never
+overwritten unless --replace is given.`,
+		Example: `  sqlgym db create shop --engine sqlite --out shop.sqlite
+  sqlgym db create shop --engine duckdb --out shop.duckdb
+  sqlgym db create shop --engine postgres --dsn postgres://postgres@127.0.0.1:5432/postgres --schema shop --replace`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			return runDBCreate(cmd.Context(), io, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Engine, "engine", "sqlite", "sqlite, duckdb or postgres")
+	f.StringVar(&opts.Out, "out", "", "file to create (sqlite, duckdb)")
+	f.StringVar(&opts.DSN, "dsn", "", "PostgreSQL connection string (postgres)")
+	f.StringVar(&opts.Schema, "schema", "", "PostgreSQL schema to create the tables in (default: the database name)")
+	f.BoolVar(&opts.Replace, "replace", false, "replace an existing file or schema")
+	f.BoolVar(&opts.JSON, "json", false, "print JSON")
+	return cmd
+}
+
+type dbCreateResult struct {
+	Name    string  `json:"name"`
+	Engine  string  `json:"engine"`
+	Target  string  `json:"target"`
+	Tables  int     `json:"tables"`
+	Digest  string  `json:"digest"`
+	Seconds float64 `json:"seconds"`
+}
+
+func runDBCreate(ctx context.Context, io IO, opts dbCreateOptions) error {
+	if opts.Name != "shop" {
+		return sqlgym.Userf("the built-in databases are: shop", "no built-in database %q", opts.Name)
+	}
+	stmts := shopdb.Statements()
+	start := time.Now()
+	res := dbCreateResult{Name: opts.Name, Engine: opts.Engine, Digest: shopdb.Digest(), Tables: len(shopdb.Tables)}
+	switch opts.Engine {
+	case "sqlite", "duckdb":
+		if opts.Out == "" {
+			return usagef("--engine %s needs --out PATH", opts.Engine)
+		}
+		if _, err := os.Stat(opts.Out); err == nil {
+			if !opts.Replace {
+				return sqlgym.Userf("add --replace to overwrite it, or choose another --out", "%s already exists", opts.Out)
+			}
+			if err := os.Remove(opts.Out); err != nil {
+				return fmt.Errorf("replace %s: %w", opts.Out, err)
+			}
+		}
+		var err error
+		if opts.Engine == "sqlite" {
+			err = sqlite.Create(ctx, opts.Out, stmts)
+		} else {
+			err = duckdb.Create(ctx, opts.Out, stmts)
+		}
+		if err != nil {
+			return fmt.Errorf("create %s: %w", opts.Out, err)
+		}
+		res.Target = opts.Out
+	case "postgres":
+		if opts.DSN == "" {
+			return usagef("--engine postgres needs --dsn postgres://USER@HOST:PORT/DB")
+		}
+		schema := opts.Schema
+		if schema == "" {
+			schema = opts.Name
+		}
+		if err := postgres.Load(ctx, opts.DSN, schema, opts.Replace, stmts); err != nil {
+			var ue *sqlgym.UserError
+			if errors.As(err, &ue) {
+				return err
+			}
+			return fmt.Errorf("load into PostgreSQL schema %s: %w", schema, err)
+		}
+		res.Target = "schema " + schema
+	default:
+		return usagef("--engine %q: use sqlite, duckdb or postgres", opts.Engine)
+	}
+	res.Seconds = time.Since(start).Seconds()
+	if opts.JSON {
+		return writeJSON(io.Out, res)
+	}
+	_, err := fmt.Fprintf(io.Out, "created %s (%s, %d tables) in %s in %.2fs\n", res.Name, res.Engine, res.Tables, res.Target, res.Seconds)
+	return err
+}
+
+type dbSchemaOptions struct{ Name string }
+
+func newDBSchemaCmd(io IO) *cobra.Command {
+	var opts dbSchemaOptions
+	cmd := &cobra.Command{
+		Use:     "schema NAME",
+		Short:   "Print a built-in database's DDL",
+		Example: "  sqlgym db schema shop",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			return runDBSchema(io, opts)
+		},
+	}
+	return cmd
+}
+
+func runDBSchema(io IO, opts dbSchemaOptions) error {
+	if opts.Name != "shop" {
+		return sqlgym.Userf("the built-in databases are: shop", "no built-in database %q", opts.Name)
+	}
+	_, err := fmt.Fprint(io.Out, shopdb.Schema())
+	return err
+}

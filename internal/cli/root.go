@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sqlgym/sqlgym"
+)
+
+// Exit codes, documented in README.md and in `sqlgym --help`.
+const (
+	ExitOK    = 0
+	ExitError = 1
+	ExitUsage = 2
+)
+
+// IO is a command's standard streams.
+type IO struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+}
+
+// StdIO is the process's own streams.
+func StdIO() IO { return IO{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr} }
+
+// usageError marks an error in how a command was called (exit code 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// Main runs sqlgym with args and returns the process exit code.
+func Main(args []string, io IO) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := NewRoot(io)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	return reportError(io.ErrOut, err)
+}
+
+func reportError(w io.Writer, err error) int {
+	var ue *sqlgym.UserError
+	var us usageError
+	switch {
+	case errors.As(err, &us):
+		fmt.Fprintf(w, "error: %v\nRun 'sqlgym --help' or add --help to the command for usage.\n", err)
+		return ExitUsage
+	case isCobraUsage(err):
+		fmt.Fprintf(w, "error: %v\nRun 'sqlgym --help' for usage.\n", err)
+		return ExitUsage
+	case errors.As(err, &ue):
+		fmt.Fprintf(w, "error: %s\n", ue.Msg)
+		if ue.Hint != "" {
+			fmt.Fprintf(w, "hint: %s\n", ue.Hint)
+		}
+		return ExitError
+	default:
+		fmt.Fprintf(w, "error: %v\n", err)
+		return ExitError
+	}
+}
+
+// isCobraUsage recognises the errors cobra itself raises for a wrong
+// command line; cobra gives them no type of their own.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "required flag", "invalid argument", "flag needs an argument", "if any flags in the group"} {
+		if strings.HasPrefix(msg, p) || strings.Contains(msg, " "+p) {
+			return true
+		}
+	}
+	return false
+}
+
+const rootLong = `sqlgym makes a database the teacher of text-to-SQL models.
+
+It runs model-written SQL read-only in a sandbox (SQLite, PostgreSQL, DuckDB),
+compares the rows with a gold query and turns the verdict into rewards,
+benchmarks and training data. The built-in database "shop" works offline.
+
+Databases are named the same way in every command:
+  --db NAME=URL     URL is sqlite:PATH, duckdb:PATH or postgres://...
+  --db-dir DIR      NAME is DIR/NAME/NAME.sqlite or DIR/NAME.sqlite (BIRD/Spider layout)
+  shop              always the built-in shop database
+
+Exit codes: 0 ok, 1 error, 2 wrong usage.`
+
+// NewRoot builds the command tree.
+func NewRoot(io IO) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "sqlgym",
+		Short:         "Make a database the teacher of text-to-SQL models",
+		Long:          rootLong,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Example: `  sqlgym db create shop --engine sqlite --out shop.sqlite
+  sqlgym split --tasks tasks.jsonl --holdout-frac 0.2 --out tasks.split.jsonl
+  sqlgym verify --tasks tasks.jsonl --predictions preds.jsonl --db-dir data/database`,
+	}
+	root.SetIn(io.In)
+	root.SetOut(io.Out)
+	root.SetErr(io.ErrOut)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(
+		newVersionCmd(io),
+		newDBCmd(io),
+		newSplitCmd(io),
+		newVerifyCmd(io),
+	)
+	return root
+}
+
+// writeJSON writes v as indented JSON: the --json convention of every
+// command is one JSON document on stdout, nothing else there.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/verify"
+	"github.com/sqlgym/sqlgym/verify/compare"
+)
+
+type verifyOptions struct {
+	Tasks        string
+	Predictions  string
+	Mode         string
+	AllModes     bool
+	KeepDistinct bool
+	Reward       string
+	Timeout      time.Duration
+	VMSteps      int64
+	Out          string
+	JSON         bool
+	DB           dbFlags
+}
+
+func newVerifyCmd(io IO) *cobra.Command {
+	var opts verifyOptions
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Run predicted SQL in the sandbox and judge it against the gold",
+		Long: `Run each prediction read-only in its task's database, compare its rows with
+the gold's under a comparison mode, and give it an outcome and a reward.
+
+Predictions are JSONL: {"task_id", "sample"?, "sql" | "completion", "finish_reason"?}.
+A "sql" is run as it is; a "completion" goes through extraction (the last
+fenced sql block, tags, or a bare statement; reasoning dropped). A reply
+with finish_reason "length" is truncated and gets no reward.
+
+Modes: multiset (default), bird, strict, testsuite, spider2, f1; see
+docs/verifier.md for each rule. Outcomes: correct, wrong, error, timeout,
+too_large, no_query, truncated, gold_error, infra_error. Default rewards:
+correct=1,wrong=0.1,error=0,timeout=0,too_large=0,no_query=0, and null for
+truncated, gold_error and infra_error (a trainer ignores those).
+
+Results go to --out as JSONL in input order (to stdout when --out is not
+given and --json is not set); the summary goes to stdout, or to stderr when
+results take stdout.`,
+		Example: `  sqlgym verify --tasks tasks.jsonl --predictions preds.jsonl --db shop=sqlite:shop.sqlite --out results.jsonl
+  sqlgym verify --tasks spider.jsonl --predictions preds.jsonl --db-dir ../shared/data/spider_dev/database --mode testsuite --json
+  sqlgym verify --tasks tasks.jsonl --predictions preds.jsonl --all-modes --reward correct=1,wrong=0 --out r.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runVerify(cmd.Context(), io, opts) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL)")
+	f.StringVar(&opts.Predictions, "predictions", "", "predictions file (JSONL)")
+	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+modeNames())
+	f.BoolVar(&opts.AllModes, "all-modes", false, "add every mode's verdict to each result")
+	f.BoolVar(&opts.KeepDistinct, "keep-distinct", false, "testsuite mode: keep DISTINCT (the official script removes it by default)")
+	f.StringVar(&opts.Reward, "reward", "", "reward overrides, e.g. correct=1,wrong=0.1,truncated=null")
+	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement")
+	f.Int64Var(&opts.VMSteps, "vm-steps", 0, "SQLite only: deterministic budget in virtual-machine steps (0: off)")
+	f.StringVar(&opts.Out, "out", "", "results file (JSONL)")
+	f.BoolVar(&opts.JSON, "json", false, "print the summary as JSON")
+	addDBFlags(cmd, &opts.DB)
+	_ = cmd.MarkFlagRequired("tasks")
+	_ = cmd.MarkFlagRequired("predictions")
+	return cmd
+}
+
+func modeNames() string {
+	var s []string
+	for _, m := range compare.Modes {
+		s = append(s, string(m))
+	}
+	return strings.Join(s, ", ")
+}
+
+// verifyChunk bounds how many answers are planned and deduplicated at once,
+// so memory stays flat on large prediction files.
+const verifyChunk = 2048
+
+func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
+	mode, err := compare.ParseMode(opts.Mode)
+	if err != nil {
+		return usagef("--mode: %v", err)
+	}
+	rewards, err := verify.ParseRewards(opts.Reward)
+	if err != nil {
+		return err
+	}
+	tasks, err := loadTasks(opts.Tasks)
+	if err != nil {
+		return err
+	}
+	answers, err := verify.ReadPredictions(opts.Predictions)
+	if err != nil {
+		return err
+	}
+	byID := map[string]bool{}
+	for _, t := range tasks {
+		byID[t.ID] = true
+	}
+	for i, a := range answers {
+		if !byID[a.TaskID] {
+			return sqlgym.Userf("check that --tasks is the task file the predictions were made for",
+				"%s: prediction %d names task %q, which is not in %s", opts.Predictions, i+1, a.TaskID, opts.Tasks)
+		}
+	}
+	cat, err := opts.DB.catalog()
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	if err := checkDatabases(cat, tasks); err != nil {
+		return err
+	}
+	v := verify.New(cat, tasks, verify.Config{
+		Mode: mode, AllModes: opts.AllModes, Rewards: rewards, KeepDistinct: opts.KeepDistinct,
+		Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps},
+	})
+
+	var out io.Writer
+	summaryTo := io.Out
+	switch {
+	case opts.Out != "":
+		f, err := os.Create(opts.Out)
+		if err != nil {
+			return fmt.Errorf("create results file: %w", err)
+		}
+		defer f.Close()
+		bw := bufio.NewWriter(f)
+		defer bw.Flush()
+		out = bw
+	case !opts.JSON:
+		out = io.Out
+		summaryTo = io.ErrOut
+	}
+	var enc *json.Encoder
+	if out != nil {
+		enc = json.NewEncoder(out)
+		enc.SetEscapeHTML(false)
+	}
+	all := make([]verify.Result, 0, len(answers))
+	start := time.Now()
+	for lo := 0; lo < len(answers); lo += verifyChunk {
+		hi := min(lo+verifyChunk, len(answers))
+		res := v.VerifyBatch(ctx, answers[lo:hi])
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("verify interrupted after %d of %d answers: %w", lo, len(answers), err)
+		}
+		for i := range res {
+			if enc != nil {
+				if err := enc.Encode(&res[i]); err != nil {
+					return fmt.Errorf("write results: %w", err)
+				}
+			}
+		}
+		all = append(all, res...)
+		if len(answers) > verifyChunk {
+			fmt.Fprintf(io.ErrOut, "verified %d/%d answers (%.1fs)\n", hi, len(answers), time.Since(start).Seconds())
+		}
+	}
+	sum := verify.Summarize(all)
+	if opts.JSON {
+		return writeJSON(summaryTo, sum)
+	}
+	return printSummary(summaryTo, sum, mode)
+}
+
+func printSummary(w io.Writer, s verify.Summary, mode compare.Mode) error {
+	fmt.Fprintf(w, "%d answers, mode %s: accuracy %.1f%% (%d scored), mean reward %.3f\n",
+		s.Total, mode, 100*s.Accuracy, s.Scored, s.MeanReward)
+	var keys []string
+	for o, n := range s.Outcomes {
+		keys = append(keys, fmt.Sprintf("%s %d", o, n))
+	}
+	sort.Strings(keys)
+	_, err := fmt.Fprintf(w, "outcomes: %s\n", strings.Join(keys, ", "))
+	return err
+}
+
+// checkDatabases resolves every task's database before any work starts, so
+// a missing --db or --db-dir is a clear error, not a file of gold_errors.
+func checkDatabases(cat interface{ Resolve(string) (string, error) }, tasks []sqlgym.Task) error {
+	seen := map[string]bool{}
+	for _, t := range tasks {
+		if seen[t.DB] {
+			continue
+		}
+		seen[t.DB] = true
+		if _, err := cat.Resolve(t.DB); err != nil {
+			return fmt.Errorf("task %s: %w", t.ID, err)
+		}
+	}
+	return nil
+}
+
+// loadTasks reads a task file.
+func loadTasks(path string) ([]sqlgym.Task, error) {
+	return sqlgym.ReadTasks(path)
+}

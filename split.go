@@ -1,0 +1,38 @@
+package sqlgym
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+)
+
+// InHoldout reports whether the task id falls in the held-out split for the
+// given salt and fraction. It hashes salt+id with SHA-256 and compares the
+// first 8 bytes, read as a fraction of 2^64, with frac: each task's split
+// depends on its own id alone, so adding tasks never moves an existing task
+// from one split to the other.
+func InHoldout(id, salt string, frac float64) bool {
+	if frac <= 0 {
+		return false
+	}
+	if frac >= 1 {
+		return true
+	}
+	h := sha256.Sum256([]byte(salt + id))
+	u := binary.BigEndian.Uint64(h[:8])
+	return float64(u)/(1<<64) < frac
+}
+
+// AssignSplits sets each task's Split by InHoldout and returns how many
+// landed in each split.
+func AssignSplits(tasks []Task, salt string, frac float64) (train, holdout int) {
+	for i := range tasks {
+		if InHoldout(tasks[i].ID, salt, frac) {
+			tasks[i].Split = SplitHoldout
+			holdout++
+		} else {
+			tasks[i].Split = SplitTrain
+			train++
+		}
+	}
+	return train, holdout
+}
