@@ -22,6 +22,11 @@ func PassAtK(n, c, k int) float64 {
 		// Fewer than k wrong samples: every k-subset holds a right one.
 		return 1
 	}
+	if k == 1 {
+		// The same value, but rounded once, so pass@1 from here and from
+		// Rates agree to the bit.
+		return float64(c) / float64(n)
+	}
 	return 1 - ratioOfBinomials(n-c, n, k)
 }
 

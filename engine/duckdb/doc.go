@@ -1,0 +1,11 @@
+// Package duckdb is the sqlgym.Engine for DuckDB database files, built on
+// github.com/duckdb/duckdb-go/v2.
+//
+// It owns three things: the sandbox (DuckDB opened read-only with external
+// access, extension loading and autoloading off, memory and threads capped
+// and the configuration locked, plus a statement-type check that admits only
+// SELECT and EXPLAIN), the mapping of DuckDB's typed values and errors onto
+// sqlgym's canonical ones, and Create, which builds a new DuckDB file from
+// portable SQL for tests and conversions. docs/sandbox-duckdb.md says what
+// the sandbox enforces and what it does not.
+package duckdb

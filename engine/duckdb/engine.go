@@ -1,0 +1,236 @@
+package duckdb
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	duck "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/sqlgym/sqlgym"
+)
+
+// Options tune an Engine. Zero fields take the defaults.
+type Options struct {
+	// MemoryLimit is DuckDB's memory_limit for the whole database, shared
+	// by every statement running on it ("1GB" when empty). Results never
+	// spill to disk: past the limit a statement fails.
+	MemoryLimit string
+	// Threads is DuckDB's worker thread count (1 when zero). The verifier
+	// runs many statements side by side, one per pooled connection, so more
+	// threads per statement mostly add contention.
+	Threads int
+	// PoolSize is the most connections, hence statements, running at once
+	// (max(4, GOMAXPROCS) when zero).
+	PoolSize int
+}
+
+// Defaults for Options.
+const (
+	DefaultMemoryLimit = "1GB"
+	DefaultThreads     = 1
+)
+
+func (o Options) withDefaults() Options {
+	if o.MemoryLimit == "" {
+		o.MemoryLimit = DefaultMemoryLimit
+	}
+	if o.Threads <= 0 {
+		o.Threads = DefaultThreads
+	}
+	if o.PoolSize <= 0 {
+		o.PoolSize = max(4, runtime.GOMAXPROCS(0))
+	}
+	return o
+}
+
+// Engine runs sandboxed statements on one DuckDB file. DuckDB itself is
+// opened on the first query, because opening costs tens of milliseconds and
+// most runs never touch a DuckDB database.
+type Engine struct {
+	path string
+	opts Options
+
+	mu     sync.Mutex
+	db     *sql.DB
+	closed bool
+	// running counts statements still executing, including ones whose
+	// caller already got ErrTimeout; Close waits for them.
+	running sync.WaitGroup
+}
+
+var _ sqlgym.Engine = (*Engine)(nil)
+
+// duckMagic sits at byte 8 of every DuckDB database file.
+var duckMagic = []byte("DUCK")
+
+// Open checks that path is an existing DuckDB file and returns an engine
+// for it. It never creates a database.
+func Open(path string, opts Options) (*Engine, error) {
+	if err := checkFile(path); err != nil {
+		return nil, err
+	}
+	// The path travels in a DSN whose query string carries the sandbox
+	// settings; these characters would let part of the path be read as
+	// settings or drop them, so such a path is refused.
+	if strings.ContainsAny(path, "?#%") {
+		return nil, sqlgym.Userf("rename or link the file to a path without '?', '#' or '%'",
+			"duckdb database %s: the path contains '?', '#' or '%%', which the DuckDB driver cannot take", path)
+	}
+	return &Engine{path: path, opts: opts.withDefaults()}, nil
+}
+
+func checkFile(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return sqlgym.Userf("give the path of an existing DuckDB file: sqlgym never creates one to query it",
+			"duckdb database %s does not exist", path)
+	}
+	if err != nil {
+		return fmt.Errorf("open duckdb database: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return sqlgym.Userf("give the path of a DuckDB file", "duckdb database %s is a directory", path)
+	}
+	head := make([]byte, 12)
+	if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head[8:12], duckMagic) {
+		return sqlgym.Userf("give the path of a DuckDB database file (sqlite:PATH for SQLite files)",
+			"%s is not a DuckDB database file", path)
+	}
+	return nil
+}
+
+// Dialect is DuckDB.
+func (e *Engine) Dialect() sqlgym.Dialect { return sqlgym.DialectDuckDB }
+
+// Path is the database file the engine reads.
+func (e *Engine) Path() string { return e.path }
+
+// sandboxSettings are DuckDB's startup settings that make the sandbox.
+// DuckDB applies them all before the database accepts a statement, and
+// lock_configuration then refuses any SET, RESET or PRAGMA that would
+// change one; verifySandbox checks they took effect.
+func (e *Engine) sandboxSettings() url.Values {
+	v := url.Values{}
+	v.Set("access_mode", "READ_ONLY")
+	v.Set("enable_external_access", "false")
+	v.Set("autoinstall_known_extensions", "false")
+	v.Set("autoload_known_extensions", "false")
+	v.Set("allow_community_extensions", "false")
+	v.Set("allow_unsigned_extensions", "false")
+	v.Set("allow_persistent_secrets", "false")
+	v.Set("memory_limit", e.opts.MemoryLimit)
+	// No spilling: a statement past the memory limit fails instead of
+	// writing temporary files next to the database.
+	v.Set("max_temp_directory_size", "0B")
+	v.Set("threads", strconv.Itoa(e.opts.Threads))
+	// Time-zone-dependent functions give the same answer on every machine.
+	v.Set("TimeZone", "UTC")
+	v.Set("lock_configuration", "true")
+	return v
+}
+
+// handle returns the open database, opening it on first use, and counts a
+// running statement that the caller must end with e.running.Done.
+func (e *Engine) handle(ctx context.Context) (*sql.DB, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, &sqlgym.InfraError{Err: errors.New("duckdb engine is closed")}
+	}
+	if e.db == nil {
+		db, err := e.open(ctx)
+		if err != nil {
+			return nil, &sqlgym.InfraError{Err: err}
+		}
+		e.db = db
+	}
+	e.running.Add(1)
+	return e.db, nil
+}
+
+func (e *Engine) open(ctx context.Context) (*sql.DB, error) {
+	// The file may have gone since Open; DuckDB would create a new one.
+	if err := checkFile(e.path); err != nil {
+		return nil, err
+	}
+	c, err := duck.NewConnector(e.path+"?"+e.sandboxSettings().Encode(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("open duckdb database %s: %w", e.path, err)
+	}
+	db := sql.OpenDB(c)
+	db.SetMaxOpenConns(e.opts.PoolSize)
+	db.SetMaxIdleConns(e.opts.PoolSize)
+	if err := verifySandbox(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("duckdb database %s: %w", e.path, err)
+	}
+	return db, nil
+}
+
+// verifySandbox reads back the settings that matter most, so a driver
+// that silently dropped one fails closed instead of running SQL unguarded.
+func verifySandbox(ctx context.Context, db *sql.DB) error {
+	want := map[string]string{
+		"access_mode":                  "read_only",
+		"enable_external_access":       "false",
+		"autoload_known_extensions":    "false",
+		"autoinstall_known_extensions": "false",
+		"lock_configuration":           "true",
+	}
+	rows, err := db.QueryContext(ctx, `SELECT name, value FROM duckdb_settings() WHERE name IN
+		('access_mode', 'enable_external_access', 'autoload_known_extensions', 'autoinstall_known_extensions', 'lock_configuration')`)
+	if err != nil {
+		return fmt.Errorf("read sandbox settings: %w", err)
+	}
+	defer rows.Close()
+	got := map[string]string{}
+	for rows.Next() {
+		var name, value string
+		if err := rows.Scan(&name, &value); err != nil {
+			return fmt.Errorf("read sandbox settings: %w", err)
+		}
+		got[name] = strings.ToLower(value)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read sandbox settings: %w", err)
+	}
+	for name, v := range want {
+		if got[name] != v {
+			return fmt.Errorf("sandbox setting %s is %q, want %q: refusing to run SQL", name, got[name], v)
+		}
+	}
+	return nil
+}
+
+// Close waits for running statements, including ones already reported as
+// timed out, then closes the database. Queries after Close fail with an
+// *sqlgym.InfraError.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	db := e.db
+	e.mu.Unlock()
+	e.running.Wait()
+	if db == nil {
+		return nil
+	}
+	if err := db.Close(); err != nil {
+		return fmt.Errorf("close duckdb database %s: %w", e.path, err)
+	}
+	return nil
+}
