@@ -95,7 +95,7 @@ func snippet(s string, n int) string {
 
 // refusesN recognizes a refusal of n > 1 (llama.cpp: "Only one completion
 // choice is allowed", sent with status 400 or 500 depending on version).
-var nRefusalRE = regexp.MustCompile(`(?i)only one completion choice|(['"\x60]n['"\x60]|\bparameter n\b|\bn\b must be 1)[^.]*\b(not supported|unsupported|not allowed|must be 1)`)
+var nRefusalRE = regexp.MustCompile(`(?i)only one completion choice|(['"\x60]n['"\x60]|\bparameter n\b)[^.]*\b(not supported|unsupported|not allowed)|unsupported (value|parameter): ['"\x60]n['"\x60]|\bn must be 1\b`)
 
 func refusesN(msg string) bool { return nRefusalRE.MatchString(msg) }
 

@@ -97,9 +97,10 @@ type Choice struct {
 	ToolCalls    []ToolCall
 	// Latency is the round trip of the request that produced this choice.
 	Latency time.Duration
-	// PromptTokens and CompletionTokens are this choice's share of its
-	// request's usage. A server reports only totals for a request that
-	// returned several choices; they are split evenly so that sums are exact.
+	// PromptTokens is the prompt's length as the server counted it.
+	// CompletionTokens is this choice's share of its request's completion
+	// tokens: a server reports only the total for a request that returned
+	// several choices, so it is split evenly and sums stay exact.
 	PromptTokens     int
 	CompletionTokens int
 }

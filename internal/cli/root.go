@@ -122,6 +122,7 @@ func NewRoot(io IO) *cobra.Command {
 		newDBCmd(io),
 		newSplitCmd(io),
 		newVerifyCmd(io),
+		newImportCmd(io),
 	)
 	return root
 }

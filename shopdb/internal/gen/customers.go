@@ -19,7 +19,7 @@ type customer struct {
 }
 
 // activityWeights: most customers order now and then, a few very often.
-var activityWeights = []int{1, 1, 1, 1, 2, 2, 2, 3, 4, 6, 9}
+var activityWeights = []int{1, 2, 2, 2, 3, 3, 3, 4, 5, 7}
 
 func (s *shop) makeCustomers(r *rng) {
 	used := map[string]bool{}
@@ -88,7 +88,7 @@ func (s *shop) makeCustomers(r *rng) {
 	shuffle(r, plain)
 	q := 0
 	next := func() *customer { q++; return plain[q-1] }
-	for range 12 {
+	for range 8 {
 		next().activity = 0
 	}
 	for range 4 {

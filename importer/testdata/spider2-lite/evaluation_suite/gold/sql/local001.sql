@@ -1,0 +1,4 @@
+SELECT bowler, economy
+FROM bowlers
+ORDER BY economy
+LIMIT 1;

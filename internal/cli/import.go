@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sqlgym/sqlgym/importer"
+)
+
+type importOptions struct {
+	Format string
+	Src    string
+	Out    string
+	JSON   bool
+}
+
+func newImportCmd(io IO) *cobra.Command {
+	var opts importOptions
+	cmd := &cobra.Command{
+		Use:   "import FORMAT SRC",
+		Short: "Turn a public benchmark into a task file (bird, spider, spider2-lite, defog)",
+		Long: `Turn a public benchmark into a sqlgym task file, keeping its ids, difficulty,
+evidence, database ids, alternative golds and Spider 2.0's condition_cols and
+ignore_order.
+
+  bird          dev.json beside dev_databases/
+  spider        dev.json beside database/ (or the JSONL question files of ../shared/data)
+  spider2-lite  spider2-lite.jsonl and evaluation_suite/gold/ (the SQLite slice: local*)
+  defog         sql-eval's questions CSV, {a, b} alternatives expanded (or JSONL)
+
+Then point verify or eval at the databases with --db-dir.`,
+		Example: `  sqlgym import spider ../shared/data/spider_dev --out spider_dev.jsonl
+  sqlgym import defog ../shared/data/defog/questions_gen_sqlite.jsonl --out defog.jsonl
+  sqlgym import bird data/bird/dev --out bird_dev.jsonl --json`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Format, opts.Src = args[0], args[1]
+			return runImport(io, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Out, "out", "", "task file to write (JSONL)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	_ = cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+func runImport(io IO, opts importOptions) error {
+	tasks, rep, err := importer.Import(opts.Format, opts.Src)
+	if err != nil {
+		return err
+	}
+	if err := writeTaskFile(opts.Out, tasks); err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(io.Out, rep)
+	}
+	fmt.Fprintf(io.Out, "imported %d tasks over %d databases from %s -> %s\n", rep.Tasks, len(rep.Database), opts.Src, opts.Out)
+	var skipped []string
+	for why, n := range rep.Skipped {
+		skipped = append(skipped, fmt.Sprintf("%d %s", n, why))
+	}
+	sort.Strings(skipped)
+	if len(skipped) > 0 {
+		fmt.Fprintf(io.Out, "skipped: %s\n", strings.Join(skipped, ", "))
+	}
+	if rep.DBDir != "" {
+		fmt.Fprintf(io.Out, "databases: --db-dir %s\n", rep.DBDir)
+	}
+	return nil
+}

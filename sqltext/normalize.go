@@ -1,0 +1,100 @@
+package sqltext
+
+import "strings"
+
+// Normalize returns a canonical form of sql for deduplication and caching:
+// comments removed, keywords, unquoted identifiers and numbers lower-cased
+// (ASCII only, as the engines fold case), strings and quoted identifiers
+// kept byte for byte, empty statements and trailing semicolons removed, and
+// tokens separated by one space or none according to the pair of tokens
+// alone, never the input's spacing. So two queries that differ only in case,
+// white space or comments normalize equal, while 'ABC' and 'abc' do not.
+// The result is still valid SQL for the same engines, and
+// Normalize(Normalize(s)) == Normalize(s).
+func Normalize(sql string) string {
+	all := Tokens(sql)
+	var b strings.Builder
+	b.Grow(len(sql))
+	var prev Token
+	prevEnd := -1 // end offset of prev in sql, to see whether [ was glued
+	havePrev := false
+	pendingSemi := false
+	for _, t := range all {
+		if !t.Significant() {
+			continue
+		}
+		if t.IsPunct(";") {
+			// Leading and repeated semicolons are dropped here, a trailing
+			// one by never being flushed.
+			pendingSemi = havePrev
+			continue
+		}
+		if pendingSemi {
+			b.WriteByte(';')
+			prev = Token{Kind: Punct, Text: ";"}
+			pendingSemi = false
+		}
+		text := t.Text
+		if t.Kind == Word || t.Kind == Number {
+			text = asciiLower(text)
+		}
+		if havePrev && needSpace(prev, t, prevEnd == t.Pos) {
+			b.WriteByte(' ')
+		}
+		b.WriteString(text)
+		prev, prevEnd, havePrev = t, t.End(), true
+	}
+	return b.String()
+}
+
+// needSpace decides the separator between two significant tokens. Glued
+// pairs are only those that lex back to the same two tokens; everything
+// else gets one space, which keeps "- -" from becoming a comment and words
+// and numbers apart.
+func needSpace(prev, next Token, adjacent bool) bool {
+	switch {
+	case prev.IsPunct("(") || prev.IsPunct("["):
+		return false
+	case next.IsPunct(")") || next.IsPunct("]") || next.IsPunct(",") || next.IsPunct(";"):
+		return false
+	case next.IsPunct("("):
+		return !(prev.Kind == Word || prev.Kind == QuotedIdent)
+	case next.IsPunct("["):
+		// A [ glued to what it followed is a subscript; spaced, it was a
+		// list literal, which its contents make it again.
+		return !(adjacent && subscriptable(prev))
+	case next.IsPunct("."):
+		return !(prev.Kind == Word || prev.Kind == QuotedIdent)
+	case prev.IsPunct("."):
+		return !(next.Kind == Word || next.Kind == QuotedIdent || next.Kind == Operator && next.Text == "*")
+	case next.Kind == Operator && next.Text == "::":
+		return !subscriptable(prev)
+	case prev.Kind == Operator && prev.Text == "::":
+		return !(next.Kind == Word || next.Kind == QuotedIdent)
+	}
+	return true
+}
+
+// subscriptable: after these a [ lexes as punctuation, not as an identifier.
+func subscriptable(t Token) bool {
+	switch t.Kind {
+	case Word, QuotedIdent, String, Number, Param:
+		return true
+	}
+	return t.IsPunct(")") || t.IsPunct("]")
+}
+
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}

@@ -1,0 +1,85 @@
+package sqltext
+
+// SplitStatements returns the statements of sql, cut at every semicolon
+// outside strings, identifiers and comments. Each is trimmed of the white
+// space and comments around it (comments inside are kept); empty and
+// comment-only statements are left out. A semicolon inside parentheses
+// still separates, as every engine here reads it, so an unbalanced text
+// cannot hide a second statement.
+func SplitStatements(sql string) []string {
+	var out []string
+	first, last := -1, -1
+	flush := func() {
+		if first >= 0 {
+			out = append(out, sql[first:last])
+		}
+		first, last = -1, -1
+	}
+	for _, t := range Tokens(sql) {
+		switch {
+		case t.IsPunct(";"):
+			flush()
+		case t.Significant():
+			if first < 0 {
+				first = t.Pos
+			}
+			last = t.End()
+		}
+	}
+	flush()
+	return out
+}
+
+// CountStatements is len(SplitStatements(sql)) without building the
+// strings.
+func CountStatements(sql string) int {
+	n := 0
+	open := false
+	for _, t := range Tokens(sql) {
+		switch {
+		case t.IsPunct(";"):
+			open = false
+		case t.Significant() && !open:
+			open = true
+			n++
+		}
+	}
+	return n
+}
+
+// TrimStatement returns sql from its first significant token to its last
+// one that is not a semicolon: surrounding white space and comments and
+// trailing semicolons go, everything in between stays byte for byte. It
+// returns "" when sql holds no statement.
+func TrimStatement(sql string) string {
+	first, last := -1, -1
+	for _, t := range Tokens(sql) {
+		if !t.Significant() || t.IsPunct(";") {
+			continue
+		}
+		if first < 0 {
+			first = t.Pos
+		}
+		last = t.End()
+	}
+	if first < 0 {
+		return ""
+	}
+	return sql[first:last]
+}
+
+// LooksLikeSQL reports whether s, after white space, comments and opening
+// parentheses, starts with SELECT, WITH or VALUES: the statements a
+// text-to-SQL answer can be.
+func LooksLikeSQL(s string) bool {
+	for _, t := range Tokens(s) {
+		switch {
+		case !t.Significant() || t.IsPunct("("):
+			continue
+		case t.IsWord("select") || t.IsWord("with") || t.IsWord("values"):
+			return true
+		}
+		return false
+	}
+	return false
+}
