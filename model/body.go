@@ -70,7 +70,7 @@ func htmlSummary(page string) string {
 	}
 	text := collapse(html.UnescapeString(tagRE.ReplaceAllString(dropRE.ReplaceAllString(page, " "), " ")))
 	switch {
-	case title != "" && text != "" && !strings.HasPrefix(text, title):
+	case title != "" && text != "" && text != title:
 		return "HTML page " + snippet(title, 120) + ": " + snippet(text, 200)
 	case title != "":
 		return "HTML page " + snippet(title, 120)

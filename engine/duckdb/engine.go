@@ -117,9 +117,10 @@ func (e *Engine) Dialect() sqlgym.Dialect { return sqlgym.DialectDuckDB }
 func (e *Engine) Path() string { return e.path }
 
 // sandboxSettings are DuckDB's startup settings that make the sandbox.
-// DuckDB applies them all before the database accepts a statement, and
-// lock_configuration then refuses any SET, RESET or PRAGMA that would
-// change one; verifySandbox checks they took effect.
+// DuckDB applies them all before the database accepts a statement; lockSQL
+// then pins the time zone and locks the configuration, after which any
+// SET, RESET or PRAGMA that would change a setting is refused.
+// verifySandbox checks it all took effect.
 func (e *Engine) sandboxSettings() url.Values {
 	v := url.Values{}
 	v.Set("access_mode", "READ_ONLY")
@@ -134,10 +135,16 @@ func (e *Engine) sandboxSettings() url.Values {
 	// writing temporary files next to the database.
 	v.Set("max_temp_directory_size", "0B")
 	v.Set("threads", strconv.Itoa(e.opts.Threads))
-	// Time-zone-dependent functions give the same answer on every machine.
-	v.Set("TimeZone", "UTC")
-	v.Set("lock_configuration", "true")
 	return v
+}
+
+// lockSQL runs once, on the first connection, before any model SQL. The
+// time zone is an ICU setting DuckDB does not take at startup; pinning it
+// makes time-zone-dependent functions answer alike on every machine. The
+// lock comes last so nothing after it can change a setting.
+var lockSQL = []string{
+	"SET GLOBAL TimeZone = 'UTC'",
+	"SET GLOBAL lock_configuration = true",
 }
 
 // handle returns the open database, opening it on first use, and counts a
@@ -171,6 +178,12 @@ func (e *Engine) open(ctx context.Context) (*sql.DB, error) {
 	db := sql.OpenDB(c)
 	db.SetMaxOpenConns(e.opts.PoolSize)
 	db.SetMaxIdleConns(e.opts.PoolSize)
+	for _, q := range lockSQL {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("duckdb database %s: %s: %w", e.path, q, err)
+		}
+	}
 	if err := verifySandbox(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("duckdb database %s: %w", e.path, err)
@@ -187,9 +200,10 @@ func verifySandbox(ctx context.Context, db *sql.DB) error {
 		"autoload_known_extensions":    "false",
 		"autoinstall_known_extensions": "false",
 		"lock_configuration":           "true",
+		"timezone":                     "utc",
 	}
 	rows, err := db.QueryContext(ctx, `SELECT name, value FROM duckdb_settings() WHERE name IN
-		('access_mode', 'enable_external_access', 'autoload_known_extensions', 'autoinstall_known_extensions', 'lock_configuration')`)
+		('access_mode', 'enable_external_access', 'autoload_known_extensions', 'autoinstall_known_extensions', 'lock_configuration', 'TimeZone')`)
 	if err != nil {
 		return fmt.Errorf("read sandbox settings: %w", err)
 	}
@@ -200,7 +214,7 @@ func verifySandbox(ctx context.Context, db *sql.DB) error {
 		if err := rows.Scan(&name, &value); err != nil {
 			return fmt.Errorf("read sandbox settings: %w", err)
 		}
-		got[name] = strings.ToLower(value)
+		got[strings.ToLower(name)] = strings.ToLower(value)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read sandbox settings: %w", err)

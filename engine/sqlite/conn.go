@@ -4,24 +4,26 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strings"
 
 	"github.com/ncruces/go-sqlite3"
 )
 
-// fileURI is the read-only URI of path. Building it with net/url escapes
-// '?', '#' and '%' in the path, so a file name cannot smuggle URI
-// parameters (ncruces reads _pragma parameters from the URI).
+// fileURI is the URI of the absolute path opened read-only, immutable
+// unless mutable. Building it with net/url escapes '?', '#' and '%' in the
+// path, so a file name cannot smuggle URI parameters (ncruces reads
+// _pragma parameters from the URI).
 func fileURI(path string, mutable bool) string {
 	q := url.Values{"mode": {"ro"}}
 	if !mutable {
 		q.Set("immutable", "1")
 	}
-	u := url.URL{Scheme: "file", Path: path, RawQuery: q.Encode()}
-	if !strings.HasPrefix(path, "/") {
-		// A relative path must not be read as an authority.
-		u.OmitHost = true
-	}
+	return uriOf(path, q)
+}
+
+func uriOf(path string, q url.Values) string {
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
 	return u.String()
 }
 

@@ -206,7 +206,7 @@ func (g *Gold) compareBird(pred *sqlgym.ResultSet) Verdict {
 // from "values" for a prediction of the gold's shape that did not match.
 func (g *Gold) explainBag(p *idTable, permute bool) string {
 	dp := dedupe(p)
-	if dp.rows == p.rows && g.bag != nil && g.bag.distinct() == g.rows {
+	if dp.rows == p.rows && g.goldDistinct() == g.rows {
 		return WhyValues // neither side has duplicates: sets differ too
 	}
 	g.dedupOnce.Do(func() {
@@ -220,8 +220,17 @@ func (g *Gold) explainBag(p *idTable, permute bool) string {
 		if g.dedup.matchUnordered(&dp) {
 			return WhyDuplicates
 		}
-	} else if g.dedup.bag.matchBag(&dp, identity(dp.cols), nil) {
+	} else if g.dedup.bag.matchBag(&dp, g.dedup.ord, nil) {
+		// The index holds gold columns in ord order; reading the
+		// prediction's columns in that same order keeps columns fixed.
 		return WhyDuplicates
 	}
 	return WhyValues
+}
+
+func (g *Gold) goldDistinct() int {
+	if g.bag != nil {
+		return g.bag.distinct()
+	}
+	return g.plan.bag.distinct()
 }

@@ -1,0 +1,46 @@
+package rundir
+
+import "time"
+
+// Manifest records what a run is: enough to reproduce it and to refuse to
+// mix it with a run of different settings.
+type Manifest struct {
+	SqlgymVersion string            `json:"sqlgym_version"`
+	GitCommit     string            `json:"git_commit,omitempty"`
+	TasksFile     string            `json:"tasks_file"`
+	TasksHash     string            `json:"tasks_hash"`
+	Split         string            `json:"split,omitempty"`
+	TaskCount     int               `json:"task_count"`
+	DBDigests     map[string]string `json:"db_digests"`
+	Policy        string            `json:"policy"`
+	Model         string            `json:"model,omitempty"`
+	BaseURL       string            `json:"base_url,omitempty"`
+	Decoding      Decoding          `json:"decoding"`
+	Mode          string            `json:"mode"`
+	Rewards       string            `json:"rewards"`
+	PromptHash    string            `json:"prompt_template_hash"`
+	Agent         *AgentSettings    `json:"agent,omitempty"`
+	Started       time.Time         `json:"started"`
+	Ended         *time.Time        `json:"ended,omitempty"`
+	// ConfigHash is a digest of every setting that changes what a sample
+	// is; a directory holding a different ConfigHash is refused.
+	ConfigHash string `json:"config_hash"`
+}
+
+// Decoding is how samples were drawn.
+type Decoding struct {
+	K           int            `json:"k"`
+	Temperature float64        `json:"temperature"`
+	TopP        float64        `json:"top_p,omitempty"`
+	MaxTokens   int            `json:"max_tokens,omitempty"`
+	Seed        *int           `json:"seed,omitempty"`
+	Stop        []string       `json:"stop,omitempty"`
+	Extra       map[string]any `json:"extra,omitempty"`
+}
+
+// AgentSettings are the multi-turn loop's settings.
+type AgentSettings struct {
+	MaxTurns   int    `json:"max_turns"`
+	Protocol   string `json:"protocol"`
+	SubmitLast bool   `json:"submit_last,omitempty"`
+}

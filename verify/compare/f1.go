@@ -1,0 +1,154 @@
+package compare
+
+import (
+	"strings"
+
+	"github.com/sqlgym/sqlgym"
+)
+
+// BIRD mini-dev's soft F1, reproduced: duplicates dropped from both
+// results, then row i of the prediction is paired with row i of the gold;
+// in a pair each predicted cell found anywhere in the gold row counts as a
+// match, the others as predicted-only, and each gold cell missing from the
+// predicted row as gold-only, all divided by the gold row's width. Unpaired
+// rows count 1 predicted-only or 1 gold-only. F1 comes from the summed
+// counts. Cells are equal as Python objects are (1 == 1.0, '1' != 1).
+//
+// The original pairs rows in Python's set iteration order, which is hash
+// order and, for text, changes from process to process. Here both sides
+// are sorted by their canonical keys before pairing: deterministic, and
+// two results with the same rows always pair them identically.
+
+type f1Row []string // each cell's pyKey
+
+type f1Gold struct {
+	cols int
+	rows []f1Row
+}
+
+func newF1Gold(gold *sqlgym.ResultSet) *f1Gold {
+	return &f1Gold{cols: gold.NumCols(), rows: f1Rows(gold)}
+}
+
+func f1Rows(rs *sqlgym.ResultSet) []f1Row {
+	cols := rs.NumCols()
+	seen := make(map[string]bool, len(rs.Rows))
+	var rows []f1Row
+	var buf []byte
+	for _, row := range rs.Rows {
+		buf = buf[:0]
+		cells := make(f1Row, cols)
+		for c := 0; c < cols; c++ {
+			start := len(buf)
+			buf = pyKey(buf, cellAt(row, c))
+			cells[c] = string(buf[start:])
+			buf = append(buf, 0xff) // never inside a key's tag byte
+		}
+		if seen[string(buf)] {
+			continue
+		}
+		seen[string(buf)] = true
+		rows = append(rows, cells)
+	}
+	sortRows(rows)
+	return rows
+}
+
+func sortRows(rows []f1Row) {
+	less := func(a, b f1Row) int {
+		for i := 0; i < len(a) && i < len(b); i++ {
+			if c := strings.Compare(a[i], b[i]); c != 0 {
+				return c
+			}
+		}
+		return len(a) - len(b)
+	}
+	// Insertion-free: the standard sort with a three-way comparison.
+	sortFunc(rows, less)
+}
+
+func (g *f1Gold) compare(pred *sqlgym.ResultSet) Verdict {
+	if pred.Capped {
+		return miss(WhyCapped)
+	}
+	if len(pred.Rows) == 0 && len(g.rows) == 0 {
+		return matched
+	}
+	p := f1Rows(pred)
+	score, ok := softF1(p, g.rows)
+	v := Verdict{Score: score, Match: ok && score == 1}
+	if !v.Match {
+		switch {
+		case pred.NumCols() != g.cols:
+			v.Why = WhyColumnCount
+		case len(p) != len(g.rows):
+			v.Why = WhyRowCount
+		default:
+			v.Why = WhyValues
+		}
+	}
+	return v
+}
+
+// softF1 follows calculate_f1_score; ok is false where the original would
+// raise (a gold row with no cells), which its caller scores 0.
+func softF1(pred, gold []f1Row) (float64, bool) {
+	var tp, fp, fn float64
+	for i, gt := range gold {
+		if i >= len(pred) {
+			fn += 1
+			continue
+		}
+		if len(gt) == 0 {
+			return 0, false
+		}
+		m, po, to := rowMatch(pred[i], gt)
+		total := float64(len(gt))
+		tp += float64(m) / total
+		fp += float64(po) / total
+		fn += float64(to) / total
+	}
+	for i := len(gold); i < len(pred); i++ {
+		fp += 1
+	}
+	var precision, recall float64
+	if tp+fp > 0 {
+		precision = tp / (tp + fp)
+	}
+	if tp+fn > 0 {
+		recall = tp / (tp + fn)
+	}
+	if precision+recall == 0 {
+		return 0, true
+	}
+	return 2 * precision * recall / (precision + recall), true
+}
+
+func rowMatch(pred, gt f1Row) (matches, predOnly, truthOnly int) {
+	for _, v := range pred {
+		if contains(gt, v) {
+			matches++
+		} else {
+			predOnly++
+		}
+	}
+	for _, v := range gt {
+		if !contains(pred, v) {
+			truthOnly++
+		}
+	}
+	return
+}
+
+func contains(row f1Row, v string) bool {
+	for _, x := range row {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func sortFunc(rows []f1Row, cmp func(a, b f1Row) int) {
+	slices.SortFunc(rows, cmp)
+}
