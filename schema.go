@@ -24,6 +24,9 @@ type Column struct {
 	Name    string `json:"name"`
 	Type    string `json:"type"`
 	NotNull bool   `json:"not_null,omitempty"`
+	// Samples are a few distinct real values, shown in prompts so a model
+	// sees how the data is written ('Shipped' or 'shipped'?).
+	Samples []Value `json:"-"`
 }
 
 // ForeignKey says Columns of a table refer to RefColumns of RefTable.
