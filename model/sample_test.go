@@ -275,3 +275,23 @@ func TestRefusesN(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkChatParallel measures the client's own cost per request against
+// a local server that answers at once.
+func BenchmarkChatParallel(b *testing.B) {
+	answer := vllmAnswer(1, "SELECT ")
+	srv := httptestServer(b, answer)
+	c, err := New(srv, WithModel("Qwen/Qwen3-8B"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := c.Chat(context.Background(), Request{Messages: userAsks, Temperature: Float(0)}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

@@ -129,3 +129,13 @@ var userAsks = []Message{
 	{Role: RoleSystem, Content: "Write one SQLite query."},
 	{Role: RoleUser, Content: "How many singers are there?"},
 }
+
+// httptestServer answers every request with answer; it returns the base URL.
+func httptestServer(tb testing.TB, answer string) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		writeJSON(w, 200, answer)
+	}))
+	tb.Cleanup(srv.Close)
+	return srv.URL + "/v1"
+}

@@ -62,26 +62,17 @@ func needSpace(prev, next Token, adjacent bool) bool {
 	case next.IsPunct("["):
 		// A [ glued to what it followed is a subscript; spaced, it was a
 		// list literal, which its contents make it again.
-		return !(adjacent && subscriptable(prev))
+		return !(adjacent && subscripts(prev.Text[len(prev.Text)-1]))
 	case next.IsPunct("."):
 		return !(prev.Kind == Word || prev.Kind == QuotedIdent)
 	case prev.IsPunct("."):
 		return !(next.Kind == Word || next.Kind == QuotedIdent || next.Kind == Operator && next.Text == "*")
 	case next.Kind == Operator && next.Text == "::":
-		return !subscriptable(prev)
+		return !(subscripts(prev.Text[len(prev.Text)-1]) && prev.Kind != Other)
 	case prev.Kind == Operator && prev.Text == "::":
 		return !(next.Kind == Word || next.Kind == QuotedIdent)
 	}
 	return true
-}
-
-// subscriptable: after these a [ lexes as punctuation, not as an identifier.
-func subscriptable(t Token) bool {
-	switch t.Kind {
-	case Word, QuotedIdent, String, Number, Param:
-		return true
-	}
-	return t.IsPunct(")") || t.IsPunct("]")
 }
 
 func asciiLower(s string) string {

@@ -309,17 +309,19 @@ func dollar(s string) (Kind, int) {
 	return Other, 1
 }
 
+// subscripts reports whether a [ right after byte c is a subscript.
+func subscripts(c byte) bool {
+	return isIdentByte(c) || c == ']' || c == ')' || c == '\'' || c == '"' || c == '`'
+}
+
 // bracketIdent returns the length of a SQLite [identifier] at s[i], or 0
 // when the bracket is punctuation: an array subscript (right after a word,
 // a literal or a closing bracket) or a DuckDB list literal (its contents up
 // to the closing bracket hold a string, a quoted identifier, a comma, a
 // parenthesis or a semicolon, which SQLite identifiers in practice never do).
 func bracketIdent(s string, i int) int {
-	if i > 0 {
-		p := s[i-1]
-		if isIdentByte(p) || p == ']' || p == ')' || p == '\'' || p == '"' || p == '`' {
-			return 0
-		}
+	if i > 0 && subscripts(s[i-1]) {
+		return 0
 	}
 	for j := i + 1; j < len(s); {
 		if s[j] == '[' {

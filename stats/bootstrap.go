@@ -102,6 +102,45 @@ func resampledMeans(values []float64, n, b int, seed uint64) []float64 {
 	return stats
 }
 
+// bootstrapMeansShared is BootstrapMean for several value sets of the same
+// length at once: one resample index serves every set, so it draws a third
+// as many random numbers for three sets and returns exactly what separate
+// BootstrapMean calls with the same seed would.
+func bootstrapMeansShared(sets [][]float64, b int, seed uint64) []Interval {
+	n := len(sets[0])
+	out := make([]Interval, len(sets))
+	if n == 0 {
+		for i := range out {
+			out[i] = nanInterval
+		}
+		return out
+	}
+	b = resamples(b)
+	src := newSource(seed)
+	stats := make([][]float64, len(sets))
+	sums := make([]float64, len(sets))
+	for i := range stats {
+		stats[i] = make([]float64, b)
+	}
+	for r := range b {
+		clear(sums)
+		for range n {
+			j := src.intn(n)
+			for i, set := range sets {
+				sums[i] += set[j]
+			}
+		}
+		for i := range sets {
+			stats[i][r] = sums[i] / float64(n)
+		}
+	}
+	for i, set := range sets {
+		lo, hi := percentileInterval(stats[i])
+		out[i] = Interval{Value: Mean(set), Lo: lo, Hi: hi}
+	}
+	return out
+}
+
 // percentileInterval sorts stats in place and returns its 2.5th and 97.5th
 // percentiles.
 func percentileInterval(stats []float64) (lo, hi float64) {

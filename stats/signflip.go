@@ -49,7 +49,7 @@ func signFlip(diffs []float64, seed uint64) (float64, bool) {
 	// A pattern ties the observed sum up to rounding: sums are computed in
 	// different orders, so compare with a tolerance far above rounding error
 	// and far below any real difference between two sums.
-	threshold := math.Abs(obs) - 1e-9*sumAbs
+	threshold := math.Abs(obs) - float64(1e-9*sumAbs)
 	if threshold <= 0 {
 		return 1, true
 	}

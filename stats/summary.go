@@ -75,11 +75,16 @@ func Summarize(tasks []TaskCounts, k, b int, seed uint64) (Summary, error) {
 	}
 	s.Scored, s.KTasks = len(p1), len(pk)
 	s.ExcludedForK = s.Scored - s.KTasks
-	// The same seed for all three: when every task has k samples the three
-	// intervals come from the same resampled task sets.
-	s.PassAt1 = BootstrapMean(p1, b, seed)
-	s.PassAtK = BootstrapMean(pk, b, seed)
-	s.PassHatK = BootstrapMean(phk, b, seed)
+	// The same seed for all three. When every task has k samples the three
+	// intervals come from the same resampled task sets, drawn once.
+	if len(pk) == len(p1) {
+		ivs := bootstrapMeansShared([][]float64{p1, pk, phk}, b, seed)
+		s.PassAt1, s.PassAtK, s.PassHatK = ivs[0], ivs[1], ivs[2]
+	} else {
+		s.PassAt1 = BootstrapMean(p1, b, seed)
+		s.PassAtK = BootstrapMean(pk, b, seed)
+		s.PassHatK = BootstrapMean(phk, b, seed)
+	}
 	if len(p1) > 1 {
 		s.SD = SD(p1)
 	}

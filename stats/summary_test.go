@@ -153,3 +153,31 @@ func TestSummarizeProperties(t *testing.T) {
 		}
 	}
 }
+
+// TestSummarizeSharedDraws: the one-pass bootstrap Summarize uses when every
+// task reaches k gives exactly the intervals of separate BootstrapMean calls.
+func TestSummarizeSharedDraws(t *testing.T) {
+	tasks := benchTasks(300)
+	s, err := Summarize(tasks, 3, 700, 21)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p1, pk, phk []float64
+	for _, tc := range tasks {
+		p1 = append(p1, PassAtK(tc.N, tc.C, 1))
+		pk = append(pk, PassAtK(tc.N, tc.C, 3))
+		phk = append(phk, PassHatK(tc.N, tc.C, 3))
+	}
+	for _, c := range []struct {
+		name      string
+		got, want Interval
+	}{
+		{"pass@1", s.PassAt1, BootstrapMean(p1, 700, 21)},
+		{"pass@3", s.PassAtK, BootstrapMean(pk, 700, 21)},
+		{"pass^3", s.PassHatK, BootstrapMean(phk, 700, 21)},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: Summarize %v, BootstrapMean %v", c.name, c.got, c.want)
+		}
+	}
+}

@@ -135,6 +135,9 @@ func (e *Engine) sandboxSettings() url.Values {
 	// writing temporary files next to the database.
 	v.Set("max_temp_directory_size", "0B")
 	v.Set("threads", strconv.Itoa(e.opts.Threads))
+	if x := os.Getenv("PROBE_DISABLE"); x != "" {
+		v.Set("disabled_optimizers", x)
+	}
 	return v
 }
 

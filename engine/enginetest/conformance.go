@@ -124,10 +124,7 @@ func testOneStatement(t *testing.T, eng sqlgym.Engine) {
 		"SELECT 1 AS x /* ; */; UPDATE people SET age = 0",
 	} {
 		_, err := eng.Query(context.Background(), sql, sqlgym.Limits{})
-		t.Run("", func(t *testing.T) {
-			t.Log(sql)
-			ExpectExecError(t, err, sqlgym.ErrKindMulti)
-		})
+		t.Run(sql, func(t *testing.T) { ExpectExecError(t, err, sqlgym.ErrKindMulti) })
 	}
 	for _, sql := range []string{"-- only a comment", "/* nothing */", "   "} {
 		_, err := eng.Query(context.Background(), sql, sqlgym.Limits{})
@@ -153,8 +150,7 @@ func testErrorKinds(t *testing.T, eng sqlgym.Engine) {
 	}
 	for _, c := range cases {
 		_, err := eng.Query(context.Background(), c.sql, sqlgym.Limits{})
-		t.Run(string(c.kind), func(t *testing.T) {
-			t.Log(c.sql)
+		t.Run(c.sql, func(t *testing.T) {
 			ExpectExecError(t, err, c.kind)
 			if sqlgym.IsInfra(err) {
 				t.Errorf("statement error reported as infrastructure: %v", err)
@@ -323,9 +319,6 @@ func testWrites(t *testing.T, eng sqlgym.Engine) {
 		`ALTER TABLE people ADD COLUMN evil INTEGER`,
 	} {
 		_, err := eng.Query(context.Background(), sql, sqlgym.Limits{})
-		t.Run("", func(t *testing.T) {
-			t.Log(sql)
-			ExpectExecError(t, err, sqlgym.ErrKindForbidden)
-		})
+		t.Run(sql, func(t *testing.T) { ExpectExecError(t, err, sqlgym.ErrKindForbidden) })
 	}
 }

@@ -89,15 +89,20 @@ func (e *Engine) run(ctx context.Context, c *sqlite3.Conn, sql string, lim sqlgy
 		return nil, *st, &sqlgym.ExecError{Kind: sqlgym.ErrKindMulti,
 			Msg: fmt.Sprintf("only one statement may run; found more after the first: %.80q", tail)}
 	}
-	// The authorizer refuses every write it is asked about; this catches
-	// the few writes it is never asked about (VACUUM, a DROP ... IF EXISTS
-	// of nothing) before a single step runs.
+	// The authorizer refuses every write it is asked about. These two
+	// checks catch, before a single step runs, the statements it is never
+	// asked about: VACUUM (INTO a file), REINDEX of a table without
+	// indexes, DROP ... IF EXISTS of nothing. Every query returns at least
+	// one column; DDL, DML without RETURNING and maintenance return none.
 	if !stmt.ReadOnly() {
 		return nil, *st, &sqlgym.ExecError{Kind: sqlgym.ErrKindForbidden,
 			Msg: "statement would write to the database, which is read-only"}
 	}
-
 	ncol := stmt.ColumnCount()
+	if ncol == 0 {
+		return nil, *st, &sqlgym.ExecError{Kind: sqlgym.ErrKindForbidden,
+			Msg: "only queries may run, and this statement returns no columns"}
+	}
 	res := &sqlgym.ResultSet{Columns: make([]string, ncol), Rows: [][]sqlgym.Value{}}
 	for i := range res.Columns {
 		res.Columns[i] = stmt.ColumnName(i)

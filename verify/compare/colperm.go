@@ -94,11 +94,18 @@ func newPermPlan(g *idTable) *permPlan {
 }
 
 // matchUnordered reports whether some column order of p makes its rows the
-// same multiset as the gold's. p must have the gold's shape.
+// same multiset as the gold's.
 func (pl *permPlan) matchUnordered(p *idTable) bool {
+	ok, _ := pl.searchUnordered(p)
+	return ok
+}
+
+// searchUnordered is matchUnordered that also reports how many partial
+// column assignments the search tried (0 when signatures decided alone).
+func (pl *permPlan) searchUnordered(p *idTable) (bool, int) {
 	cols := pl.gold.cols
 	if p.cols != cols || p.rows != pl.gold.rows {
-		return false
+		return false, 0
 	}
 	bySig := make(map[uint64][]int, cols)
 	for c := 0; c < cols; c++ {
@@ -106,11 +113,11 @@ func (pl *permPlan) matchUnordered(p *idTable) bool {
 		bySig[s] = append(bySig[s], c)
 	}
 	if len(bySig) != len(pl.groups) {
-		return false
+		return false, 0
 	}
 	for s, n := range pl.groups {
 		if len(bySig[s]) != n {
-			return false
+			return false, 0
 		}
 	}
 	sigma := make([]int, cols)
@@ -118,7 +125,7 @@ func (pl *permPlan) matchUnordered(p *idTable) bool {
 		sigma[k] = bySig[pl.sig[k]][0]
 	}
 	if pl.nfixed == cols {
-		return pl.bag.matchBag(p, sigma, nil)
+		return pl.bag.matchBag(p, sigma, nil), 0
 	}
 	prefix := make([]uint64, p.rows)
 	var f uint64
@@ -132,7 +139,7 @@ func (pl *permPlan) matchUnordered(p *idTable) bool {
 		f += fingerprint(h)
 	}
 	if f != pl.goldF[pl.nfixed] {
-		return false
+		return false, 0
 	}
 	s := &permSearch{pl: pl, p: p, sigma: sigma, used: make([]bool, cols), bySig: bySig}
 	s.twin = twins(p, bySig)
@@ -140,7 +147,8 @@ func (pl *permPlan) matchUnordered(p *idTable) bool {
 	for i := range s.levels {
 		s.levels[i] = make([]uint64, p.rows)
 	}
-	return s.dfs(pl.nfixed, prefix)
+	ok := s.dfs(pl.nfixed, prefix)
+	return ok, s.nodes
 }
 
 type permSearch struct {
@@ -151,6 +159,7 @@ type permSearch struct {
 	bySig  map[uint64][]int
 	twin   []int // twin[c]: the previous predicted column holding c's exact vector, or -1
 	levels [][]uint64
+	nodes  int
 }
 
 func (s *permSearch) dfs(k int, prev []uint64) bool {
@@ -165,6 +174,7 @@ func (s *permSearch) dfs(k int, prev []uint64) bool {
 		if s.used[c] || (s.twin[c] >= 0 && !s.used[s.twin[c]]) {
 			continue
 		}
+		s.nodes++
 		var f uint64
 		for r := range cur {
 			cur[r] = combine(prev[r], s.p.at(r, c))

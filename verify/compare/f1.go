@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/sqlgym/sqlgym"
@@ -14,10 +15,14 @@ import (
 // rows count 1 predicted-only or 1 gold-only. F1 comes from the summed
 // counts. Cells are equal as Python objects are (1 == 1.0, '1' != 1).
 //
-// The original pairs rows in Python's set iteration order, which is hash
-// order and, for text, changes from process to process. Here both sides
-// are sorted by their canonical keys before pairing: deterministic, and
-// two results with the same rows always pair them identically.
+// The original pairs rows in Python's set iteration order: hash order,
+// which for text changes from process to process, and which can differ
+// even between two equal sets built in different orders (so the original
+// sometimes scores identical results below 1). Here both sides are sorted
+// before pairing by each row's cells in sorted order, then by the row
+// itself: deterministic, identical results always score 1, and since a
+// pair's cells match wherever they stand, a row pairs with its
+// column-permuted counterpart.
 
 type f1Row []string // each cell's pyKey
 
@@ -55,16 +60,32 @@ func f1Rows(rs *sqlgym.ResultSet) []f1Row {
 }
 
 func sortRows(rows []f1Row) {
-	less := func(a, b f1Row) int {
-		for i := 0; i < len(a) && i < len(b); i++ {
-			if c := strings.Compare(a[i], b[i]); c != 0 {
-				return c
-			}
-		}
-		return len(a) - len(b)
+	type keyed struct {
+		cells  f1Row
+		sorted f1Row
 	}
-	// Insertion-free: the standard sort with a three-way comparison.
-	sortFunc(rows, less)
+	ks := make([]keyed, len(rows))
+	for i, r := range rows {
+		ks[i] = keyed{r, slices.Sorted(slices.Values(r))}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if c := compareRows(a.sorted, b.sorted); c != 0 {
+			return c
+		}
+		return compareRows(a.cells, b.cells)
+	})
+	for i := range ks {
+		rows[i] = ks[i].cells
+	}
+}
+
+func compareRows(a, b f1Row) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if c := strings.Compare(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return len(a) - len(b)
 }
 
 func (g *f1Gold) compare(pred *sqlgym.ResultSet) Verdict {
@@ -147,8 +168,4 @@ func contains(row f1Row, v string) bool {
 		}
 	}
 	return false
-}
-
-func sortFunc(rows []f1Row, cmp func(a, b f1Row) int) {
-	slices.SortFunc(rows, cmp)
 }

@@ -1,0 +1,312 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/sqlgym/sqlgym"
+)
+
+const (
+	// setupTimeout bounds the round trips the engine makes itself (BEGIN,
+	// ROLLBACK): they are instant on a healthy server.
+	setupTimeout = 10 * time.Second
+	// setupAttempts retries a sandbox transaction that could not even
+	// start on a pooled connection the server has since dropped (a restart,
+	// an administrator's pg_terminate_backend): nothing ran yet, so it is
+	// safe to try again on a fresh one.
+	setupAttempts = 3
+	// minIdleInTx is the floor of idle_in_transaction_session_timeout, so a
+	// client that dies between its round trips never leaves a transaction
+	// open for long.
+	minIdleInTx = 10 * time.Second
+	// probeTimeout bounds the check that the server still answers after a
+	// session died under a statement.
+	probeTimeout = 3 * time.Second
+)
+
+// Query runs one statement in the sandbox. See sqlgym.Engine.
+func (e *Engine) Query(ctx context.Context, sql string, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
+	lim = lim.WithDefaults()
+	v := verdictRun
+	if !e.unscreened {
+		var refusal *sqlgym.ExecError
+		if v, refusal = screen(sql); v == verdictRefuse {
+			return nil, refusal
+		}
+	}
+	c, err := e.begin(ctx, lim)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		res    *sqlgym.ResultSet
+		closed bool
+	)
+	if v == verdictAskOnly {
+		closed, err = parseOnly(ctx, c, sql, lim)
+	} else {
+		res, closed, err = run(ctx, c, sql, lim)
+	}
+	finish(ctx, c, closed)
+	if sqlgym.IsInfra(err) {
+		err = e.blameSession(ctx, err)
+	}
+	return res, err
+}
+
+// blameSession decides who is at fault when the session died while the
+// model's statement ran. If the server still answers on a fresh
+// connection, the database was available and the statement ended its own
+// session (pg_terminate_backend(pg_backend_pid()) reached by some path
+// the screen missed, or a backend crash it caused): an *sqlgym.ExecError,
+// so such SQL can never turn a wrong answer into an unscored one. If the
+// server does not answer, the error stays an *sqlgym.InfraError.
+func (e *Engine) blameSession(ctx context.Context, err error) error {
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
+	defer cancel()
+	if e.pool.Ping(pctx) != nil {
+		return err
+	}
+	msg := err.Error()
+	if pgErr, ok := asPgError(err); ok {
+		msg = pgErr.Message
+	}
+	return &sqlgym.ExecError{Kind: sqlgym.ErrKindOther,
+		Msg: msg + " (the server is up: the statement ended its own session)", Err: err}
+}
+
+// begin takes a connection from the pool and opens the sandbox
+// transaction on it.
+func (e *Engine) begin(ctx context.Context, lim sqlgym.Limits) (*pgxpool.Conn, error) {
+	setup := e.setupSQL(lim)
+	var last error
+	for attempt := 0; attempt < setupAttempts; attempt++ {
+		c, err := e.pool.Acquire(ctx)
+		if err != nil {
+			return nil, infra(ctx, err)
+		}
+		sctx, cancel := context.WithTimeout(ctx, setupTimeout)
+		_, err = c.Conn().PgConn().Exec(sctx, setup).ReadAll()
+		cancel()
+		if err == nil {
+			return c, nil
+		}
+		last = err
+		discard(c)
+		if _, isPg := asPgError(err); isPg || ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, infra(ctx, fmt.Errorf("start the sandbox transaction: %w", last))
+}
+
+// setupSQL opens the read-only transaction and pins, for it alone, the
+// limits and the settings the text decoding relies on. SET LOCAL ends with
+// the transaction, so nothing leaks into the pooled session.
+func (e *Engine) setupSQL(lim sqlgym.Limits) string {
+	ms := func(d time.Duration) string { return strconv.FormatInt(max(d.Milliseconds(), 1), 10) }
+	var b strings.Builder
+	b.WriteString("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;")
+	b.WriteString("SET LOCAL statement_timeout = " + ms(lim.Timeout) + ";")
+	b.WriteString("SET LOCAL lock_timeout = " + ms(lim.Timeout) + ";")
+	b.WriteString("SET LOCAL idle_in_transaction_session_timeout = " + ms(max(lim.Timeout, minIdleInTx)) + ";")
+	if e.schema != "" {
+		b.WriteString("SET LOCAL search_path TO " + pgx.Identifier{e.schema}.Sanitize() + ";")
+	}
+	b.WriteString("SET LOCAL TimeZone = 'UTC';SET LOCAL DateStyle = 'ISO, YMD';SET LOCAL IntervalStyle = 'postgres';")
+	b.WriteString("SET LOCAL extra_float_digits = 1;SET LOCAL bytea_output = 'hex';SET LOCAL standard_conforming_strings = on;")
+	// Parallel workers make a cancelled statement slower to stop and let
+	// one statement take several cores from its neighbours in the pool.
+	b.WriteString("SET LOCAL max_parallel_workers_per_gather = 0")
+	return b.String()
+}
+
+// clientGrace is how long after the server's statement_timeout the client
+// gives up on its own and cancels: the server's timeout is the normal
+// path, since it leaves the connection reusable.
+func clientGrace(timeout time.Duration) time.Duration {
+	return min(max(timeout/2, 50*time.Millisecond), 2*time.Second)
+}
+
+// maxBodyLen bounds one protocol message, so a single huge row (say
+// repeat('x', 1e9)) is refused before the client allocates it. A row's
+// Size is at least half its message (bytea travels as hex), so a message
+// past this length is certainly past MaxBytes.
+func maxBodyLen(lim sqlgym.Limits) int {
+	const slack = 64 << 10
+	n := 2*lim.MaxBytes + slack
+	if n > 1<<30 {
+		n = 1 << 30
+	}
+	return int(n)
+}
+
+type stopReason uint8
+
+const (
+	stopNone stopReason = iota
+	stopCapped
+	stopRows
+	stopBytes
+	stopDecode
+)
+
+// run executes sql with the extended protocol (one Parse, so the server
+// refuses several statements), reads rows within the caps, and reports
+// whether the connection must be closed rather than reused.
+func run(ctx context.Context, c *pgxpool.Conn, sql string, lim sqlgym.Limits) (res *sqlgym.ResultSet, closeConn bool, err error) {
+	pc := c.Conn().PgConn()
+	pc.Frontend().SetMaxBodyLen(maxBodyLen(lim))
+	qctx, cancel := context.WithTimeout(ctx, lim.Timeout+clientGrace(lim.Timeout))
+	defer cancel()
+
+	rr := pc.ExecParams(qctx, sql, nil, nil, nil, nil)
+	fds := rr.FieldDescriptions()
+	res = &sqlgym.ResultSet{Columns: make([]string, len(fds))}
+	decs := make([]decoder, len(fds))
+	for i, fd := range fds {
+		res.Columns[i] = fd.Name
+		decs[i] = decoderFor(fd.DataTypeOID)
+	}
+	stop := stopNone
+	var decodeErr error
+	for stop == stopNone && rr.NextRow() {
+		if lim.StopAfter > 0 && len(res.Rows) >= lim.StopAfter {
+			stop = stopCapped
+			break
+		}
+		if len(res.Rows) >= lim.MaxRows {
+			stop = stopRows
+			break
+		}
+		vals := rr.Values()
+		row := make([]sqlgym.Value, len(vals))
+		for i, b := range vals {
+			if b != nil {
+				if row[i], decodeErr = decs[i](b); decodeErr != nil {
+					decodeErr = fmt.Errorf("column %q: %w", res.Columns[i], decodeErr)
+					stop = stopDecode
+					break
+				}
+			}
+			res.Bytes += int64(row[i].Size())
+		}
+		if res.Bytes > lim.MaxBytes {
+			stop = stopBytes
+			break
+		}
+		res.Rows = append(res.Rows, row)
+	}
+	cancelSent := false
+	if stop != stopNone {
+		// Stop the server rather than read what is left; the reader then
+		// drains only what is already on its way.
+		cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		cancelSent = pc.CancelRequest(cctx) == nil
+		ccancel()
+	}
+	_, err = rr.Close()
+
+	pgErr, isPg := asPgError(err)
+	if err == nil || cancelSent && isPg && pgErr.Code == codeQueryCanceled {
+		// A cancel request that found the statement already finished may
+		// still be on its way and would hit the next statement on this
+		// connection: only a cancel seen to land leaves it reusable.
+		closeConn = cancelSent && err == nil
+		switch stop {
+		case stopCapped:
+			res.Capped = true
+			return res, closeConn, nil
+		case stopRows:
+			return nil, closeConn, fmt.Errorf("%w: more than %d rows", sqlgym.ErrTooLarge, lim.MaxRows)
+		case stopBytes:
+			return nil, closeConn, fmt.Errorf("%w: more than %d bytes", sqlgym.ErrTooLarge, lim.MaxBytes)
+		case stopDecode:
+			return nil, closeConn, fmt.Errorf("postgres: decode result: %w", decodeErr)
+		}
+		return res, false, nil
+	}
+	return nil, qctx.Err() != nil || !isPg, statementError(ctx, qctx, err, lim)
+}
+
+// parseOnly lets the server parse a statement the screen does not know
+// without running it: a parse error is the model's answer; anything that
+// parses is not a query and is refused.
+func parseOnly(ctx context.Context, c *pgxpool.Conn, sql string, lim sqlgym.Limits) (closeConn bool, err error) {
+	qctx, cancel := context.WithTimeout(ctx, lim.Timeout+clientGrace(lim.Timeout))
+	defer cancel()
+	_, err = c.Conn().PgConn().Prepare(qctx, "", sql, nil)
+	if err == nil {
+		return false, &sqlgym.ExecError{Kind: sqlgym.ErrKindForbidden,
+			Msg: "not a query: the sandbox runs only queries (SELECT, WITH, VALUES, TABLE)"}
+	}
+	_, isPg := asPgError(err)
+	return qctx.Err() != nil || !isPg, statementError(ctx, qctx, err, lim)
+}
+
+// statementError turns what went wrong with the model's statement into
+// the error Query returns.
+func statementError(ctx, qctx context.Context, err error, lim sqlgym.Limits) error {
+	if ctx.Err() != nil {
+		// The caller gave up: neither a limit of the sandbox nor the SQL.
+		return fmt.Errorf("postgres: %w (%v)", ctx.Err(), err)
+	}
+	if pgErr, ok := asPgError(err); ok {
+		switch pgErr.Code {
+		case codeQueryCanceled, codeLockTimeout:
+			return fmt.Errorf("%w (%v): %s", sqlgym.ErrTimeout, lim.Timeout, pgErr.Message)
+		}
+		return classify(pgErr)
+	}
+	var tooLong *pgproto3.ExceededMaxBodyLenErr
+	if errors.As(err, &tooLong) {
+		return fmt.Errorf("%w: one row is over %d bytes", sqlgym.ErrTooLarge, lim.MaxBytes)
+	}
+	if qctx.Err() != nil || pgconn.Timeout(err) {
+		return fmt.Errorf("%w (%v): the server did not stop the statement itself", sqlgym.ErrTimeout, lim.Timeout)
+	}
+	return &sqlgym.InfraError{Err: fmt.Errorf("postgres: %w", err)}
+}
+
+// resetSQL ends the sandbox transaction and then clears, in the same round
+// trip, the session state a rollback keeps: advisory locks, cursors,
+// prepared statements, LISTEN channels and session settings. The screen
+// already refuses every statement that could create them; this is the
+// layer that holds if it misses one.
+const resetSQL = "ROLLBACK; SELECT pg_catalog.pg_advisory_unlock_all(); CLOSE ALL; DEALLOCATE ALL; UNLISTEN *; RESET ALL"
+
+// finish ends the sandbox transaction and resets the session; a
+// connection in any doubtful state is closed instead of going back to the
+// pool.
+func finish(ctx context.Context, c *pgxpool.Conn, closeConn bool) {
+	pc := c.Conn().PgConn()
+	if closeConn || pc.IsClosed() {
+		discard(c)
+		return
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), setupTimeout)
+	defer cancel()
+	_, err := pc.Exec(cctx, resetSQL).ReadAll()
+	if err != nil || pc.TxStatus() != 'I' {
+		discard(c)
+		return
+	}
+	c.Release()
+}
+
+// discard closes a pooled connection instead of returning it.
+func discard(c *pgxpool.Conn) {
+	conn := c.Hijack()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = conn.Close(ctx)
+}

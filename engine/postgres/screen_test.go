@@ -1,0 +1,104 @@
+package postgres
+
+import (
+	"testing"
+
+	"github.com/sqlgym/sqlgym"
+)
+
+// TestScreen checks the screen on its own, without a server: what it lets
+// run, what it refuses and as what, and what it leaves to the server's
+// parser.
+func TestScreen(t *testing.T) {
+	type want struct {
+		v    verdict
+		kind sqlgym.ErrorKind
+	}
+	run := want{v: verdictRun}
+	ask := want{v: verdictAskOnly}
+	refuse := func(k sqlgym.ErrorKind) want { return want{v: verdictRefuse, kind: k} }
+	cases := []struct {
+		sql  string
+		want want
+	}{
+		{"SELECT 1", run},
+		{"  select 1;", run},
+		{"SELECT 1;;", run},
+		{"((SELECT 1))", run},
+		{"WITH x AS (SELECT 1) SELECT * FROM x", run},
+		{"VALUES (1), (2)", run},
+		{"TABLE people", run},
+		{"-- c\n/* d /* nested */ */ SELECT 1 -- e", run},
+		{"SELECT 'a;b', \"c;d\", $$e;f$$, $tag$ ; $ $tag$, E'g\\';h'", run},
+		{"SELECT U&'\\0041;'", run},
+		{"SELECT sleep_minutes, lo_limit, pg_sleep_count FROM t", run},
+		{"WITH lo_x(a) AS (SELECT 1) SELECT a FROM lo_x", run},
+		{"SELECT a$b FROM t", run},
+		{"SELECT $1", run},
+		{"", refuse(sqlgym.ErrKindSyntax)},
+		{" -- nothing\n /* at all */ ", refuse(sqlgym.ErrKindSyntax)},
+		{"SELECT 1; SELECT 2", refuse(sqlgym.ErrKindMulti)},
+		{"SELECT 1;;DELETE FROM t", refuse(sqlgym.ErrKindMulti)},
+		{"SELECT 'it''s'; DROP TABLE t", refuse(sqlgym.ErrKindMulti)},
+		{"SELECT E'\\''; DROP TABLE t", refuse(sqlgym.ErrKindMulti)},
+		{"SELECT $q$ $q$; DROP TABLE t", refuse(sqlgym.ErrKindMulti)},
+		{"SELECT 1 /* /* */ ; */; DROP TABLE t", refuse(sqlgym.ErrKindMulti)},
+		{"INSERT INTO t VALUES (1)", refuse(sqlgym.ErrKindForbidden)},
+		{"(DELETE FROM t)", refuse(sqlgym.ErrKindForbidden)},
+		{"commit", refuse(sqlgym.ErrKindForbidden)},
+		{"SET ROLE postgres", refuse(sqlgym.ErrKindForbidden)},
+		{"reset all", refuse(sqlgym.ErrKindForbidden)},
+		{"DISCARD ALL", refuse(sqlgym.ErrKindForbidden)},
+		{"SELECT pg_sleep(1)", refuse(sqlgym.ErrKindForbidden)},
+		{"SELECT PG_SLEEP (1)", refuse(sqlgym.ErrKindForbidden)},
+		{"SELECT pg_catalog.pg_sleep/* x */(1)", refuse(sqlgym.ErrKindForbidden)},
+		{`SELECT "pg_advisory_lock"(1)`, refuse(sqlgym.ErrKindForbidden)},
+		{`SELECT pg_try_advisory_xact_lock(1)`, refuse(sqlgym.ErrKindForbidden)},
+		{`SELECT U&"\0070g_sleep"(1)`, refuse(sqlgym.ErrKindForbidden)},
+		{`SELECT set_config('a.b', 'c', true)`, refuse(sqlgym.ErrKindForbidden)},
+		{`SELECT query_to_xml('select 1', true, true, '')`, refuse(sqlgym.ErrKindForbidden)},
+		{`SELECT dblink_connect('x')`, refuse(sqlgym.ErrKindForbidden)},
+		{"SELEC 1", ask},
+		{"ATTACH 'x' AS y", ask},
+		{"1", ask},
+		{"(((", ask},
+		{`"select" 1`, ask},
+	}
+	for _, c := range cases {
+		v, ee := screen(c.sql)
+		if v != c.want.v {
+			t.Errorf("%q: verdict %d, want %d (%v)", c.sql, v, c.want.v, ee)
+			continue
+		}
+		if v == verdictRefuse {
+			if ee == nil || ee.Kind != c.want.kind || ee.Msg == "" {
+				t.Errorf("%q: refusal %v, want kind %s with a message", c.sql, ee, c.want.kind)
+			}
+		} else if ee != nil {
+			t.Errorf("%q: verdict %d with an error %v", c.sql, v, ee)
+		}
+	}
+}
+
+// TestLexKeepsStringsOpaque checks that text inside strings, quoted
+// identifiers and comments never becomes a token the screen acts on.
+func TestLexKeepsStringsOpaque(t *testing.T) {
+	toks := lex(`SELECT 'pg_sleep(' , "x""y" , $a$ ; $a$ , E'\\' , b'01' -- ; pg_sleep(
+		/* ; */ FROM t`)
+	var kinds []tokKind
+	for _, tk := range toks {
+		kinds = append(kinds, tk.kind)
+	}
+	want := []tokKind{tokWord, tokString, tokOther, tokQuotedIdent, tokOther, tokString, tokOther, tokString, tokOther, tokString, tokWord, tokWord}
+	if len(kinds) != len(want) {
+		t.Fatalf("tokens %v, want kinds %v", toks, want)
+	}
+	for i := range want {
+		if kinds[i] != want[i] {
+			t.Fatalf("token %d: %v, want kind %d (all: %v)", i, toks[i], want[i], toks)
+		}
+	}
+	if toks[3].text != `x"y` {
+		t.Errorf("quoted identifier %q, want x\"y", toks[3].text)
+	}
+}
