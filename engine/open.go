@@ -68,13 +68,27 @@ func Open(ctx context.Context, url string, opts Options) (sqlgym.Engine, error) 
 
 // OpenLocation opens the sandboxed engine for a parsed location.
 func OpenLocation(ctx context.Context, loc Location, opts Options) (sqlgym.Engine, error) {
+	// Each branch returns its own nil on error: a typed nil pointer in an
+	// interface would not compare equal to nil.
 	switch loc.Dialect {
 	case sqlgym.DialectSQLite:
-		return sqlite.Open(loc.Path, sqlite.Options{})
+		e, err := sqlite.Open(loc.Path, sqlite.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
 	case sqlgym.DialectDuckDB:
-		return duckdb.Open(loc.Path, duckdb.Options{})
+		e, err := duckdb.Open(loc.Path, duckdb.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
 	case sqlgym.DialectPostgres:
-		return postgres.Open(ctx, loc.DSN, postgres.Options{Schema: opts.PostgresSchema})
+		e, err := postgres.Open(ctx, loc.DSN, postgres.Options{Schema: opts.PostgresSchema})
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
 	}
 	return nil, fmt.Errorf("open %s: no engine for dialect %q", loc, loc.Dialect)
 }

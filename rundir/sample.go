@@ -20,6 +20,12 @@ type Sample struct {
 	Detail       string         `json:"detail,omitempty"`
 	ErrorKind    string         `json:"error_kind,omitempty"`
 	Why          string         `json:"why,omitempty"`
+	// Gold is the gold SQL the sample was judged against; PredPreview and
+	// GoldPreview are the first rows each returned (set on failures, so a
+	// report can show them without the database).
+	Gold        string   `json:"gold,omitempty"`
+	PredPreview *Preview `json:"pred_preview,omitempty"`
+	GoldPreview *Preview `json:"gold_preview,omitempty"`
 	// LatencyMS is the model's time to answer.
 	LatencyMS        int64 `json:"latency_ms"`
 	PromptTokens     int   `json:"prompt_tokens,omitempty"`

@@ -44,13 +44,17 @@ func BenchmarkLoadPostgres(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer admin.Close()
+	b.Cleanup(func() { admin.Close() }) // after the schemas are dropped
 	benchLoad(b, func(int) *sql.DB {
 		schema := testenv.UniqueName("shopbench")
 		if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
 			b.Fatal(err)
 		}
-		b.Cleanup(func() { admin.Exec("DROP SCHEMA " + schema + " CASCADE") })
+		b.Cleanup(func() {
+			if _, err := admin.Exec("DROP SCHEMA " + schema + " CASCADE"); err != nil {
+				b.Errorf("drop schema %s: %v", schema, err)
+			}
+		})
 		cfg, err := pgx.ParseConfig(dsn)
 		if err != nil {
 			b.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -206,6 +208,25 @@ func checkFacts(t *testing.T, db *sql.DB) {
 		n := queryInt(t, db, "SELECT COUNT(*) FROM "+name)
 		if r := sizes[name]; n < r[0] || n > r[1] {
 			t.Errorf("%s has %d rows, want %d..%d", name, n, r[0], r[1])
+		}
+	}
+	// docs/shop.md and doc.go state each table's exact size; keep them true.
+	doc, err := os.ReadFile("../docs/shop.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgDoc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prose := strings.Join(strings.Fields(strings.ReplaceAll(string(pkgDoc), "//", "")), " ")
+	for _, name := range wantTables {
+		n := queryInt(t, db, "SELECT COUNT(*) FROM "+name)
+		if row := fmt.Sprintf("| `%s` | %d |", name, n); !strings.Contains(string(doc), row) {
+			t.Errorf("docs/shop.md lacks the row %q", row)
+		}
+		if !strings.Contains(prose, fmt.Sprintf("%s (%d", name, n)) && !strings.Contains(prose, fmt.Sprintf("%s (exactly %d", name, n)) {
+			t.Errorf("doc.go does not give %s's size as %d", name, n)
 		}
 	}
 	if n := queryInt(t, db, "SELECT COUNT(*) FROM categories WHERE parent_id IS NOT NULL"); n == 0 {

@@ -3,7 +3,7 @@ package duckdb
 import (
 	"bytes"
 	"context"
-	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -61,7 +61,7 @@ type Engine struct {
 	opts Options
 
 	mu     sync.Mutex
-	db     *sql.DB
+	pool   *pool
 	closed bool
 	// running counts statements still executing, including ones whose
 	// caller already got ErrTimeout; Close waits for them.
@@ -135,9 +135,6 @@ func (e *Engine) sandboxSettings() url.Values {
 	// writing temporary files next to the database.
 	v.Set("max_temp_directory_size", "0B")
 	v.Set("threads", strconv.Itoa(e.opts.Threads))
-	if x := os.Getenv("PROBE_DISABLE"); x != "" {
-		v.Set("disabled_optimizers", x)
-	}
 	return v
 }
 
@@ -150,26 +147,27 @@ var lockSQL = []string{
 	"SET GLOBAL lock_configuration = true",
 }
 
-// handle returns the open database, opening it on first use, and counts a
-// running statement that the caller must end with e.running.Done.
-func (e *Engine) handle(ctx context.Context) (*sql.DB, error) {
+// handle returns the connection pool, opening the database on first use,
+// and counts a running statement that the caller must end with
+// e.running.Done.
+func (e *Engine) handle(ctx context.Context) (*pool, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
 		return nil, &sqlgym.InfraError{Err: errors.New("duckdb engine is closed")}
 	}
-	if e.db == nil {
-		db, err := e.open(ctx)
+	if e.pool == nil {
+		p, err := e.open(ctx)
 		if err != nil {
 			return nil, &sqlgym.InfraError{Err: err}
 		}
-		e.db = db
+		e.pool = p
 	}
 	e.running.Add(1)
-	return e.db, nil
+	return e.pool, nil
 }
 
-func (e *Engine) open(ctx context.Context) (*sql.DB, error) {
+func (e *Engine) open(ctx context.Context) (*pool, error) {
 	// The file may have gone since Open; DuckDB would create a new one.
 	if err := checkFile(e.path); err != nil {
 		return nil, err
@@ -178,25 +176,28 @@ func (e *Engine) open(ctx context.Context) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open duckdb database %s: %w", e.path, err)
 	}
-	db := sql.OpenDB(c)
-	db.SetMaxOpenConns(e.opts.PoolSize)
-	db.SetMaxIdleConns(e.opts.PoolSize)
-	for _, q := range lockSQL {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("duckdb database %s: %s: %w", e.path, q, err)
-		}
-	}
-	if err := verifySandbox(ctx, db); err != nil {
-		db.Close()
+	p := newPool(c, e.opts.PoolSize)
+	if err := lockAndVerify(ctx, p); err != nil {
+		p.close()
 		return nil, fmt.Errorf("duckdb database %s: %w", e.path, err)
 	}
-	return db, nil
+	return p, nil
 }
 
-// verifySandbox reads back the settings that matter most, so a driver
-// that silently dropped one fails closed instead of running SQL unguarded.
-func verifySandbox(ctx context.Context, db *sql.DB) error {
+// lockAndVerify runs lockSQL, then reads back the settings that matter
+// most, so a driver that silently dropped one fails closed instead of
+// running SQL unguarded.
+func lockAndVerify(ctx context.Context, p *pool) error {
+	l, err := p.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer l.release()
+	for _, q := range lockSQL {
+		if _, err := l.conn.ExecContext(ctx, q, nil); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
 	want := map[string]string{
 		"access_mode":                  "read_only",
 		"enable_external_access":       "false",
@@ -205,22 +206,26 @@ func verifySandbox(ctx context.Context, db *sql.DB) error {
 		"lock_configuration":           "true",
 		"timezone":                     "utc",
 	}
-	rows, err := db.QueryContext(ctx, `SELECT name, value FROM duckdb_settings() WHERE name IN
-		('access_mode', 'enable_external_access', 'autoload_known_extensions', 'autoinstall_known_extensions', 'lock_configuration', 'TimeZone')`)
+	rows, err := l.conn.QueryContext(ctx, `SELECT lower(name), lower(value) FROM duckdb_settings() WHERE lower(name) IN
+		('access_mode', 'enable_external_access', 'autoload_known_extensions', 'autoinstall_known_extensions',
+		 'lock_configuration', 'timezone')`, nil)
 	if err != nil {
 		return fmt.Errorf("read sandbox settings: %w", err)
 	}
 	defer rows.Close()
 	got := map[string]string{}
-	for rows.Next() {
-		var name, value string
-		if err := rows.Scan(&name, &value); err != nil {
+	dst := make([]driver.Value, 2)
+	for {
+		err := rows.Next(dst)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
 			return fmt.Errorf("read sandbox settings: %w", err)
 		}
-		got[strings.ToLower(name)] = strings.ToLower(value)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read sandbox settings: %w", err)
+		name, _ := dst[0].(string)
+		value, _ := dst[1].(string)
+		got[name] = value
 	}
 	for name, v := range want {
 		if got[name] != v {
@@ -240,13 +245,13 @@ func (e *Engine) Close() error {
 		return nil
 	}
 	e.closed = true
-	db := e.db
+	p := e.pool
 	e.mu.Unlock()
 	e.running.Wait()
-	if db == nil {
+	if p == nil {
 		return nil
 	}
-	if err := db.Close(); err != nil {
+	if err := p.close(); err != nil {
 		return fmt.Errorf("close duckdb database %s: %w", e.path, err)
 	}
 	return nil

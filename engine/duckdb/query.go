@@ -2,7 +2,6 @@ package duckdb
 
 import (
 	"context"
-	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -16,11 +15,12 @@ import (
 )
 
 // timeoutGrace is how long Query waits, once the time limit has passed, for
-// DuckDB to acknowledge the interrupt before returning ErrTimeout without
-// it. Some work (constant folding of a huge expression during planning)
-// does not check for interrupts; the statement then finishes in the
-// background while the caller moves on.
-const timeoutGrace = 250 * time.Millisecond
+// the statement to come back on its own (it may have finished right at the
+// limit) before returning ErrTimeout without it. Some DuckDB work never
+// checks for interrupts (planning folds constant expressions such as
+// len(range(10000000)) into values, taking seconds); such a statement then
+// finishes in the background while the caller moves on.
+const timeoutGrace = 50 * time.Millisecond
 
 // outcome is what a statement's goroutine hands back.
 type outcome struct {
@@ -31,28 +31,26 @@ type outcome struct {
 // Query runs one statement under the sandbox and the limits.
 func (e *Engine) Query(ctx context.Context, query string, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
 	lim = lim.WithDefaults()
-	db, err := e.handle(ctx)
+	p, err := e.handle(ctx)
 	if err != nil {
 		return nil, err
 	}
 	// The connection is taken before the clock starts: waiting for a free
 	// one is the pool's delay, not the statement's time.
-	conn, err := db.Conn(ctx)
+	l, err := p.acquire(ctx)
 	if err != nil {
 		e.running.Done()
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("duckdb: waiting for a connection: %w", ctx.Err())
 		}
-		return nil, &sqlgym.InfraError{Err: fmt.Errorf("duckdb connection: %w", err)}
+		return nil, &sqlgym.InfraError{Err: err}
 	}
 	qctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	done := make(chan outcome, 1)
 	go func() {
 		defer e.running.Done()
-		res, err := runOnConn(qctx, conn, query, lim)
-		// Closing returns the connection to the pool; after an interrupt
-		// DuckDB clears the flag on the next statement, so it is reusable.
-		conn.Close()
+		res, err := runStatement(qctx, l.conn, query, lim)
+		l.release()
 		done <- outcome{res, err}
 	}()
 	defer cancel()
@@ -62,12 +60,15 @@ func (e *Engine) Query(ctx context.Context, query string, lim sqlgym.Limits) (*s
 		return finish(ctx, qctx, o, lim)
 	case <-qctx.Done():
 	}
-	grace := time.NewTimer(min(timeoutGrace, lim.Timeout/2))
+	grace := time.NewTimer(min(timeoutGrace, lim.Timeout/10))
 	defer grace.Stop()
 	select {
 	case o := <-done:
 		return finish(ctx, qctx, o, lim)
 	case <-grace.C:
+		// The driver keeps interrupting it; whatever is left finishes on
+		// the side without holding up the next statement.
+		l.abandon()
 		return nil, stopped(ctx, lim)
 	}
 }
@@ -99,31 +100,6 @@ func stopped(ctx context.Context, lim sqlgym.Limits) error {
 func isInterrupt(err error) bool {
 	var de *duck.Error
 	return errors.As(err, &de) && de.Type == duck.ErrorTypeInterrupt
-}
-
-// runOnConn prepares, checks and runs the statement on one connection.
-func runOnConn(ctx context.Context, conn *sql.Conn, query string, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
-	var res *sqlgym.ResultSet
-	err := conn.Raw(func(dc any) error {
-		c, ok := dc.(*duck.Conn)
-		if !ok {
-			return &sqlgym.InfraError{Err: fmt.Errorf("duckdb: unexpected driver connection %T", dc)}
-		}
-		var err error
-		res, err = runStatement(ctx, c, query, lim)
-		return err
-	})
-	if err != nil {
-		var ee *sqlgym.ExecError
-		if errors.As(err, &ee) || errors.Is(err, sqlgym.ErrTooLarge) || sqlgym.IsInfra(err) {
-			return nil, err
-		}
-		if errors.Is(err, sql.ErrConnDone) || errors.Is(err, driver.ErrBadConn) {
-			return nil, &sqlgym.InfraError{Err: fmt.Errorf("duckdb connection: %w", err)}
-		}
-		return nil, classify(err)
-	}
-	return res, nil
 }
 
 // runStatement is the sandboxed path of one statement on a driver

@@ -30,8 +30,9 @@ type Options struct {
 
 // Engine is the PostgreSQL sandbox. It is safe for concurrent use.
 type Engine struct {
-	pool   *pgxpool.Pool
-	schema string
+	pool     *pgxpool.Pool
+	maxConns int32
+	schema   string
 	// unscreened turns the screen off so tests can prove the server-side
 	// layers hold on their own.
 	unscreened bool
@@ -71,7 +72,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, &sqlgym.InfraError{Err: fmt.Errorf("postgres pool: %w", err)}
 	}
-	e := &Engine{pool: pool, schema: opts.Schema}
+	e := &Engine{pool: pool, maxConns: cfg.MaxConns, schema: opts.Schema}
 	if err := e.checkRole(ctx, opts); err != nil {
 		pool.Close()
 		return nil, err
@@ -81,11 +82,11 @@ func Open(ctx context.Context, dsn string, opts Options) (*Engine, error) {
 
 // roleInfo is what Open learns about the role it logged in as.
 type roleInfo struct {
-	user, database               string
-	superuser, createRole        bool
-	readFiles, writeFiles, exec  bool
-	fileFuncs                    bool
-	schemaExists, schemaUsable   bool
+	user, database              string
+	superuser, createRole       bool
+	readFiles, writeFiles, exec bool
+	fileFuncs                   bool
+	schemaExists, schemaUsable  bool
 }
 
 const roleQuery = `SELECT current_user::text, current_database()::text,

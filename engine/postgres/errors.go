@@ -39,11 +39,11 @@ var execKinds = map[string]sqlgym.ErrorKind{
 func isInfraCode(code string) bool {
 	switch {
 	case strings.HasPrefix(code, "08"), // connection_exception
-		strings.HasPrefix(code, "28"), // invalid authorization
+		strings.HasPrefix(code, "28"),  // invalid authorization
 		strings.HasPrefix(code, "57P"), // admin/crash shutdown, cannot connect now, database dropped
 		strings.HasPrefix(code, "58"),  // system error, I/O error
-		code == "53300",               // too_many_connections
-		code == "3D000":               // invalid_catalog_name: the database is gone
+		code == "53300",                // too_many_connections
+		code == "3D000":                // invalid_catalog_name: the database is gone
 		return true
 	}
 	return false

@@ -24,7 +24,7 @@ type sandbox struct {
 	digester *pgx.Conn
 }
 
-func newSandbox(t *testing.T, stmts []string) *sandbox {
+func newSandbox(t testing.TB, stmts []string) *sandbox {
 	t.Helper()
 	admin := testenv.Postgres(t)
 	s := &sandbox{
@@ -51,7 +51,7 @@ func newSandbox(t *testing.T, stmts []string) *sandbox {
 	return s
 }
 
-func (s *sandbox) drop(t *testing.T) {
+func (s *sandbox) drop(t testing.TB) {
 	sc, role := pgx.Identifier{s.schema}.Sanitize(), pgx.Identifier{s.role}.Sanitize()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -77,7 +77,7 @@ func (s *sandbox) drop(t *testing.T) {
 }
 
 // open connects the sandbox engine as the reader role.
-func (s *sandbox) open(t *testing.T, opts Options) *Engine {
+func (s *sandbox) open(t testing.TB, opts Options) *Engine {
 	t.Helper()
 	opts.Schema = s.schema
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -90,7 +90,7 @@ func (s *sandbox) open(t *testing.T, opts Options) *Engine {
 	return eng
 }
 
-func (s *sandbox) digest(t *testing.T) string {
+func (s *sandbox) digest(t testing.TB) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -109,7 +109,7 @@ func (s *sandbox) digest(t *testing.T) string {
 }
 
 // adminInt runs a one-value query as the superuser.
-func adminInt(t *testing.T, dsn, q string, args ...any) int64 {
+func adminInt(t testing.TB, dsn, q string, args ...any) int64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -125,7 +125,7 @@ func adminInt(t *testing.T, dsn, q string, args ...any) int64 {
 	return n
 }
 
-func adminExec(t *testing.T, dsn string, stmts ...string) {
+func adminExec(t testing.TB, dsn string, stmts ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -143,7 +143,7 @@ func adminExec(t *testing.T, dsn string, stmts ...string) {
 
 // withUser returns dsn logging in as user instead (the test server trusts
 // local connections, so no password is needed).
-func withUser(t *testing.T, dsn, user string) string {
+func withUser(t testing.TB, dsn, user string) string {
 	t.Helper()
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		u, err := url.Parse(dsn)
@@ -157,7 +157,7 @@ func withUser(t *testing.T, dsn, user string) string {
 }
 
 // withDatabase returns dsn connecting to database db instead.
-func withDatabase(t *testing.T, dsn, db string) string {
+func withDatabase(t testing.TB, dsn, db string) string {
 	t.Helper()
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		u, err := url.Parse(dsn)

@@ -23,12 +23,12 @@ type token struct {
 }
 
 // lex splits PostgreSQL text into the tokens the screen needs. It follows
-// the server's lexer where it matters for safety (comments nest, E'' strings
+// the server's lexer where it matters for safety (comments nest, E” strings
 // take backslash escapes, dollar quotes, bytes >= 0x80 are identifier
 // characters) and never fails: an unclosed string or comment runs to the
 // end, as the server would read it before reporting the error.
 // standard_conforming_strings is on in every sandbox transaction, so a
-// backslash escapes nothing in a plain '' string.
+// backslash escapes nothing in a plain ” string.
 func lex(sql string) []token {
 	var toks []token
 	n := len(sql)

@@ -19,11 +19,6 @@ const (
 	// setupTimeout bounds the round trips the engine makes itself (BEGIN,
 	// ROLLBACK): they are instant on a healthy server.
 	setupTimeout = 10 * time.Second
-	// setupAttempts retries a sandbox transaction that could not even
-	// start on a pooled connection the server has since dropped (a restart,
-	// an administrator's pg_terminate_backend): nothing ran yet, so it is
-	// safe to try again on a fresh one.
-	setupAttempts = 3
 	// minIdleInTx is the floor of idle_in_transaction_session_timeout, so a
 	// client that dies between its round trips never leaves a transaction
 	// open for long.
@@ -76,20 +71,31 @@ func (e *Engine) blameSession(ctx context.Context, err error) error {
 	if e.pool.Ping(pctx) != nil {
 		return err
 	}
-	msg := err.Error()
-	if pgErr, ok := asPgError(err); ok {
+	// The ExecError must not wrap the InfraError, or IsInfra would still
+	// report it.
+	inner := err
+	var ie *sqlgym.InfraError
+	if errors.As(err, &ie) {
+		inner = ie.Err
+	}
+	msg := inner.Error()
+	if pgErr, ok := asPgError(inner); ok {
 		msg = pgErr.Message
 	}
 	return &sqlgym.ExecError{Kind: sqlgym.ErrKindOther,
-		Msg: msg + " (the server is up: the statement ended its own session)", Err: err}
+		Msg: msg + " (the server is up: the statement ended its own session)", Err: inner}
 }
 
 // begin takes a connection from the pool and opens the sandbox
-// transaction on it.
+// transaction on it. A connection the server has dropped since it was
+// pooled (a restart, an administrator's pg_terminate_backend) fails here,
+// before anything of the statement ran, so it is safe to try another.
 func (e *Engine) begin(ctx context.Context, lim sqlgym.Limits) (*pgxpool.Conn, error) {
 	setup := e.setupSQL(lim)
 	var last error
-	for attempt := 0; attempt < setupAttempts; attempt++ {
+	// Every pooled connection may be dead (a server restart), so try each
+	// once and then a fresh one.
+	for attempt := 0; attempt < int(e.maxConns)+1; attempt++ {
 		c, err := e.pool.Acquire(ctx)
 		if err != nil {
 			return nil, infra(ctx, err)
@@ -102,7 +108,7 @@ func (e *Engine) begin(ctx context.Context, lim sqlgym.Limits) (*pgxpool.Conn, e
 		}
 		last = err
 		discard(c)
-		if _, isPg := asPgError(err); isPg || ctx.Err() != nil {
+		if pgErr, isPg := asPgError(err); isPg && !isInfraCode(pgErr.Code) || ctx.Err() != nil {
 			break
 		}
 	}
@@ -110,24 +116,44 @@ func (e *Engine) begin(ctx context.Context, lim sqlgym.Limits) (*pgxpool.Conn, e
 }
 
 // setupSQL opens the read-only transaction and pins, for it alone, the
-// limits and the settings the text decoding relies on. SET LOCAL ends with
-// the transaction, so nothing leaks into the pooled session.
+// limits and the settings the text decoding relies on. Local settings end
+// with the transaction, so nothing leaks into the pooled session; one
+// set_config per setting in a single SELECT costs the server less than a
+// SET LOCAL statement each.
 func (e *Engine) setupSQL(lim sqlgym.Limits) string {
 	ms := func(d time.Duration) string { return strconv.FormatInt(max(d.Milliseconds(), 1), 10) }
-	var b strings.Builder
-	b.WriteString("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;")
-	b.WriteString("SET LOCAL statement_timeout = " + ms(lim.Timeout) + ";")
-	b.WriteString("SET LOCAL lock_timeout = " + ms(lim.Timeout) + ";")
-	b.WriteString("SET LOCAL idle_in_transaction_session_timeout = " + ms(max(lim.Timeout, minIdleInTx)) + ";")
-	if e.schema != "" {
-		b.WriteString("SET LOCAL search_path TO " + pgx.Identifier{e.schema}.Sanitize() + ";")
+	settings := [][2]string{
+		{"statement_timeout", ms(lim.Timeout)},
+		{"lock_timeout", ms(lim.Timeout)},
+		{"idle_in_transaction_session_timeout", ms(max(lim.Timeout, minIdleInTx))},
+		{"TimeZone", "UTC"},
+		{"DateStyle", "ISO, YMD"},
+		{"IntervalStyle", "postgres"},
+		{"extra_float_digits", "1"},
+		{"bytea_output", "hex"},
+		{"standard_conforming_strings", "on"},
+		// Parallel workers make a cancelled statement slower to stop and
+		// let one statement take several cores from its neighbours.
+		{"max_parallel_workers_per_gather", "0"},
 	}
-	b.WriteString("SET LOCAL TimeZone = 'UTC';SET LOCAL DateStyle = 'ISO, YMD';SET LOCAL IntervalStyle = 'postgres';")
-	b.WriteString("SET LOCAL extra_float_digits = 1;SET LOCAL bytea_output = 'hex';SET LOCAL standard_conforming_strings = on;")
-	// Parallel workers make a cancelled statement slower to stop and let
-	// one statement take several cores from its neighbours in the pool.
-	b.WriteString("SET LOCAL max_parallel_workers_per_gather = 0")
+	if e.schema != "" {
+		settings = append(settings, [2]string{"search_path", pgx.Identifier{e.schema}.Sanitize()})
+	}
+	var b strings.Builder
+	b.WriteString("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT ")
+	for i, kv := range settings {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("pg_catalog.set_config(" + quoteLiteral(kv[0]) + ", " + quoteLiteral(kv[1]) + ", true)")
+	}
 	return b.String()
+}
+
+// quoteLiteral quotes s as a string constant; standard_conforming_strings
+// is on in every session pgx opens, so only quotes need doubling.
+func quoteLiteral(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
 // clientGrace is how long after the server's statement_timeout the client
@@ -278,11 +304,12 @@ func statementError(ctx, qctx context.Context, err error, lim sqlgym.Limits) err
 }
 
 // resetSQL ends the sandbox transaction and then clears, in the same round
-// trip, the session state a rollback keeps: advisory locks, cursors,
-// prepared statements, LISTEN channels and session settings. The screen
-// already refuses every statement that could create them; this is the
-// layer that holds if it misses one.
-const resetSQL = "ROLLBACK; SELECT pg_catalog.pg_advisory_unlock_all(); CLOSE ALL; DEALLOCATE ALL; UNLISTEN *; RESET ALL"
+// trip, the session state a rollback may keep: advisory locks, cursors,
+// prepared statements and LISTEN channels. Settings need no reset: every
+// change to them inside the transaction, SET or set_config, is undone by
+// the rollback. The screen already refuses every statement that could
+// leave such state; this is the layer that holds if it misses one.
+const resetSQL = "ROLLBACK; SELECT pg_catalog.pg_advisory_unlock_all(); CLOSE ALL; DEALLOCATE ALL; UNLISTEN *"
 
 // finish ends the sandbox transaction and resets the session; a
 // connection in any doubtful state is closed instead of going back to the

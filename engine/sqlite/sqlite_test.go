@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -111,28 +110,20 @@ func TestClosedEngineIsInfra(t *testing.T) {
 }
 
 func TestFileRemovedUnderMutableEngineIsInfra(t *testing.T) {
-	// With a pool that must open a new connection, a vanished file is the
-	// infrastructure's fault, not the statement's.
+	// When a query needs a new connection and the file is gone, that is
+	// the infrastructure's fault, not the statement's.
 	eng, path := newDB(t, Options{PoolSize: 2, Mutable: true}, `CREATE TABLE t (a INTEGER)`)
+	enginetest.ExpectRows(t, query(t, eng, `SELECT count(*) AS n FROM t`), []string{"n"}, [][]sqlgym.Value{{sqlgym.Int(0)}})
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	hold := make(chan struct{})
-	started := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		// Keep the one open connection busy so the next query needs a new one.
-		close(started)
-		_, _ = eng.Query(context.Background(), enginetest.RunawaySQL, sqlgym.Limits{Timeout: 500 * time.Millisecond})
-		<-hold
-	}()
-	<-started
-	time.Sleep(50 * time.Millisecond)
-	_, err := eng.Query(context.Background(), `SELECT a FROM t`, sqlgym.Limits{})
-	close(hold)
-	wg.Wait()
+	// Hold the one open connection so the next query must open another.
+	held, err := eng.acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = eng.Query(context.Background(), `SELECT a FROM t`, sqlgym.Limits{})
+	eng.release(held, false)
 	if !sqlgym.IsInfra(err) {
 		t.Errorf("query on a removed file needing a new connection: want InfraError, got %v", err)
 	}

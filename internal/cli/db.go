@@ -80,7 +80,7 @@ func runDBCreate(ctx context.Context, io IO, opts dbCreateOptions) error {
 	}
 	stmts := shopdb.Statements()
 	start := time.Now()
-	res := dbCreateResult{Name: opts.Name, Engine: opts.Engine, Digest: shopdb.Digest(), Tables: len(shopdb.Tables)}
+	res := dbCreateResult{Name: opts.Name, Engine: opts.Engine, Digest: shopdb.Digest(), Tables: shopdb.NumTables}
 	switch opts.Engine {
 	case "sqlite", "duckdb":
 		if opts.Out == "" {

@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
+	goio "io"
 	"os"
 	"sort"
 	"strings"
@@ -129,7 +129,7 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 		Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps},
 	})
 
-	var out io.Writer
+	var out goio.Writer
 	summaryTo := io.Out
 	switch {
 	case opts.Out != "":
@@ -177,7 +177,7 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 	return printSummary(summaryTo, sum, mode)
 }
 
-func printSummary(w io.Writer, s verify.Summary, mode compare.Mode) error {
+func printSummary(w goio.Writer, s verify.Summary, mode compare.Mode) error {
 	fmt.Fprintf(w, "%d answers, mode %s: accuracy %.1f%% (%d scored), mean reward %.3f\n",
 		s.Total, mode, 100*s.Accuracy, s.Scored, s.MeanReward)
 	var keys []string

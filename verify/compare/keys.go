@@ -37,13 +37,15 @@ func multisetKey(dst []byte, v sqlgym.Value) []byte {
 	// Text, and dates, times, timestamps and intervals by their canonical
 	// text, so a DATE from one engine equals the same date stored as TEXT.
 	t := strings.TrimSpace(v.Str)
-	if plainDecimal(t) {
-		return appendRound2(append(dst, 'n'), t)
-	}
-	if sciDecimal(t) {
-		f, err := strconv.ParseFloat(t, 64)
-		if err == nil {
-			return appendRound2Float(append(dst, 'n'), f)
+	if maybeNumber(t) {
+		if plainDecimal(t) {
+			return appendRound2(append(dst, 'n'), t)
+		}
+		if sciDecimal(t) {
+			f, err := strconv.ParseFloat(t, 64)
+			if err == nil {
+				return appendRound2Float(append(dst, 'n'), f)
+			}
 		}
 	}
 	dst = append(dst, 's')
@@ -60,6 +62,16 @@ func multisetKey(dst []byte, v sqlgym.Value) []byte {
 		dst = append(dst, c)
 	}
 	return dst
+}
+
+// maybeNumber is a cheap first look: numbers start with a digit, a sign
+// or a point.
+func maybeNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	c := s[0]
+	return (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'
 }
 
 // plainDecimal reports whether s is [+-]digits[.digits] with at least one

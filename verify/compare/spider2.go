@@ -2,7 +2,7 @@ package compare
 
 import (
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -183,28 +183,38 @@ func isClose(a, b float64) bool {
 	return d <= 1e-9*math.Abs(b) || d <= 1e-9*math.Abs(a) || d <= 1e-2
 }
 
-// sortedVec sorts by (str(x), isinstance(x, (int, float))), stably, as
-// the scorer does. Sorting by text puts 10 before 9: kept on purpose.
+// sortedVec sorts by (str(x), isinstance(x, (int, float))) as the scorer
+// does. Sorting by text puts 10 before 9: kept on purpose. Python's sort
+// is stable, this one is not, but cells that tie on both keys are equal
+// for vectorsMatch (same text and both numbers, or both the same text),
+// so the verdict cannot differ.
 func sortedVec(v s2Vec) s2Vec {
-	out := make(s2Vec, len(v))
-	copy(out, v)
-	keys := make([]string, len(out))
-	for i := range out {
-		keys[i] = out[i].str()
+	type keyed struct {
+		str string
+		num bool
+		i   int
 	}
-	idx := identity(len(out))
-	sort.SliceStable(idx, func(i, j int) bool {
-		a, b := idx[i], idx[j]
-		if c := strings.Compare(keys[a], keys[b]); c != 0 {
-			return c < 0
+	ks := make([]keyed, len(v))
+	for i := range v {
+		ks[i] = keyed{v[i].str(), v[i].numeric(), i}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if c := strings.Compare(a.str, b.str); c != 0 {
+			return c
 		}
-		return !out[a].numeric() && out[b].numeric()
+		switch {
+		case a.num == b.num:
+			return 0
+		case b.num:
+			return -1
+		}
+		return 1
 	})
-	res := make(s2Vec, len(out))
-	for k, i := range idx {
-		res[k] = out[i]
+	out := make(s2Vec, len(v))
+	for k, e := range ks {
+		out[k] = v[e.i]
 	}
-	return res
+	return out
 }
 
 // ---- the CSV round trip ----

@@ -2,7 +2,6 @@ package compare
 
 import (
 	"bytes"
-	"sort"
 
 	"github.com/sqlgym/sqlgym"
 )
@@ -49,10 +48,16 @@ func sortedRows(rs *sqlgym.ResultSet, ids *idTable) idTable {
 			perm[c] = c
 		}
 		offs[ids.cols] = len(arena)
-		sort.SliceStable(perm, func(i, j int) bool {
-			a, b := perm[i], perm[j]
-			return bytes.Compare(arena[offs[a]:offs[a+1]], arena[offs[b]:offs[b+1]]) < 0
-		})
+		// Rows are narrow: a stable insertion sort, no allocation.
+		for i := 1; i < len(perm); i++ {
+			for j := i; j > 0; j-- {
+				a, b := perm[j-1], perm[j]
+				if bytes.Compare(arena[offs[b]:offs[b+1]], arena[offs[a]:offs[a+1]]) >= 0 {
+					break
+				}
+				perm[j-1], perm[j] = b, a
+			}
+		}
 		src, dst := ids.row(r), out.row(r)
 		for k, c := range perm {
 			dst[k] = src[c]

@@ -1,0 +1,265 @@
+package extract
+
+import (
+	"strings"
+
+	"github.com/sqlgym/sqlgym/sqltext"
+)
+
+// bare finds a statement written without a fence or tag: the reply is a
+// statement, or holds one, and the last one wins. A statement starts with
+// SELECT or WITH (in capitals or all lower case, so that "Select the
+// names..." in a sentence does not start one) at the beginning of a line,
+// after a colon ("The query is: SELECT ..."; capitals only), or right after
+// a backtick (`SELECT ...`, running to the closing backtick). It runs to
+// its first semicolon, or to a blank line not followed by more of the
+// query, or to a line of prose, or to the end. A WITH must continue as a
+// common table expression does; a SELECT must have a FROM, unless it is the
+// whole reply.
+func bare(s string) string {
+	found := ""
+	for i := 0; i < len(s); {
+		start, inline := nextStart(s, i)
+		if start < 0 {
+			break
+		}
+		region := s[start:]
+		if inline {
+			k := strings.IndexByte(region, '`')
+			if k < 0 {
+				i = start + 1
+				continue
+			}
+			region = region[:k]
+		}
+		n := extent(region)
+		sql := clean(region[:n])
+		if sql != "" && plausible(sql, alone(s[:start], s[start+n:])) {
+			found = sql
+			i = start + max(n, 1)
+			continue
+		}
+		i = start + 1
+	}
+	return found
+}
+
+// alone reports whether the text before and after a statement is only
+// white space, semicolons, comments and the backticks of inline code.
+func alone(before, after string) bool {
+	return strings.Trim(before, " \t\r\n`") == "" && sqltext.TrimStatement(strings.Trim(after, " \t\r\n`")) == ""
+}
+
+// nextStart returns the offset of the next place at or after i where a
+// statement may start, and whether it follows a backtick; -1 when none.
+func nextStart(s string, i int) (int, bool) {
+	for ; i < len(s); i++ {
+		kw := keywordAt(s, i)
+		if kw == "" {
+			continue
+		}
+		j := i - 1
+		for j >= 0 && (s[j] == ' ' || s[j] == '\t') {
+			j--
+		}
+		switch {
+		case j < 0 || s[j] == '\n':
+			return i, false
+		case j == i-1 && s[j] == '`':
+			return i, true
+		case s[j] == ':' && kw == strings.ToUpper(kw):
+			return i, false
+		}
+	}
+	return -1, false
+}
+
+// keywordAt returns SELECT or WITH as written at s[i] when it is a whole
+// word in capitals or lower case, else "".
+func keywordAt(s string, i int) string {
+	if i > 0 && isWordByte(s[i-1]) {
+		return ""
+	}
+	for _, kw := range []string{"SELECT", "select", "WITH", "with"} {
+		if strings.HasPrefix(s[i:], kw) && (i+len(kw) == len(s) || !isWordByte(s[i+len(kw)])) {
+			return kw
+		}
+	}
+	return ""
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// extent returns how many bytes of region the statement starting it takes.
+func extent(region string) int {
+	toks := sqltext.Tokens(region)
+	isWith := len(toks) > 0 && toks[0].IsWord("with")
+	depth, end := 0, 0
+	for i, t := range toks {
+		switch {
+		case t.IsPunct(";"):
+			return end
+		case t.IsPunct("("):
+			depth++
+		case t.IsPunct(")"):
+			depth--
+		case t.Kind == sqltext.Space && depth <= 0 && strings.Contains(t.Text, "\n"):
+			next := nextSignificant(toks, i+1)
+			if next < 0 {
+				return end
+			}
+			if blankLine(t.Text) && !continues(toks[next], isWith) {
+				return end
+			}
+			if proseLine(region[t.End():]) {
+				return end
+			}
+		}
+		if t.Significant() {
+			end = t.End()
+		}
+	}
+	return end
+}
+
+func nextSignificant(toks []sqltext.Token, i int) int {
+	for ; i < len(toks); i++ {
+		if toks[i].Significant() {
+			return i
+		}
+	}
+	return -1
+}
+
+func blankLine(space string) bool {
+	first := strings.IndexByte(space, '\n')
+	return first >= 0 && strings.IndexByte(space[first+1:], '\n') >= 0
+}
+
+// clauseWords can start a line that continues a query after a blank line.
+var clauseWords = map[string]bool{
+	"from": true, "where": true, "group": true, "order": true, "having": true, "limit": true,
+	"offset": true, "union": true, "intersect": true, "except": true, "join": true, "inner": true,
+	"left": true, "right": true, "full": true, "outer": true, "cross": true, "natural": true,
+	"on": true, "and": true, "or": true, "window": true, "qualify": true, "fetch": true,
+}
+
+func continues(t sqltext.Token, isWith bool) bool {
+	if t.IsPunct(")") || t.IsPunct(",") {
+		return true
+	}
+	if t.Kind != sqltext.Word {
+		return false
+	}
+	w := strings.ToLower(t.Text)
+	return clauseWords[w] || isWith && w == "select"
+}
+
+// sqlWords are words that start lines of SQL; a line starting with any
+// other capitalised word may be prose.
+var sqlWords = map[string]bool{
+	"select": true, "with": true, "as": true, "case": true, "when": true, "then": true,
+	"else": true, "end": true, "not": true, "in": true, "is": true, "null": true, "by": true,
+	"asc": true, "desc": true, "distinct": true, "exists": true, "between": true, "like": true,
+	"all": true, "any": true, "values": true, "using": true, "partition": true, "over": true,
+	"count": true, "sum": true, "avg": true, "min": true, "max": true, "cast": true,
+}
+
+// proseLine reports whether the line that starts rest reads as prose or
+// markdown rather than SQL: a heading, bold text or a rule, or a sentence
+// (a capitalised word that is not SQL, then either a line ending in . : !
+// or ? after a word, or four plain words in a row).
+func proseLine(rest string) bool {
+	line := rest
+	if k := strings.IndexByte(line, '\n'); k >= 0 {
+		line = line[:k]
+	}
+	line = strings.TrimSpace(line)
+	if strings.HasPrefix(line, "#") || strings.HasPrefix(line, "**") || strings.HasPrefix(line, "---") {
+		return true
+	}
+	var words []string
+	for _, t := range sqltext.Tokens(line) {
+		if t.Kind == sqltext.Space {
+			continue
+		}
+		if t.Kind != sqltext.Word {
+			break
+		}
+		words = append(words, t.Text)
+	}
+	if len(words) == 0 {
+		return false
+	}
+	first := words[0]
+	if !(first[0] >= 'A' && first[0] <= 'Z') || sqlWords[strings.ToLower(first)] || strings.ToUpper(first) == first {
+		return false
+	}
+	if len(words) >= 4 {
+		return true
+	}
+	last := line[len(line)-1]
+	return len(words) >= 2 && strings.IndexByte(".:!?", last) >= 0
+}
+
+// plausible checks that a bare candidate is SQL rather than a sentence
+// that happens to start with the word.
+func plausible(sql string, whole bool) bool {
+	toks := sqltext.Tokens(sql)
+	sig := toks[:0:0]
+	for _, t := range toks {
+		if t.Significant() {
+			sig = append(sig, t)
+		}
+	}
+	if len(sig) < 2 {
+		return false
+	}
+	if sig[0].IsWord("with") {
+		return cteStart(sig[1:])
+	}
+	if whole {
+		return true
+	}
+	for _, t := range sig {
+		if t.IsWord("from") {
+			return true
+		}
+	}
+	return false
+}
+
+// cteStart: [RECURSIVE] name [(columns)] AS [NOT] [MATERIALIZED] (
+func cteStart(t []sqltext.Token) bool {
+	if len(t) > 0 && t[0].IsWord("recursive") {
+		t = t[1:]
+	}
+	if len(t) == 0 || t[0].Kind != sqltext.Word && t[0].Kind != sqltext.QuotedIdent {
+		return false
+	}
+	t = t[1:]
+	if len(t) > 0 && t[0].IsPunct("(") {
+		depth := 0
+		for len(t) > 0 {
+			if t[0].IsPunct("(") {
+				depth++
+			} else if t[0].IsPunct(")") {
+				depth--
+			}
+			t = t[1:]
+			if depth == 0 {
+				break
+			}
+		}
+	}
+	if len(t) == 0 || !t[0].IsWord("as") {
+		return false
+	}
+	t = t[1:]
+	for len(t) > 0 && (t[0].IsWord("not") || t[0].IsWord("materialized")) {
+		t = t[1:]
+	}
+	return len(t) > 0 && t[0].IsPunct("(")
+}

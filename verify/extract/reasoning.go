@@ -1,0 +1,68 @@
+package extract
+
+import "strings"
+
+var (
+	thinkOpen  = []string{"<think>", "<thinking>"}
+	thinkClose = []string{"</think>", "</thinking>"}
+)
+
+// stripReasoning removes reasoning from a reply: every <think>...</think>
+// block (or <thinking>, any letter case), an unclosed <think> and all after
+// it, and everything before a </think> that has no opening tag, which is
+// what a reply looks like when the chat template put the <think> in the
+// prompt (Qwen3, DeepSeek-R1). It repeats until nothing changes, so that
+// removing a block cannot join two halves into a new tag.
+func stripReasoning(s string) string {
+	for {
+		t := stripReasoningOnce(s)
+		if t == s {
+			return s
+		}
+		s = t
+	}
+}
+
+func stripReasoningOnce(s string) string {
+	lower := asciiLower(s)
+	var b strings.Builder
+	pos, inside := 0, false
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(lower[i:], '<')
+		if j < 0 {
+			break
+		}
+		j += i
+		if n := hasTag(lower[j:], thinkOpen); n > 0 {
+			if !inside {
+				b.WriteString(s[pos:j])
+				inside = true
+			}
+			i = j + n
+			continue
+		}
+		if n := hasTag(lower[j:], thinkClose); n > 0 {
+			if !inside {
+				// Reasoning began before the reply did.
+				b.Reset()
+			}
+			inside = false
+			pos, i = j+n, j+n
+			continue
+		}
+		i = j + 1
+	}
+	if !inside {
+		b.WriteString(s[pos:])
+	}
+	return b.String()
+}
+
+func hasTag(s string, tags []string) int {
+	for _, t := range tags {
+		if strings.HasPrefix(s, t) {
+			return len(t)
+		}
+	}
+	return 0
+}
