@@ -81,9 +81,9 @@ func CompareText(w io.Writer, c *Comparison) error {
 	tw.Flush()
 	fmt.Fprintln(ew)
 	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "metric\tbase\ttreat\tdelta (pts)\t95%% interval\tverdict\n")
+	fmt.Fprintf(tw, "metric\ttasks\tbase\ttreat\tdelta (pts)\t95%% interval\tverdict\n")
 	for _, m := range c.Metrics {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, pct(m.Base), pct(m.Treat), signedPoints(m.Delta.Value), points(m.Delta.Lo, m.Delta.Hi), m.Verdict)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", m.Name, m.N, pct(m.Base), pct(m.Treat), signedPoints(m.Delta.Value), points(m.Delta.Lo, m.Delta.Hi), m.Verdict)
 	}
 	tw.Flush()
 	fmt.Fprintf(ew, "\nverdict: %s\n%s\n", c.VerdictLine(), c.pLine())
@@ -126,9 +126,9 @@ func CompareMarkdown(w io.Writer, c *Comparison) error {
 	if l := c.criterionLine(); l != "" {
 		fmt.Fprintf(ew, "- **%s**\n", mdText(l))
 	}
-	fmt.Fprintf(ew, "\n| metric | base | treat | delta (pts) | 95%% interval | verdict |\n| --- | ---: | ---: | ---: | --- | --- |\n")
+	fmt.Fprintf(ew, "\n| metric | tasks | base | treat | delta (pts) | 95%% interval | verdict |\n| --- | ---: | ---: | ---: | ---: | --- | --- |\n")
 	for _, m := range c.Metrics {
-		fmt.Fprintf(ew, "| %s | %s | %s | %s | %s | %s |\n", m.Name, pct(m.Base), pct(m.Treat), signedPoints(m.Delta.Value), points(m.Delta.Lo, m.Delta.Hi), m.Verdict)
+		fmt.Fprintf(ew, "| %s | %d | %s | %s | %s | %s | %s |\n", m.Name, m.N, pct(m.Base), pct(m.Treat), signedPoints(m.Delta.Value), points(m.Delta.Lo, m.Delta.Hi), m.Verdict)
 	}
 	fmt.Fprintln(ew)
 	if c.Unreplicated {
@@ -170,8 +170,8 @@ var comparePage = template.Must(template.New("compare").Funcs(funcs).Parse(`<!DO
 </table>
 <h2>Differences (treat minus base, percentage points)</h2>
 {{.Chart}}
-<table><tr><th>metric</th><th class="num">base</th><th class="num">treat</th><th class="num">delta (pts)</th><th>95% interval</th><th>verdict</th></tr>
-{{range .C.Metrics}}<tr><td>{{.Name}}</td><td class="num">{{pct .Base}}</td><td class="num">{{pct .Treat}}</td><td class="num">{{signed .Delta.Value}}</td><td>{{points .Delta.Lo .Delta.Hi}}</td><td>{{.Verdict}}</td></tr>
+<table><tr><th>metric</th><th class="num">tasks</th><th class="num">base</th><th class="num">treat</th><th class="num">delta (pts)</th><th>95% interval</th><th>verdict</th></tr>
+{{range .C.Metrics}}<tr><td>{{.Name}}</td><td class="num">{{.N}}</td><td class="num">{{pct .Base}}</td><td class="num">{{pct .Treat}}</td><td class="num">{{signed .Delta.Value}}</td><td>{{points .Delta.Lo .Delta.Hi}}</td><td>{{.Verdict}}</td></tr>
 {{end}}</table>
 {{if .C.Unreplicated}}<p class="note"><b>Unreplicated</b>: a single run per side covers which tasks were asked, not the run-to-run noise of sampling; score each side three times.</p>{{end}}
 {{range .C.Mismatches}}<p class="note"><b>Allowed mismatch</b>: {{.String}}</p>

@@ -134,10 +134,15 @@ func TestHTMLEscapesRunContent(t *testing.T) {
 			t.Errorf("page is not self-contained: holds %q", ext)
 		}
 	}
+	// Markdown: raw HTML outside code blocks would be rendered by GitHub;
+	// inside a fenced block it is shown as text.
 	var md bytes.Buffer
 	Markdown(&md, r)
-	if strings.Contains(md.String(), "<script") || strings.Contains(md.String(), "<img") {
-		t.Errorf("markdown passes raw HTML through:\n%s", md.String())
+	if prose := outsideFences(md.String()); strings.Contains(prose, "<script") || strings.Contains(prose, "<img") || strings.Contains(prose, "<b>") {
+		t.Errorf("markdown passes raw HTML through outside code blocks:\n%s", prose)
+	}
+	if !strings.Contains(md.String(), "&lt;img src=x onerror=alert(2)&gt;") || !strings.Contains(md.String(), "a\\|b") {
+		t.Errorf("markdown preview cells not escaped:\n%s", md.String())
 	}
 }
 
@@ -146,4 +151,23 @@ func TestFenceOutlastsBackticks(t *testing.T) {
 	if !strings.HasPrefix(f, "````sql\n") || !strings.HasSuffix(f, "\n````\n") {
 		t.Fatalf("fence %q", f)
 	}
+}
+
+// outsideFences drops fenced code blocks (``` and longer) from Markdown.
+func outsideFences(md string) string {
+	var out []string
+	fence := ""
+	for _, line := range strings.Split(md, "\n") {
+		trimmed := strings.TrimLeft(line, "`")
+		ticks := len(line) - len(trimmed)
+		switch {
+		case fence == "" && ticks >= 3:
+			fence = line[:ticks]
+		case fence != "" && line == fence:
+			fence = ""
+		case fence == "":
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -147,7 +147,7 @@ func mdText(s string) string {
 			b.WriteString("&gt;")
 		case '&':
 			b.WriteString("&amp;")
-		case '\\', '`', '*', '_', '[', ']', '|', '#':
+		case '\\', '`', '*', '[', ']', '|', '#':
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		case '\n', '\r':

@@ -70,6 +70,14 @@ func Tokens(sql string) []Token {
 	return toks
 }
 
+// TokenAt returns the token that starts at byte pos of sql, for reading
+// a long text lazily: Tokens(sql) is TokenAt(sql, 0), then TokenAt at each
+// token's End, up to len(sql). pos must be a token boundary and < len(sql).
+func TokenAt(sql string, pos int) Token {
+	k, n := lexOne(sql, pos)
+	return Token{Kind: k, Text: sql[pos : pos+n], Pos: pos}
+}
+
 // significant returns the tokens of sql that are neither space nor comment.
 func significant(sql string) []Token {
 	all := Tokens(sql)

@@ -84,3 +84,22 @@ func TestTokenHelpers(t *testing.T) {
 		t.Fatal("Kind.String wrong")
 	}
 }
+
+func TestTokenAt(t *testing.T) {
+	sql := "SELECT [a], arr[1] FROM t -- x\n"
+	var lazy []Token
+	for pos := 0; pos < len(sql); {
+		tok := TokenAt(sql, pos)
+		lazy = append(lazy, tok)
+		pos = tok.End()
+	}
+	all := Tokens(sql)
+	if len(lazy) != len(all) {
+		t.Fatalf("TokenAt gave %d tokens, Tokens %d", len(lazy), len(all))
+	}
+	for i := range all {
+		if lazy[i] != all[i] {
+			t.Fatalf("token %d: TokenAt %+v, Tokens %+v", i, lazy[i], all[i])
+		}
+	}
+}

@@ -62,21 +62,12 @@ func isOOM(r any) bool {
 }
 
 func (e *Engine) run(ctx context.Context, c *sqlite3.Conn, sql string, lim sqlgym.Limits, st *Stats) (*sqlgym.ResultSet, Stats, error) {
-	tctx, cancel := context.WithTimeout(ctx, lim.Timeout)
-	defer cancel()
-	var budget *stepBudget
-	var ictx context.Context = tctx
-	if lim.VMSteps > 0 {
-		budget = newStepBudget(tctx, lim.VMSteps)
-		ictx = budget
-	}
-	c.SetInterrupt(ictx)
+	in := newInterrupter(ctx, lim.Timeout, lim.VMSteps)
+	c.SetInterrupt(in)
 	defer c.SetInterrupt(context.Background())
-	stopped := func(err error) error { return interrupted(ctx, budget, lim, err) }
+	stopped := func(err error) error { return interrupted(ctx, in, lim, err) }
 
-	if budget != nil {
-		budget.allow()
-	}
+	in.allow()
 	stmt, tail, err := c.Prepare(sql)
 	if err != nil {
 		return nil, *st, stopped(err)
@@ -108,9 +99,7 @@ func (e *Engine) run(ctx context.Context, c *sqlite3.Conn, sql string, lim sqlgy
 		res.Columns[i] = stmt.ColumnName(i)
 	}
 	for {
-		if budget != nil {
-			budget.allow()
-		}
+		in.allow()
 		if !stmt.Step() {
 			break
 		}
@@ -158,17 +147,17 @@ func column(stmt *sqlite3.Stmt, i int) sqlgym.Value {
 // interrupted maps an error from Prepare or Step: an interrupt becomes
 // ErrTimeout when a limit caused it, or the caller's cancellation;
 // anything else is classified from SQLite's code and message.
-func interrupted(ctx context.Context, budget *stepBudget, lim sqlgym.Limits, err error) error {
+func interrupted(ctx context.Context, in *interrupter, lim sqlgym.Limits, err error) error {
 	if !errors.Is(err, sqlite3.INTERRUPT) {
 		return classify(err)
 	}
 	switch {
-	case budget != nil && budget.spent.Load():
-		return fmt.Errorf("%w: %w (%d steps)", sqlgym.ErrTimeout, errStepBudget, lim.VMSteps)
 	case errors.Is(ctx.Err(), context.Canceled):
 		return fmt.Errorf("sqlite: statement cancelled: %w", ctx.Err())
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w: %w", sqlgym.ErrTimeout, ctx.Err())
+	case in.spent.Load():
+		return fmt.Errorf("%w: %w (%d steps)", sqlgym.ErrTimeout, errStepBudget, lim.VMSteps)
 	}
 	return fmt.Errorf("%w: after %v", sqlgym.ErrTimeout, lim.Timeout)
 }

@@ -314,11 +314,9 @@ func s2Column(rs *sqlgym.ResultSet, c int) (s2Vec, dtype) {
 
 	texts := make([]string, n)
 	na := make([]bool, n)
-	var buf []byte
 	allInt, allFloat, allBool, seen := true, true, true, 0
 	for r, row := range rs.Rows {
-		buf = csvText(buf[:0], cellAt(row, c))
-		t := string(buf)
+		t := csvText(cellAt(row, c))
 		if pandasNA[t] {
 			na[r] = true
 			anyNull = true
@@ -384,16 +382,26 @@ func s2Column(rs *sqlgym.ResultSet, c int) (s2Vec, dtype) {
 }
 
 // csvText is the cell as DataFrame.to_csv writes the driver's object.
-func csvText(dst []byte, v sqlgym.Value) []byte {
+func csvText(v sqlgym.Value) string {
 	switch v.Kind {
 	case sqlgym.KindNull:
-		return dst
+		return ""
+	case sqlgym.KindInt:
+		return strconv.FormatInt(v.Int, 10)
+	case sqlgym.KindBool:
+		if v.Int != 0 {
+			return "True"
+		}
+		return "False"
 	case sqlgym.KindFloat:
 		if math.IsNaN(v.Float) {
-			return dst
+			return ""
 		}
+		return string(appendPyFloatRepr(nil, v.Float))
+	case sqlgym.KindBytes:
+		return string(appendPyBytesRepr(nil, v.Str))
 	}
-	return appendPyStr(dst, v)
+	return v.Str // text, decimal, dates and times: already their str()
 }
 
 func trimASCII(s string) string { return strings.Trim(s, " \t\r\n\v\f") }
