@@ -3,12 +3,13 @@ package report
 import (
 	"html/template"
 	"io"
+	"strings"
 )
 
 // pageCSS is inlined into every page: no external asset, so the file opens
 // anywhere, offline, attached to an issue or a chat.
 const pageCSS = `body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;color:#1a1a1a;max-width:1100px}
-h1{font-size:22px;margin:0 0 12px}h2{font-size:17px;margin:24px 0 8px;border-bottom:1px solid #d0d4dc;padding-bottom:4px}
+h1{font-size:22px;margin:0 0 12px}h3{font-size:15px;margin:12px 0 4px}h2{font-size:17px;margin:24px 0 8px;border-bottom:1px solid #d0d4dc;padding-bottom:4px}
 table{border-collapse:collapse;margin:6px 0 14px}td,th{border:1px solid #d0d4dc;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f5f6f8}.num{text-align:right}.meta td:first-child{font-weight:600;background:#f5f6f8}
 pre{background:#f5f6f8;padding:8px;margin:4px 0;white-space:pre-wrap;word-break:break-word}
@@ -38,8 +39,8 @@ var reportPage = template.Must(template.New("report").Funcs(funcs).Parse(`<!DOCT
 {{end}}
 {{if .V.Outcomes}}<h2>Outcomes</h2>
 {{.Outcomes}}
-{{template "counts" .V.ErrorKinds}}{{if .V.ErrorKinds}}<p>SQL errors by kind (above); wrong answers by why (below).</p>{{end}}
-{{template "counts" .V.WrongWhy}}{{end}}
+{{range .Breakdowns}}{{if .Rows}}<h3>{{.Title}}</h3>
+{{template "counts" .Rows}}{{end}}{{end}}{{end}}
 {{if .V.Histogram}}<h2>Difficulty</h2>
 <p>Tasks by how many of their {{.V.K}} samples were right. Tasks at 0/{{.V.K}} and {{.V.K}}/{{.V.K}} teach a trainer nothing.</p>
 {{.Histogram}}{{end}}
@@ -73,9 +74,13 @@ func HTML(w io.Writer, r *Run) error {
 	v := newView(r)
 	shown := v.Failures[:min(len(v.Failures), maxFailuresPage)]
 	return reportPage.Execute(w, map[string]any{
-		"V":         v,
-		"CSS":       template.CSS(pageCSS),
-		"Unrep":     unreplicatedNote,
+		"V":     v,
+		"CSS":   template.CSS(pageCSS),
+		"Unrep": strings.TrimPrefix(unreplicatedNote, "one run: unreplicated. "),
+		"Breakdowns": []struct {
+			Title string
+			Rows  []countRow
+		}{{"SQL errors by kind", v.ErrorKinds}, {"Wrong answers by why", v.WrongWhy}},
 		"Shown":     shown,
 		"Metrics":   metricsSVG(v.Metrics),
 		"Outcomes":  countsSVG(v.Outcomes, "outcomes of all samples", outcomeColour),

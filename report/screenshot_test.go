@@ -58,6 +58,15 @@ func TestHTMLRendersCharts(t *testing.T) {
 		t.Fatalf("chromium: %v\n%s", err, out)
 	}
 	t.Logf("chromium took %v", time.Since(start).Round(time.Millisecond))
+	// SQLGYM_SCREENSHOT_DIR keeps the page and the picture for a person to
+	// look at.
+	if keep := os.Getenv("SQLGYM_SCREENSHOT_DIR"); keep != "" {
+		for _, p := range []string{page, shot} {
+			if b, err := os.ReadFile(p); err == nil {
+				os.WriteFile(filepath.Join(keep, filepath.Base(p)), b, 0o644)
+			}
+		}
+	}
 	pf, err := os.Open(shot)
 	if err != nil {
 		t.Fatalf("no screenshot: %v\n%s", err, out)

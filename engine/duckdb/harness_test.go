@@ -77,5 +77,5 @@ func TestConformance(t *testing.T) {
 }
 
 func TestHostile(t *testing.T) {
-	enginetest.RunHostile(t, harness(t), append(enginetest.CommonHostile(), duckHostile()...))
+	enginetest.RunHostile(t, harness(t), append(append(enginetest.CommonHostile(), duckHostile()...), heavyHostile()...))
 }

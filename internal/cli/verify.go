@@ -92,7 +92,7 @@ const verifyChunk = 2048
 func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 	mode, err := compare.ParseMode(opts.Mode)
 	if err != nil {
-		return usagef("--mode: %v", err)
+		return usagef("--mode: %v (modes: %s)", err, modeNames())
 	}
 	rewards, err := verify.ParseRewards(opts.Reward)
 	if err != nil {
@@ -121,7 +121,17 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 		return err
 	}
 	defer cat.Close()
-	if err := checkDatabases(cat, tasks); err != nil {
+	used := map[string]bool{}
+	for _, a := range answers {
+		used[a.TaskID] = true
+	}
+	var needed []sqlgym.Task
+	for _, t := range tasks {
+		if used[t.ID] {
+			needed = append(needed, t)
+		}
+	}
+	if err := checkDatabases(cat, needed); err != nil {
 		return err
 	}
 	v := verify.New(cat, tasks, verify.Config{

@@ -10,7 +10,18 @@ import (
 	"github.com/sqlgym/sqlgym"
 )
 
+var wide = os.Getenv("DIFF_WIDE") != ""
+
 func diffValue(rng *rand.Rand) sqlgym.Value {
+	if wide {
+		switch rng.IntN(4) {
+		case 0:
+			return F(float64(rng.IntN(3)))
+		case 1:
+			return T([]string{"a", "1"}[rng.IntN(2)])
+		}
+		return I(int64(rng.IntN(3)))
+	}
 	switch rng.IntN(14) {
 	case 0:
 		return sqlgym.Null()
@@ -62,7 +73,7 @@ func TestZZDiffDump(t *testing.T) {
 	if path == "" {
 		t.Skip("DIFF_OUT not set")
 	}
-	rng := rand.New(rand.NewPCG(42, 43))
+	rng := rand.New(rand.NewPCG(42, uint64(len(os.Getenv("DIFF_WIDE")))))
 	type rec struct {
 		Pred, Gold [][]jv
 		PC, GC     int
@@ -72,6 +83,9 @@ func TestZZDiffDump(t *testing.T) {
 	var out []rec
 	for i := 0; i < 6000; i++ {
 		cols, rows := 1+rng.IntN(3), rng.IntN(5)
+		if wide {
+			cols, rows = 1+rng.IntN(6), rng.IntN(9)
+		}
 		gold := res(cols)
 		for r := 0; r < rows; r++ {
 			row := make([]sqlgym.Value, cols)

@@ -34,7 +34,8 @@ func bare(s string) string {
 		}
 		n := extent(region)
 		sql := clean(region[:n])
-		if sql != "" && plausible(sql, alone(s[:start], s[start+n:])) {
+		whole := func() bool { return alone(s[:start], s[start+n:]) }
+		if sql != "" && plausible(sql, whole) {
 			found = sql
 			i = start + max(n, 1)
 			continue
@@ -47,7 +48,10 @@ func bare(s string) string {
 // alone reports whether the text before and after a statement is only
 // white space, semicolons, comments and the backticks of inline code.
 func alone(before, after string) bool {
-	return strings.Trim(before, " \t\r\n`") == "" && sqltext.TrimStatement(strings.Trim(after, " \t\r\n`")) == ""
+	if strings.Trim(before, " \t\r\n`") != "" {
+		return false
+	}
+	return sqltext.TrimStatement(strings.Trim(after, " \t\r\n`")) == ""
 }
 
 // nextStart returns the offset of the next place at or after i where a
@@ -93,11 +97,16 @@ func isWordByte(c byte) bool {
 }
 
 // extent returns how many bytes of region the statement starting it takes.
+// It lexes lazily, so a long reply with many candidate starts stays linear
+// in practice.
 func extent(region string) int {
-	toks := sqltext.Tokens(region)
-	isWith := len(toks) > 0 && toks[0].IsWord("with")
+	isWith := len(region) >= 4 && strings.EqualFold(region[:4], "with")
 	depth, end := 0, 0
-	for i, t := range toks {
+	var last sqltext.Token // last significant token
+	mainSelect := !isWith  // a WITH has reached its main SELECT
+	for pos := 0; pos < len(region); {
+		t := sqltext.TokenAt(region, pos)
+		pos = t.End()
 		switch {
 		case t.IsPunct(";"):
 			return end
@@ -105,32 +114,39 @@ func extent(region string) int {
 			depth++
 		case t.IsPunct(")"):
 			depth--
+		case depth <= 0 && t.IsWord("select"):
+			mainSelect = true
 		case t.Kind == sqltext.Space && depth <= 0 && strings.Contains(t.Text, "\n"):
-			next := nextSignificant(toks, i+1)
-			if next < 0 {
+			if pos >= len(region) {
 				return end
 			}
-			if blankLine(t.Text) && !continues(toks[next], isWith) {
+			next := sqltext.TokenAt(region, pos)
+			if blankLine(t.Text) && !continues(next, isWith) {
 				return end
 			}
-			if proseLine(region[t.End():]) {
+			if keywordAt(region, pos) != "" && mainSelect && !joins(last) {
+				// Another statement starts on this line.
+				return end
+			}
+			if proseLine(region[pos:]) {
 				return end
 			}
 		}
 		if t.Significant() {
-			end = t.End()
+			end, last = t.End(), t
 		}
 	}
 	return end
 }
 
-func nextSignificant(toks []sqltext.Token, i int) int {
-	for ; i < len(toks); i++ {
-		if toks[i].Significant() {
-			return i
+// joins: after these a SELECT on the next line belongs to the same query.
+func joins(t sqltext.Token) bool {
+	for _, w := range []string{"union", "intersect", "except", "all", "distinct", "as"} {
+		if t.IsWord(w) {
+			return true
 		}
 	}
-	return -1
+	return t.IsPunct("(") || t.IsPunct(",")
 }
 
 func blankLine(space string) bool {
@@ -206,7 +222,7 @@ func proseLine(rest string) bool {
 
 // plausible checks that a bare candidate is SQL rather than a sentence
 // that happens to start with the word.
-func plausible(sql string, whole bool) bool {
+func plausible(sql string, whole func() bool) bool {
 	toks := sqltext.Tokens(sql)
 	sig := toks[:0:0]
 	for _, t := range toks {
@@ -220,15 +236,12 @@ func plausible(sql string, whole bool) bool {
 	if sig[0].IsWord("with") {
 		return cteStart(sig[1:])
 	}
-	if whole {
-		return true
-	}
 	for _, t := range sig {
 		if t.IsWord("from") {
 			return true
 		}
 	}
-	return false
+	return whole()
 }
 
 // cteStart: [RECURSIVE] name [(columns)] AS [NOT] [MATERIALIZED] (
