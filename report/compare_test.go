@@ -179,8 +179,7 @@ func TestCompareClusterByDB(t *testing.T) {
 		t.Fatalf("clustered %v p %v, stats gives %v p %v", p1.Delta, c.PValue, want.Delta, want.PValue)
 	}
 	// One database cannot be cluster-resampled.
-	one := func(m *rundir.Manifest) {}
-	b1 := binaryRun(t, "b1", 10, func(i int) bool { return false }, one)
+	b1 := binaryRun(t, "b1", 10, func(i int) bool { return false }, nil)
 	for i := range b1.Tasks {
 		b1.Tasks[i].DB = "shop"
 	}

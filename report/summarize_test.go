@@ -43,7 +43,7 @@ func TestSummarizeHandComputed(t *testing.T) {
 		t.Errorf("by db %+v", s.ByDB)
 	}
 	// The intervals are stats' with the fixed seed, nothing of our own.
-	st, err := stats.Summarize([]stats.TaskCounts{{4, 4}, {4, 2}, {4, 1}, {4, 0}}, 4, Resamples, Seed)
+	st, err := stats.Summarize([]stats.TaskCounts{{N: 4, C: 4}, {N: 4, C: 2}, {N: 4, C: 1}, {N: 4, C: 0}}, 4, Resamples, Seed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,6 +38,7 @@ type variantCheck struct {
 	url   string
 	golds []string
 	pred  string
+	key   execKey // the candidate: url and normalised pred
 }
 
 // candidate is one distinct statement of the batch.
@@ -93,7 +94,17 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 		return us, nil
 	}
 
-	// Plan every answer under every mode.
+	// Plan every answer under every mode. Normalising is tokenising: do it
+	// once per distinct text in the batch.
+	norm := map[string]string{}
+	normalize := func(q string) string {
+		n, ok := norm[q]
+		if !ok {
+			n = sqltext.Normalize(q)
+			norm[q] = n
+		}
+		return n
+	}
 	for _, j := range jobs {
 		for _, m := range v.modes() {
 			ts := m == compare.TestSuite
@@ -114,7 +125,7 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 				golds = gs
 			}
 			for _, u := range us {
-				p.checks = append(p.checks, variantCheck{url: u, golds: golds, pred: pred})
+				p.checks = append(p.checks, variantCheck{url: u, golds: golds, pred: pred, key: execKey{u, normalize(pred)}})
 			}
 			j.plans = append(j.plans, p)
 		}
@@ -140,9 +151,9 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 	var mu sync.Mutex
 	v.parallel(len(goldKeys), func(i int) {
 		k := goldKeys[i]
-		rs, err := v.gold(ctx, k.url, k.sql)
+		rs, ge, err := v.gold(ctx, k.url, k.sql)
 		mu.Lock()
-		goldRes[k] = goldOut{rs, err}
+		goldRes[k] = goldOut{rs, err, ge}
 		mu.Unlock()
 	})
 
@@ -152,11 +163,10 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 	for _, j := range jobs {
 		for _, p := range j.plans {
 			for _, c := range p.checks {
-				k := execKey{c.url, sqltext.Normalize(c.pred)}
-				cd := cands[k]
+				cd := cands[c.key]
 				if cd == nil {
-					cd = &candidate{key: k, sql: c.pred}
-					cands[k] = cd
+					cd = &candidate{key: c.key, sql: c.pred}
+					cands[c.key] = cd
 					order = append(order, cd)
 				}
 				for _, g := range c.golds {
@@ -197,6 +207,29 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 type goldOut struct {
 	rs  *sqlgym.ResultSet
 	err error
+	ge  *goldEntry
+}
+
+// prepared returns the gold canonicalised for a mode and the task's
+// options, made once per gold and kept with the cached gold result: 16
+// answers to a task, and every later batch, compare against the same one.
+func (v *Verifier) prepared(k execKey, gr goldOut, m compare.Mode, t *sqlgym.Task) *compare.Gold {
+	opt := modeOptions(m, t, k.sql)
+	if gr.ge == nil {
+		return compare.Prepare(m, gr.rs, opt)
+	}
+	pk := fmt.Sprintf("%s|%t|%t|%v", m, opt.GoldOrdered, opt.IgnoreOrder, opt.ConditionCols)
+	gr.ge.mu.Lock()
+	defer gr.ge.mu.Unlock()
+	if g, ok := gr.ge.prepared[pk]; ok {
+		return g
+	}
+	g := compare.Prepare(m, gr.rs, opt)
+	if gr.ge.prepared == nil {
+		gr.ge.prepared = map[string]*compare.Gold{}
+	}
+	gr.ge.prepared[pk] = g
+	return g
 }
 
 // parallel runs fn(0..n-1) on at most Concurrency goroutines.
@@ -261,7 +294,7 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 	)
 	for ci, c := range p.checks {
 		// The candidate's own failure decides first: it is the answer's.
-		cd := cands[execKey{c.url, sqltext.Normalize(c.pred)}]
+		cd := cands[c.key]
 		if cd.err != nil {
 			return failVerdict(v, p.mode, cd.err, verdict)
 		}
@@ -277,7 +310,7 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 				continue
 			}
 			ran++
-			vd := compare.Compare(p.mode, cd.rs, gr.rs, modeOptions(p.mode, t, g))
+			vd := v.prepared(execKey{c.url, g}, gr, p.mode, t).Compare(cd.rs)
 			if ran == 1 || vd.Score > best.Score || vd.Match && !best.Match {
 				best = vd
 			}

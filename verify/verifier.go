@@ -89,6 +89,9 @@ type goldEntry struct {
 	once sync.Once
 	rs   *sqlgym.ResultSet
 	err  error
+
+	mu       sync.Mutex
+	prepared map[string]*compare.Gold // by mode and options
 }
 
 // New builds a verifier over the tasks.
@@ -223,7 +226,7 @@ func isInfra(err error) bool {
 }
 
 // gold runs a gold query once per verifier lifetime.
-func (v *Verifier) gold(ctx context.Context, url, sql string) (*sqlgym.ResultSet, error) {
+func (v *Verifier) gold(ctx context.Context, url, sql string) (*sqlgym.ResultSet, *goldEntry, error) {
 	e, _ := v.golds.LoadOrStore(execKey{url, sql}, &goldEntry{})
 	ge := e.(*goldEntry)
 	ge.once.Do(func() {
@@ -239,5 +242,5 @@ func (v *Verifier) gold(ctx context.Context, url, sql string) (*sqlgym.ResultSet
 		// Do not keep an outage in the cache: the next batch tries again.
 		v.golds.Delete(execKey{url, sql})
 	}
-	return ge.rs, ge.err
+	return ge.rs, ge, ge.err
 }

@@ -124,7 +124,7 @@ func runStatement(ctx context.Context, c *duck.Conn, query string, lim sqlgym.Li
 			Msg: fmt.Sprintf("only a SELECT statement may run in the sandbox, not a %s statement", statementName(typ))}
 	}
 
-	cols, textCols, err := describe(stmt)
+	cols, textCols, intervals, err := describe(stmt)
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -148,7 +148,7 @@ func runStatement(ctx context.Context, c *duck.Conn, query string, lim sqlgym.Li
 		return nil, classify(err)
 	}
 	defer rows.Close()
-	return readRows(ctx, rows, cols, lim)
+	return readRows(ctx, rows, cols, intervals, lim)
 }
 
 func prepareOne(c *duck.Conn, query string) (*duck.Stmt, error) {
@@ -187,26 +187,29 @@ func statementName(t duck.StmtType) string {
 	return fmt.Sprintf("type-%d", int(t))
 }
 
-// describe returns the prepared statement's column names and which columns
-// must be read as DuckDB's text.
-func describe(stmt *duck.Stmt) ([]string, []bool, error) {
+// describe returns the prepared statement's column names, which columns
+// must be read as DuckDB's text, and which of those are intervals (their
+// text is the canonical form of a KindInterval value).
+func describe(stmt *duck.Stmt) (cols []string, text, interval []bool, err error) {
 	n, err := stmt.ColumnCount()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	cols := make([]string, n)
-	text := make([]bool, n)
+	cols = make([]string, n)
+	text = make([]bool, n)
+	interval = make([]bool, n)
 	for i := range n {
 		if cols[i], err = stmt.ColumnName(i); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		info, err := stmt.ColumnTypeInfo(i)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		text[i] = readAsText(info)
+		interval[i] = info.InternalType() == duck.TYPE_INTERVAL
 	}
-	return cols, text, nil
+	return cols, text, interval, nil
 }
 
 func anyTrue(b []bool) bool {
@@ -251,7 +254,7 @@ func textQuery(query string, text []bool) string {
 
 // readRows converts rows under the caps. ctx is checked every so often
 // because a materialised result can hold millions of rows.
-func readRows(ctx context.Context, rows driver.Rows, cols []string, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
+func readRows(ctx context.Context, rows driver.Rows, cols []string, intervals []bool, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
 	if got := rows.Columns(); len(got) != len(cols) {
 		return nil, fmt.Errorf("duckdb: result has %d columns, prepared statement %d", len(got), len(cols))
 	}
@@ -287,6 +290,9 @@ func readRows(ctx context.Context, rows driver.Rows, cols []string, lim sqlgym.L
 		row := make([]sqlgym.Value, len(dst))
 		for i, v := range dst {
 			row[i] = toValue(v, types[i])
+			if intervals[i] && row[i].Kind == sqlgym.KindText {
+				row[i] = sqlgym.Interval(row[i].Str)
+			}
 			res.Bytes += int64(row[i].Size())
 		}
 		if res.Bytes > lim.MaxBytes {

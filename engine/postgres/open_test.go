@@ -32,10 +32,11 @@ func TestOpenRefusesPrivilegedRoles(t *testing.T) {
 		for _, g := range grants {
 			stmts = append(stmts, strings.ReplaceAll(g, "{R}", q))
 		}
-		adminExec(t, s.admin, stmts...)
 		t.Cleanup(func() {
-			adminExec(t, s.admin, "DROP OWNED BY "+q, "DROP ROLE "+q)
+			adminExec(t, s.admin, "DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '"+role+"') THEN EXECUTE 'DROP OWNED BY "+q+"'; END IF; END $$",
+				"DROP ROLE IF EXISTS "+q)
 		})
+		adminExec(t, s.admin, stmts...)
 		return role
 	}
 	privileged := map[string]string{

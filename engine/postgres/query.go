@@ -68,7 +68,15 @@ func (e *Engine) Query(ctx context.Context, sql string, lim sqlgym.Limits) (*sql
 func (e *Engine) blameSession(ctx context.Context, err error) error {
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
 	defer cancel()
-	if e.pool.Ping(pctx) != nil {
+	// A connection of its own: the pool may be busy with other
+	// statements, and its idle connections prove nothing.
+	probe, perr := pgx.ConnectConfig(pctx, e.pool.Config().ConnConfig)
+	if perr != nil {
+		return err
+	}
+	perr = probe.Ping(pctx)
+	probe.Close(pctx)
+	if perr != nil {
 		return err
 	}
 	// The ExecError must not wrap the InfraError, or IsInfra would still

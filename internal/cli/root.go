@@ -123,6 +123,9 @@ func NewRoot(io IO) *cobra.Command {
 		newSplitCmd(io),
 		newVerifyCmd(io),
 		newImportCmd(io),
+		newReportCmd(io),
+		newCompareCmd(io),
+		newPowerCmd(io),
 	)
 	return root
 }

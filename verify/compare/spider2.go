@@ -71,12 +71,11 @@ func (v *pyVal) str() string {
 type s2Vec []pyVal
 
 type s2Gold struct {
-	rows       int
-	badCols    bool // a condition column is out of range: pandas raises, the score is 0
-	vecs       []s2Vec
-	sorted     []s2Vec // vecs sorted, when IgnoreOrder or to explain a miss
-	ignore     bool
-	selectCols []int
+	rows    int
+	badCols bool // a condition column is out of range: pandas raises, the score is 0
+	vecs    []s2Vec
+	sorted  []s2Vec // vecs sorted, when IgnoreOrder or to explain a miss
+	ignore  bool
 }
 
 func newS2Gold(gold *sqlgym.ResultSet, opt Options) *s2Gold {
@@ -96,7 +95,6 @@ func newS2Gold(gold *sqlgym.ResultSet, opt Options) *s2Gold {
 			cols = append(cols, c)
 		}
 	}
-	g.selectCols = cols
 	g.vecs = s2Frame(gold, cols)
 	g.sorted = make([]s2Vec, len(g.vecs))
 	for i, v := range g.vecs {

@@ -1,0 +1,44 @@
+package duckdb
+
+import (
+	"math"
+	"math/big"
+	"testing"
+
+	duck "github.com/duckdb/duckdb-go/v2"
+)
+
+var posInf = math.Inf(1)
+
+func TestDecimalTextUnit(t *testing.T) {
+	cases := []struct {
+		v     int64
+		scale uint8
+		want  string
+	}{
+		{1250, 2, "12.50"}, {-5, 2, "-0.05"}, {0, 2, "0.00"}, {7, 0, "7"}, {-7, 0, "-7"}, {1, 3, "0.001"}, {-1000, 3, "-1.000"},
+	}
+	for _, c := range cases {
+		got := decimalText(duck.Decimal{Width: 18, Scale: c.scale, Value: big.NewInt(c.v)})
+		if got != c.want {
+			t.Errorf("decimalText(%d, scale %d) = %q, want %q", c.v, c.scale, got, c.want)
+		}
+	}
+}
+
+func TestIntervalTextFallback(t *testing.T) {
+	cases := []struct {
+		iv   duck.Interval
+		want string
+	}{
+		{duck.Interval{Months: 12, Days: 2, Micros: 3 * 3600e6}, "1 year 2 days 03:00:00"},
+		{duck.Interval{Months: 1}, "1 month"},
+		{duck.Interval{}, "00:00:00"},
+		{duck.Interval{Micros: -1_500_000}, "-00:00:01.5"},
+	}
+	for _, c := range cases {
+		if got := intervalText(c.iv); got != c.want {
+			t.Errorf("intervalText(%+v) = %q, want %q", c.iv, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/report"
+	"github.com/sqlgym/sqlgym/rundir"
+)
+
+type reportOptions struct {
+	HTML     string
+	Markdown bool
+	JSON     bool
+}
+
+func newReportCmd(io IO) *cobra.Command {
+	var opts reportOptions
+	cmd := &cobra.Command{
+		Use:   "report RUN",
+		Short: "Show what a run folder scored: pass@k with intervals, outcomes, failures",
+		Long: `Show what an evaluation run scored, recomputed from its samples.jsonl:
+pass@1, pass@K and pass^K (K the run's samples per task) with 95% bootstrap
+intervals over tasks, the outcome breakdown (SQL errors by kind, wrong answers
+by why), the difficulty histogram (tasks by how many of K samples were right),
+pass@1 per database and per complexity, and the failures with predicted and
+gold SQL.
+
+gold_error and infra_error samples are nobody's answer: they are left out of
+every score and shown as missing, never counted as wrong. A single run is
+marked unreplicated; compare replicate runs with 'sqlgym compare'.
+
+By default a terminal table; --md prints Markdown for a pull request; --html F
+writes a self-contained page (inline SVG charts, no script, no external
+asset) and prints its path. See docs/benchmark.md, "Reports".`,
+		Example: `  sqlgym report runs/qwen-base
+  sqlgym report runs/qwen-base --md > report.md
+  sqlgym report runs/qwen-base --html runs/qwen-base/report.html
+  sqlgym report runs/qwen-base --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runReport(io, args[0], opts) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.HTML, "html", "", "write a self-contained HTML page to this file")
+	f.BoolVar(&opts.Markdown, "md", false, "print Markdown instead of the terminal table")
+	f.BoolVar(&opts.JSON, "json", false, "print JSON")
+	cmd.MarkFlagsMutuallyExclusive("md", "json")
+	return cmd
+}
+
+// reportJSON is report --json: the recomputed summary beside the run's
+// identity, the per-task counts and every failure.
+type reportJSON struct {
+	Run           string              `json:"run"`
+	Manifest      rundir.Manifest     `json:"manifest"`
+	Summary       rundir.Summary      `json:"summary"`
+	StoredSummary bool                `json:"stored_summary"`
+	AbsentTasks   int                 `json:"absent_tasks"`
+	Notes         []string            `json:"notes,omitempty"`
+	Tasks         []report.TaskResult `json:"tasks"`
+	Failures      []report.Failure    `json:"failures"`
+	HTML          string              `json:"html,omitempty"`
+}
+
+func runReport(io IO, dir string, opts reportOptions) error {
+	run, err := loadRun(dir)
+	if err != nil {
+		return err
+	}
+	if opts.HTML != "" {
+		if err := writeReportFile(opts.HTML, func(f *os.File) error { return report.HTML(f, run) }); err != nil {
+			return err
+		}
+	}
+	switch {
+	case opts.JSON:
+		return writeJSON(io.Out, reportJSON{Run: dir, Manifest: run.Manifest, Summary: run.Summary,
+			StoredSummary: run.Stored != nil, AbsentTasks: run.AbsentTasks, Notes: run.Notes,
+			Tasks: run.Tasks, Failures: run.Failures, HTML: opts.HTML})
+	case opts.Markdown:
+		return report.Markdown(io.Out, run)
+	case opts.HTML != "":
+		_, err := fmt.Fprintln(io.Out, opts.HTML)
+		return err
+	default:
+		return report.Text(io.Out, run)
+	}
+}
+
+// loadRun loads a run folder, turning "not a run" into an error with a hint.
+func loadRun(dir string) (*report.Run, error) {
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return nil, sqlgym.Userf("give the folder 'sqlgym eval --out' wrote, e.g. runs/NAME",
+			"%s: no such run folder", dir)
+	}
+	run, err := report.Load(dir)
+	if err != nil {
+		if _, serr := os.Stat(dir + "/" + rundir.ManifestFile); serr != nil {
+			return nil, sqlgym.Userf("a run folder holds manifest.json and samples.jsonl, written by 'sqlgym eval --out'",
+				"%s is not a run folder (no %s)", dir, rundir.ManifestFile)
+		}
+		return nil, fmt.Errorf("load run %s: %w", dir, err)
+	}
+	return run, nil
+}
+
+// writeReportFile writes a page atomically, so a reader never sees half of
+// one and a failed render leaves the old page in place.
+func writeReportFile(path string, render func(*os.File) error) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := render(f); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

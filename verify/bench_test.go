@@ -1,0 +1,155 @@
+package verify_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/importer"
+	"github.com/sqlgym/sqlgym/internal/testenv"
+	"github.com/sqlgym/sqlgym/sqltext"
+	"github.com/sqlgym/sqlgym/verify"
+)
+
+// shopGolds are 32 questions' golds on the built-in shop database, of the
+// sizes and shapes an RL batch sees.
+var shopGolds = []string{
+	"SELECT count(*) FROM orders",
+	"SELECT status, count(*) FROM orders GROUP BY status",
+	"SELECT country, count(*) FROM customers GROUP BY country ORDER BY count(*) DESC, country",
+	"SELECT name, price FROM products WHERE price > 100 ORDER BY price DESC, name",
+	"SELECT c.first_name, c.last_name FROM customers c JOIN orders o ON o.customer_id = c.customer_id WHERE o.total_amount > 500",
+	"SELECT avg(rating) FROM reviews",
+	"SELECT p.name, avg(r.rating) FROM products p JOIN reviews r ON r.product_id = p.product_id GROUP BY p.name HAVING count(*) >= 3",
+	"SELECT carrier, count(*) FROM shipments WHERE delivered_at IS NULL GROUP BY carrier",
+	"SELECT method, sum(amount) FROM payments WHERE status = 'completed' GROUP BY method",
+	"SELECT strftime('%Y-%m', order_date) AS m, count(*) FROM orders GROUP BY m ORDER BY m",
+	"SELECT name FROM categories WHERE parent_id IS NULL",
+	"SELECT count(DISTINCT customer_id) FROM orders",
+	"SELECT max(total_amount) FROM orders",
+	"SELECT o.order_id, o.total_amount FROM orders o ORDER BY o.total_amount DESC, o.order_id LIMIT 10",
+	"SELECT p.name FROM products p WHERE p.stock = 0",
+	"SELECT c.name, count(p.product_id) FROM categories c LEFT JOIN products p ON p.category_id = c.category_id GROUP BY c.name",
+	"SELECT city, count(*) FROM customers WHERE city IS NOT NULL GROUP BY city HAVING count(*) > 2",
+	"SELECT count(*) FROM reviews WHERE review_text IS NULL",
+	"SELECT sum(quantity) FROM order_items",
+	"SELECT o.status, avg(o.total_amount) FROM orders o GROUP BY o.status",
+	"SELECT c.country, sum(o.total_amount) FROM customers c JOIN orders o ON o.customer_id = c.customer_id GROUP BY c.country ORDER BY 2 DESC LIMIT 5",
+	"SELECT product_id, sum(quantity * unit_price) FROM order_items GROUP BY product_id ORDER BY 2 DESC LIMIT 5",
+	"SELECT count(*) FROM shipments WHERE carrier = 'DHL'",
+	"SELECT min(order_date), max(order_date) FROM orders",
+	"SELECT first_name, last_name FROM customers WHERE customer_id NOT IN (SELECT customer_id FROM orders)",
+	"SELECT count(*) FROM payments WHERE status = 'refunded'",
+	"SELECT r.rating, count(*) FROM reviews r GROUP BY r.rating ORDER BY r.rating",
+	"WITH t AS (SELECT customer_id, count(*) AS n FROM orders GROUP BY customer_id) SELECT max(n) FROM t",
+	"SELECT p.name, p.price FROM products p WHERE p.price = (SELECT max(price) FROM products)",
+	"SELECT count(*) FROM order_items WHERE discount > 0",
+	"SELECT o.order_id FROM orders o JOIN shipments s ON s.order_id = o.order_id WHERE s.delivered_at IS NULL",
+	"SELECT avg(julianday(delivered_at) - julianday(shipped_at)) FROM shipments WHERE delivered_at IS NOT NULL",
+}
+
+// grpoBatch makes 32 tasks x 16 answers with the duplicates sampling
+// produces: most answers repeat the gold (some with other case and
+// spacing), some are wrong in a few recurring ways, some do not run.
+func grpoBatch(golds []string, db string) ([]sqlgym.Task, []verify.Answer) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var tasks []sqlgym.Task
+	var answers []verify.Answer
+	for i, g := range golds {
+		id := fmt.Sprintf("%s_%02d", db, i)
+		tasks = append(tasks, sqlgym.Task{ID: id, DB: db, SQL: g})
+		variants := []string{
+			g,
+			strings.ToLower(g),
+			"SELECT * FROM (" + g + ") LIMIT 1",
+			"SELECT count(*) FROM (" + g + ")",
+			strings.Replace(g, "SELECT", "SELECT DISTINCT", 1),
+			"SELECT * FROM no_such_table",
+		}
+		weights := []int{8, 3, 2, 1, 1, 1}
+		for s := 0; s < 16; s++ {
+			r := rng.IntN(16)
+			k := 0
+			for r >= weights[k] {
+				r -= weights[k]
+				k++
+			}
+			answers = append(answers, verify.Answer{TaskID: id, Sample: s, SQL: variants[k]})
+		}
+	}
+	return tasks, answers
+}
+
+func benchVerify(b *testing.B, cat *catalog.Catalog, golds []string, db string) {
+	tasks, answers := grpoBatch(golds, db)
+	ctx := context.Background()
+	v := verify.New(cat, tasks, verify.Config{})
+	v.VerifyBatch(ctx, answers) // warm: golds cached, pools open
+	b.Run("verify", func(b *testing.B) {
+		for b.Loop() {
+			v.VerifyBatch(ctx, answers)
+		}
+		b.ReportMetric(float64(len(answers)), "answers/op")
+	})
+	// The floor: only executing the batch's distinct queries once each.
+	url, _ := cat.Resolve(db)
+	eng, err := cat.EngineURL(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var distinct []string
+	for _, a := range answers {
+		if k := sqltext.Normalize(a.SQL); !seen[k] {
+			seen[k] = true
+			distinct = append(distinct, a.SQL)
+		}
+	}
+	b.Run("execute-distinct", func(b *testing.B) {
+		for b.Loop() {
+			for _, q := range distinct {
+				eng.Query(ctx, q, sqlgym.Limits{})
+			}
+		}
+		b.ReportMetric(float64(len(distinct)), "queries/op")
+	})
+}
+
+// BenchmarkGRPOBatchShop verifies a 512-answer batch on the shop database.
+// Compare verify with execute-distinct: the verifier's overhead over just
+// running each distinct query once.
+func BenchmarkGRPOBatchShop(b *testing.B) {
+	cat, err := catalog.New(catalog.Config{CacheDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cat.Close()
+	benchVerify(b, cat, shopGolds, "shop")
+}
+
+// BenchmarkGRPOBatchSpider does the same on Spider's world_1 database.
+func BenchmarkGRPOBatchSpider(b *testing.B) {
+	data := testenv.SharedData(b)
+	tasks, _, err := importer.Import("spider", filepath.Join(data, "spider_dev"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var golds []string
+	for _, t := range tasks {
+		if t.DB == "world_1" && len(golds) < 32 {
+			golds = append(golds, t.SQL)
+		}
+	}
+	path := testenv.CopyFile(b, filepath.Join(data, "spider_dev", "database", "world_1", "world_1.sqlite"))
+	cat, err := catalog.New(catalog.Config{Refs: []string{"world_1=sqlite:" + path}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cat.Close()
+	benchVerify(b, cat, golds, "world_1")
+}
