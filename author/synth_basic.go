@@ -2,7 +2,8 @@ package author
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/sqlgym/sqlgym"
 )
 
 // Templates for the filter, join and aggregate levels. Each returns false
@@ -71,7 +72,7 @@ func genFilterListCmp(g *gen) (Candidate, bool) {
 
 // threshold picks > or < with a value from the column's extremes, so that
 // few rows pass.
-func (g *gen) threshold(n *column, max int) (string, interface{ String() string }, bool) {
+func (g *gen) threshold(n *column, max int) (string, sqlgym.Value, bool) {
 	if g.rng.IntN(2) == 0 {
 		v, ok := g.above(n, max)
 		return ">", v, ok
@@ -366,5 +367,3 @@ func genAggAll(g *gen) (Candidate, bool) {
 		SQL:      fmt.Sprintf("SELECT %s(%s) FROM %s", agg, col(n, false), ident(t.name)),
 	}, true
 }
-
-var _ = strings.Join

@@ -111,7 +111,14 @@ type Comparison struct {
 	Unchanged int          `json:"unchanged"`
 	Changes   []TaskChange `json:"changes"`
 	ByDB      []DBDelta    `json:"by_db,omitempty"`
+	// Notes are caveats a reader must see beside the verdict.
+	Notes []string `json:"notes,omitempty"`
 }
+
+// FewClusters is the number of clusters below which a cluster bootstrap's
+// interval is too narrow to trust and its sign-flip p-value too coarse
+// (with g clusters the smallest possible p is 2/2^g).
+const FewClusters = 10
 
 // MetricDelta is one metric's paired difference, treatment minus baseline.
 type MetricDelta struct {
@@ -166,6 +173,9 @@ func Compare(base, treat []*Run, opts CompareOptions) (*Comparison, error) {
 	}
 	if opts.ClusterByDB {
 		c.Cluster = "db"
+		if g := len(distinct(clusters)); g < FewClusters {
+			c.Notes = append(c.Notes, fmt.Sprintf("only %d databases: a cluster bootstrap over fewer than %d clusters gives intervals too narrow to trust and coarse p-values; read the per-database table", g, FewClusters))
+		}
 	}
 	p1, err := paired(bp, tp, clusters, opts.ClusterByDB)
 	if err != nil {
@@ -374,4 +384,12 @@ func taskSetDiff(a, b *Run) (onlyA, onlyB int) {
 		}
 	}
 	return onlyA, onlyB
+}
+
+func distinct(xs []string) map[string]bool {
+	m := map[string]bool{}
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
 }

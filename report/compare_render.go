@@ -96,6 +96,9 @@ func CompareText(w io.Writer, c *Comparison) error {
 	for _, m := range c.Mismatches {
 		fmt.Fprintf(ew, "warning: allowed mismatch: %s\n", m)
 	}
+	for _, n := range c.Notes {
+		fmt.Fprintf(ew, "warning: %s\n", n)
+	}
 	fmt.Fprintf(ew, "tasks: %d improved, %d worsened, %d unchanged\n", c.Improved, c.Worsened, c.Unchanged)
 	if len(c.ByDB) > 1 {
 		fmt.Fprintln(ew)
@@ -137,6 +140,9 @@ func CompareMarkdown(w io.Writer, c *Comparison) error {
 	for _, m := range c.Mismatches {
 		fmt.Fprintf(ew, "> **Allowed mismatch**: %s\n\n", mdText(m.String()))
 	}
+	for _, n := range c.Notes {
+		fmt.Fprintf(ew, "> **Warning**: %s\n\n", mdText(n))
+	}
 	fmt.Fprintf(ew, "Tasks: %d improved, %d worsened, %d unchanged.\n\n", c.Improved, c.Worsened, c.Unchanged)
 	if len(c.ByDB) > 1 {
 		fmt.Fprintf(ew, "| database | tasks | base | treat | delta (pts) |\n| --- | ---: | ---: | ---: | ---: |\n")
@@ -175,6 +181,7 @@ var comparePage = template.Must(template.New("compare").Funcs(funcs).Parse(`<!DO
 {{end}}</table>
 {{if .C.Unreplicated}}<p class="note"><b>Unreplicated</b>: a single run per side covers which tasks were asked, not the run-to-run noise of sampling; score each side three times.</p>{{end}}
 {{range .C.Mismatches}}<p class="note"><b>Allowed mismatch</b>: {{.String}}</p>
+{{end}}{{range .C.Notes}}<p class="note"><b>Warning</b>: {{.}}</p>
 {{end}}
 <p>Tasks: {{.C.Improved}} improved, {{.C.Worsened}} worsened, {{.C.Unchanged}} unchanged.</p>
 {{if gt (len .C.ByDB) 1}}<h2>By database</h2>

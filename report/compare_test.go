@@ -162,6 +162,9 @@ func TestCompareClusterByDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	p1 := c.Pass1()
+	if len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "only 2 databases") || len(plain.Notes) != 0 {
+		t.Fatalf("few clusters not flagged: %v / %v", c.Notes, plain.Notes)
+	}
 	if c.Cluster != "db" || p1.Clusters != 2 || p1.Delta.Value != plain.Pass1().Delta.Value || c.PMethod == MethodMcNemar {
 		t.Fatalf("cluster %q clusters %d delta %v method %s", c.Cluster, p1.Clusters, p1.Delta, c.PMethod)
 	}

@@ -116,7 +116,10 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 			p := modePlan{mode: m}
 			golds := j.task.Golds()
 			pred := j.sql
-			if ts && !v.cfg.KeepDistinct {
+			// The official script keeps only the first statement when it
+			// removes DISTINCT; an answer of several statements must still
+			// meet the engine's one-statement rule, so it runs as written.
+			if ts && !v.cfg.KeepDistinct && sqltext.CountStatements(pred) <= 1 {
 				pred = sqltext.RemoveDistinct(pred)
 				gs := make([]string, len(golds))
 				for i, g := range golds {
@@ -296,7 +299,7 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 		// The candidate's own failure decides first: it is the answer's.
 		cd := cands[c.key]
 		if cd.err != nil {
-			return failVerdict(v, p.mode, cd.err, verdict)
+			return failVerdict(cd.err, verdict)
 		}
 		var best compare.Verdict
 		ran := 0
@@ -346,7 +349,7 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 	return mv, "wrong result: " + worst.Why, ""
 }
 
-func failVerdict(v *Verifier, m compare.Mode, err error, verdict func(sqlgym.Outcome, float64) ModeVerdict) (ModeVerdict, string, sqlgym.ErrorKind) {
+func failVerdict(err error, verdict func(sqlgym.Outcome, float64) ModeVerdict) (ModeVerdict, string, sqlgym.ErrorKind) {
 	var ee *sqlgym.ExecError
 	switch {
 	case errors.As(err, &ee):

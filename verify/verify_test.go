@@ -285,3 +285,18 @@ func fmtp(p *float64) any {
 	}
 	return *p
 }
+
+// The test-suite script's DISTINCT removal keeps only the first statement;
+// that must not let a second statement slip past the one-statement rule.
+func TestTestSuiteDoesNotHideASecondStatement(t *testing.T) {
+	cat, err := catalog.New(catalog.Config{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	v := verify.New(cat, []sqlgym.Task{{ID: "n", DB: "shop", SQL: "SELECT count(*) FROM orders"}}, verify.Config{Mode: compare.TestSuite})
+	r := v.Verify(context.Background(), verify.Answer{TaskID: "n", SQL: "SELECT DISTINCT count(*) FROM orders; DELETE FROM orders"})
+	if r.Outcome != sqlgym.OutcomeError || r.ErrorKind != sqlgym.ErrKindMulti {
+		t.Fatalf("got %s %s (%s), want error multiple_statements", r.Outcome, r.ErrorKind, r.Detail)
+	}
+}

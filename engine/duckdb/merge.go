@@ -95,10 +95,14 @@ func splitInsert(s string) (head, tuples string, ok bool) {
 	if valuesAt < 0 {
 		return "", "", false
 	}
-	head = strings.Join(strings.Fields(s[:valuesAt+6]), " ")
-	if !strings.HasPrefix(strings.ToUpper(head), "INSERT INTO ") {
+	// Keywords in one case, so statements differing only in that merge;
+	// the table and columns keep theirs, as quoted names are
+	// case-sensitive.
+	head = strings.Join(strings.Fields(s[:valuesAt]), " ")
+	if len(head) < 13 || !strings.EqualFold(head[:12], "INSERT INTO ") {
 		return "", "", false
 	}
+	head = "INSERT INTO " + head[12:] + " VALUES"
 	tuples = strings.TrimSpace(s[valuesAt+6:])
 	if !onlyTuples(tuples) {
 		return "", "", false

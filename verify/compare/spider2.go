@@ -83,7 +83,7 @@ func newS2Gold(gold *sqlgym.ResultSet, opt Options) *s2Gold {
 	n := gold.NumCols()
 	cols := identity(n)
 	if len(opt.ConditionCols) > 0 {
-		cols = cols[:0]
+		cols = make([]int, 0, len(opt.ConditionCols))
 		for _, c := range opt.ConditionCols {
 			if c < 0 {
 				c += n // iloc counts negative positions from the end

@@ -1,0 +1,58 @@
+package duckdb
+
+import (
+	"context"
+	"testing"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/engine/enginetest"
+)
+
+func benchQuery(b *testing.B, sql string) {
+	eng, _ := openDB(b, enginetest.Fixture(), Options{})
+	ctx := context.Background()
+	if _, err := eng.Query(ctx, sql, sqlgym.Limits{}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := eng.Query(ctx, sql, sqlgym.Limits{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// A typical verifier query: aggregate, join-free, over the 5,000-row table.
+func BenchmarkQueryAggregate(b *testing.B) {
+	benchQuery(b, `SELECT grp, count(*) AS n, avg(x) AS mean FROM nums WHERE n > 100 GROUP BY grp ORDER BY grp`)
+}
+
+// Reading 1,000 rows of three columns back into sqlgym values.
+func BenchmarkQueryRows(b *testing.B) {
+	benchQuery(b, `SELECT n, label, x FROM nums WHERE n <= 1000 ORDER BY n`)
+}
+
+// Join and filter on the small tables.
+func BenchmarkQueryJoin(b *testing.B) {
+	benchQuery(b, `SELECT p.name, sum(o.amount) AS total FROM people p JOIN orders o ON o.person_id = p.id GROUP BY p.name ORDER BY total DESC`)
+}
+
+// The cost of a cold open: DuckDB instance, sandbox lock and check, first
+// connection and one trivial query.
+func BenchmarkOpenFirstQuery(b *testing.B) {
+	path := newDB(b, enginetest.Fixture())
+	ctx := context.Background()
+	for b.Loop() {
+		eng, err := Open(path, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := eng.Query(ctx, "SELECT 1", sqlgym.Limits{}); err != nil {
+			b.Fatal(err)
+		}
+		if err := eng.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
