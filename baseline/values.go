@@ -26,6 +26,9 @@ type value struct {
 	text     string
 	kind     kind
 	pos, end int
+	// known marks a known database value: its spelling is the database's,
+	// not the question's, and adaptation keeps it as it is.
+	known bool
 }
 
 // numberWords are the number words read as numbers. "one" is left out: in
@@ -89,7 +92,7 @@ func questionValues(q string, known []string) []value {
 			}
 			i += from
 			if wordBounded(lq, i, i+len(lk)) {
-				add(value{text: k, kind: kindText, pos: i, end: i + len(lk)})
+				add(value{text: k, kind: kindText, pos: i, end: i + len(lk), known: true})
 			}
 			from = i + len(lk)
 		}

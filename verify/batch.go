@@ -270,6 +270,9 @@ func (v *Verifier) judge(j *answerJob, golds map[execKey]goldOut, cands map[exec
 		mv, detail, kind := v.judgeMode(j.task, p, golds, cands)
 		if i == 0 {
 			r.Outcome, r.Reward, r.Why, r.Score, r.Detail, r.ErrorKind = mv.Outcome, mv.Reward, mv.Why, mv.Score, detail, kind
+			if v.cfg.Previews > 0 && mv.Outcome != sqlgym.OutcomeCorrect {
+				v.attachPreviews(r, p, golds, cands)
+			}
 		}
 		if v.cfg.AllModes {
 			if r.Modes == nil {

@@ -36,6 +36,10 @@ type Config struct {
 	// InfraRetries is how often a statement that failed because the
 	// database was unavailable is tried again (default 2).
 	InfraRetries int
+	// Previews, when positive, keeps the first Previews rows of the
+	// candidate's and the gold's results on answers that ran but were not
+	// correct, so a run folder can show them without the database.
+	Previews int
 }
 
 // Answer is one model answer to verify: SQL as it is, or a completion that
@@ -63,6 +67,11 @@ type Result struct {
 	Why       string                 `json:"why,omitempty"`
 	Score     *float64               `json:"score,omitempty"`
 	Modes     map[string]ModeVerdict `json:"modes,omitempty"`
+	// Gold, PredPreview and GoldPreview are set with Config.Previews (see
+	// attachPreviews).
+	Gold        string   `json:"gold,omitempty"`
+	PredPreview *Preview `json:"pred_preview,omitempty"`
+	GoldPreview *Preview `json:"gold_preview,omitempty"`
 }
 
 // ModeVerdict is one mode's judgement of an answer, for --all-modes.

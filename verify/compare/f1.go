@@ -40,19 +40,26 @@ func f1Rows(rs *sqlgym.ResultSet) []f1Row {
 	seen := make(map[string]bool, len(rs.Rows))
 	var rows []f1Row
 	var buf []byte
+	ends := make([]int, cols)
 	for _, row := range rs.Rows {
 		buf = buf[:0]
-		cells := make(f1Row, cols)
 		for c := 0; c < cols; c++ {
-			start := len(buf)
 			buf = pyKey(buf, cellAt(row, c))
-			cells[c] = string(buf[start:])
-			buf = append(buf, 0xff) // never inside a key's tag byte
+			ends[c] = len(buf)
+			buf = append(buf, 0xff) // never a key's tag byte: keys cannot run together
 		}
 		if seen[string(buf)] {
 			continue
 		}
-		seen[string(buf)] = true
+		// One string per row; the cells are slices of it.
+		key := string(buf)
+		seen[key] = true
+		cells := make(f1Row, cols)
+		start := 0
+		for c := 0; c < cols; c++ {
+			cells[c] = key[start:ends[c]]
+			start = ends[c] + 1
+		}
 		rows = append(rows, cells)
 	}
 	sortRows(rows)

@@ -1,0 +1,59 @@
+package verify
+
+import (
+	"github.com/sqlgym/sqlgym"
+)
+
+// Preview is the first rows of a query's result as text (NULL as "NULL").
+// More is set when the result had rows beyond those shown.
+type Preview struct {
+	Columns []string   `json:"columns"`
+	Rows    [][]string `json:"rows"`
+	More    bool       `json:"more,omitempty"`
+}
+
+// NewPreview keeps the first n rows of rs; nil for a nil result.
+func NewPreview(rs *sqlgym.ResultSet, n int) *Preview {
+	if rs == nil {
+		return nil
+	}
+	p := &Preview{Columns: append([]string{}, rs.Columns...), Rows: [][]string{}}
+	for i, row := range rs.Rows {
+		if i == n {
+			p.More = true
+			break
+		}
+		cells := make([]string, len(row))
+		for j, v := range row {
+			cells[j] = v.String()
+		}
+		p.Rows = append(p.Rows, cells)
+	}
+	// A capped read stopped early: the statement had more rows than it
+	// returned, even when all of those are shown.
+	p.More = p.More || rs.Capped
+	return p
+}
+
+// attachPreviews records, on an answer that was not correct, the gold it
+// was judged against and the first rows each query returned on the
+// task's own database (the first variant): the first gold that ran, and
+// the candidate's rows when it ran at all.
+func (v *Verifier) attachPreviews(r *Result, p modePlan, golds map[execKey]goldOut, cands map[execKey]*candidate) {
+	if len(p.checks) == 0 {
+		return
+	}
+	c := p.checks[0]
+	if cd := cands[c.key]; cd != nil && cd.err == nil {
+		r.PredPreview = NewPreview(cd.rs, v.cfg.Previews)
+	}
+	for _, g := range c.golds {
+		if gr := golds[execKey{c.url, g}]; gr.err == nil && gr.rs != nil {
+			r.Gold, r.GoldPreview = g, NewPreview(gr.rs, v.cfg.Previews)
+			return
+		}
+	}
+	if len(c.golds) > 0 {
+		r.Gold = c.golds[0]
+	}
+}
