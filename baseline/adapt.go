@@ -69,6 +69,8 @@ func adapt(sql, oldQ, newQ string, known []string) (string, []Replacement) {
 	}
 	sort.SliceStable(slots, func(i, j int) bool { return slots[i].pos < slots[j].pos })
 	newVals := questionValues(newQ, known)
+	// One cursor per kind walks newVals, passing over the other kind's
+	// values, which that kind's cursor sees itself.
 	next := map[kind]int{}
 	repl := map[int]string{}
 	var out []Replacement
@@ -108,12 +110,9 @@ func adapt(sql, oldQ, newQ string, known []string) (string, []Replacement) {
 	return b.String(), out
 }
 
-// next walks newVals once per kind: the cursor of each kind moves past
-// values of other kinds, which the other kind's cursor will see itself.
-
 // literalContent returns the value a literal token holds: a number as
 // written, a plain '...' string unquoted with LIKE's % wildcards at its ends
-// dropped. Prefixed strings (E'', X'', N'') and dollar quoting are left
+// dropped. Prefixed strings (E”, X”, N”) and dollar quoting are left
 // alone: nobody asks a question in those.
 func literalContent(t sqltext.Token) (string, bool) {
 	switch {

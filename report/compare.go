@@ -120,6 +120,10 @@ type Comparison struct {
 // (with g clusters the smallest possible p is 2/2^g).
 const FewClusters = 10
 
+// FewTasks is the number of paired tasks below which a percentile
+// bootstrap interval comes out too narrow (docs/statistics.md).
+const FewTasks = 20
+
 // MetricDelta is one metric's paired difference, treatment minus baseline.
 type MetricDelta struct {
 	Name  string  `json:"name"`
@@ -216,6 +220,12 @@ func Compare(base, treat []*Run, opts CompareOptions) (*Comparison, error) {
 			if r, err := paired(b, t, kc, opts.ClusterByDB); err == nil {
 				c.Metrics = append(c.Metrics, MetricDelta{m.name, stats.Mean(b), stats.Mean(t), r})
 			}
+		}
+	}
+
+	for _, m := range c.Metrics {
+		if m.N < FewTasks {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s rests on %d tasks: a bootstrap interval over fewer than %d tasks is too narrow to trust; read the p-value", m.Name, m.N, FewTasks))
 		}
 	}
 

@@ -206,6 +206,20 @@ func TestCompareCriterion(t *testing.T) {
 	}
 }
 
+func TestCompareFlagsFewTasks(t *testing.T) {
+	base := binaryRun(t, "base", 10, func(i int) bool { return i < 2 }, nil)
+	treat := binaryRun(t, "treat", 10, func(i int) bool { return i < 8 }, nil)
+	c, err := Compare([]*Run{base}, []*Run{treat}, CompareOptions{})
+	if err != nil || len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "pass@1 rests on 10 tasks") {
+		t.Fatalf("notes %v err %v", c.Notes, err)
+	}
+	var b strings.Builder
+	CompareText(&b, c)
+	if !strings.Contains(b.String(), "warning: pass@1 rests on 10 tasks") {
+		t.Fatalf("text lacks the warning:\n%s", b.String())
+	}
+}
+
 func TestCompareNeedsTwoCommonTasks(t *testing.T) {
 	a := binaryRun(t, "a", 1, func(int) bool { return true }, nil)
 	if _, err := Compare([]*Run{a}, []*Run{a}, CompareOptions{}); err == nil {

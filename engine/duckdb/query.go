@@ -79,7 +79,7 @@ func finish(ctx, qctx context.Context, o outcome, lim sqlgym.Limits) (*sqlgym.Re
 	if o.err == nil {
 		return o.res, nil
 	}
-	if qctx.Err() != nil {
+	if qctx.Err() != nil && !errors.Is(o.err, sqlgym.ErrTooLarge) && !sqlgym.IsInfra(o.err) {
 		var ee *sqlgym.ExecError
 		if !errors.As(o.err, &ee) || ee.Kind == sqlgym.ErrKindOther || isInterrupt(o.err) {
 			return nil, stopped(ctx, lim)

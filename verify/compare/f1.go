@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"encoding/binary"
 	"slices"
 	"strings"
 
@@ -39,14 +40,18 @@ func f1Rows(rs *sqlgym.ResultSet) []f1Row {
 	cols := rs.NumCols()
 	seen := make(map[string]bool, len(rs.Rows))
 	var rows []f1Row
-	var buf []byte
-	ends := make([]int, cols)
+	var buf, cell []byte
+	starts, ends := make([]int, cols), make([]int, cols)
 	for _, row := range rs.Rows {
+		// Each cell's key behind its length, so that no two different
+		// rows can spell the same row key, whatever bytes their text holds.
 		buf = buf[:0]
 		for c := 0; c < cols; c++ {
-			buf = pyKey(buf, cellAt(row, c))
+			cell = pyKey(cell[:0], cellAt(row, c))
+			buf = binary.AppendUvarint(buf, uint64(len(cell)))
+			starts[c] = len(buf)
+			buf = append(buf, cell...)
 			ends[c] = len(buf)
-			buf = append(buf, 0xff) // never a key's tag byte: keys cannot run together
 		}
 		if seen[string(buf)] {
 			continue
@@ -55,10 +60,8 @@ func f1Rows(rs *sqlgym.ResultSet) []f1Row {
 		key := string(buf)
 		seen[key] = true
 		cells := make(f1Row, cols)
-		start := 0
 		for c := 0; c < cols; c++ {
-			cells[c] = key[start:ends[c]]
-			start = ends[c] + 1
+			cells[c] = key[starts[c]:ends[c]]
 		}
 		rows = append(rows, cells)
 	}

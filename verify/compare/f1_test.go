@@ -68,3 +68,15 @@ func anyRes(rows, other [][]any) *sqlgym.ResultSet {
 	}
 	return r
 }
+
+// Rows whose texts would run together if cells were just joined with a
+// separator byte are still two different rows: the gold has two rows, so
+// one predicted row cannot score 1.
+func TestF1RowKeysDoNotRunTogether(t *testing.T) {
+	r1 := row(T("a\xffsb"), T("c"))
+	r2 := row(T("a"), T("b\xffsc"))
+	v := Compare(F1, res(2, r1), res(2, r1, r2), Options{})
+	if v.Match || v.Score >= 1 {
+		t.Fatalf("got %+v: two gold rows were taken for one", v)
+	}
+}

@@ -1,0 +1,67 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/model"
+	"github.com/sqlgym/sqlgym/prompt"
+	"github.com/sqlgym/sqlgym/schema"
+)
+
+// prompts renders tasks, loading each database's schema once.
+type prompts struct {
+	dbs  Databases
+	tmpl *prompt.Template
+	mu   sync.Mutex
+	dbsc map[string]*schemaEntry
+}
+
+type schemaEntry struct {
+	once    sync.Once
+	text    string
+	dialect sqlgym.Dialect
+	err     error
+}
+
+func newPrompts(dbs Databases, tmpl *prompt.Template) *prompts {
+	return &prompts{dbs: dbs, tmpl: tmpl, dbsc: map[string]*schemaEntry{}}
+}
+
+// render renders a task's prompt. An infrastructure failure while loading
+// the schema is not kept, so a later task tries again.
+func (p *prompts) render(ctx context.Context, t *sqlgym.Task) (model.Prompt, error) {
+	p.mu.Lock()
+	e := p.dbsc[t.DB]
+	if e == nil {
+		e = &schemaEntry{}
+		p.dbsc[t.DB] = e
+	}
+	p.mu.Unlock()
+	e.once.Do(func() {
+		eng, err := p.dbs.Engine(ctx, t.DB)
+		if err != nil {
+			e.err = err
+			return
+		}
+		s, err := schema.Load(ctx, eng, SchemaSamples)
+		if err != nil {
+			e.err = err
+			return
+		}
+		e.text, e.dialect = schema.Render(s, schema.Options{}), eng.Dialect()
+	})
+	if e.err != nil {
+		if sqlgym.IsInfra(e.err) || ctx.Err() != nil {
+			p.mu.Lock()
+			if p.dbsc[t.DB] == e {
+				delete(p.dbsc, t.DB)
+			}
+			p.mu.Unlock()
+		}
+		return model.Prompt{}, fmt.Errorf("schema of database %s: %w", t.DB, e.err)
+	}
+	return p.tmpl.Render(prompt.InputFor(t, e.text, e.dialect))
+}
