@@ -66,9 +66,7 @@ type valCount struct {
 type link struct {
 	child, parent *table
 	fk, pk        *column
-	// toParent follows the child's plural ("orders placed by customers");
-	// toChild follows the parent's plural ("customers who placed").
-	toParent, toChild string
+	Link          // its words
 	// perParent is, for parents with at least one child, each child count
 	// with how many parents have it, sorted by count.
 	perParent []valCount
@@ -186,9 +184,9 @@ func (p *profile) addLink(child *table, fk *column, parent *table, pk *column, l
 	if fk == nil || pk == nil {
 		return
 	}
-	l := &link{child: child, parent: parent, fk: fk, pk: pk, toParent: "belonging to", toChild: "have"}
-	if ph, ok := lex.Links[child.name+"."+fk.name]; ok {
-		l.toParent, l.toChild = ph[0], ph[1]
+	l := &link{child: child, parent: parent, fk: fk, pk: pk, Link: Link{"belonging to", "have", "has"}}
+	if w, ok := lex.Links[child.name+"."+fk.name]; ok {
+		l.Link = w
 	}
 	fk.key = true
 	child.parents = append(child.parents, l)
@@ -324,7 +322,7 @@ func (c *column) load(ctx context.Context, eng sqlgym.Engine) error {
 	case texty:
 		c.text = true
 	}
-	if !c.key && !c.date && c.distinct >= 2 && c.distinct <= maxCat && c.nonNull >= 2*c.distinct && (c.text || numeric || c.sample[0].Kind == sqlgym.KindBool) {
+	if !c.key && !c.date && c.distinct >= 2 && c.distinct <= maxCat && c.nonNull >= 2*c.distinct && (c.text || numeric && c.distinct <= 10 || c.sample[0].Kind == sqlgym.KindBool) {
 		c.cat = true
 		rs, err := query(ctx, eng, fmt.Sprintf("SELECT %s, COUNT(*) FROM %s WHERE %s IS NOT NULL GROUP BY %s ORDER BY %s", q, t, q, q, q))
 		if err != nil {

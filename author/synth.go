@@ -116,10 +116,10 @@ func (t *table) colsWhere(ok func(*column) bool) []*column {
 	return out
 }
 
-func isCat(c *column) bool    { return c.cat }
-func isNum(c *column) bool    { return c.number }
-func isDate(c *column) bool   { return c.date && c.nonNull > 0 }
-func hasLabel(t *table) bool  { return len(t.label) > 0 }
+func isCat(c *column) bool   { return c.cat }
+func isNum(c *column) bool   { return c.number }
+func isDate(c *column) bool  { return c.date && c.nonNull > 0 }
+func hasLabel(t *table) bool { return len(t.label) > 0 }
 func notLabel(t *table) func(*column) bool {
 	return func(c *column) bool {
 		for _, l := range t.label {
@@ -213,7 +213,7 @@ func say(v sqlgym.Value) string {
 // column equals v: "from France", "with status 'delivered'".
 func (g *gen) eq(c *column, v sqlgym.Value) string {
 	if tpl, ok := g.p.lex.Eq[c.ref()]; ok {
-		return strings.NewReplacer("%q", say(v), "%s", v.String()).Replace(tpl)
+		return strings.NewReplacer("%q", say(v), "%s", v.String(), "%S", theName(v.String())).Replace(tpl)
 	}
 	return g.pick("whose "+c.words+" is "+say(v), "with "+c.words+" "+say(v))
 }

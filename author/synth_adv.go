@@ -3,6 +3,7 @@ package author
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sqlgym/sqlgym"
@@ -15,7 +16,7 @@ func genAboveAvg(g *gen) (Candidate, bool) {
 	if !ok || !notLabel(t)(n) {
 		return Candidate{}, false
 	}
-	c, ok := pickOne(g, t.colsWhere(isCat))
+	c, ok := pickOne(g, t.colsWhere(func(x *column) bool { return x.cat && x != n }))
 	if !ok {
 		return Candidate{}, false
 	}
@@ -161,11 +162,16 @@ func genMaxSubquery(g *gen) (Candidate, bool) {
 }
 
 func genCTEAboveAvgParent(g *gen) (Candidate, bool) {
-	l, ok := pickOne(g, g.linksWhere(func(l *link) bool { return hasLabel(l.parent) && l.parent.pk != nil && len(l.child.colsWhere(isNum)) > 0 }))
+	l, ok := pickOne(g, g.linksWhere(func(l *link) bool {
+		return hasLabel(l.parent) && l.parent.pk != nil && len(l.child.colsWhere(isNum)) > 0
+	}))
 	if !ok {
 		return Candidate{}, false
 	}
 	n, _ := pickOne(g, l.child.colsWhere(isNum))
+	if !g.p.lex.summable(n) {
+		return Candidate{}, false
+	}
 	fk := col(l.fk, false)
 	sel, give := col(l.parent.pk, true), pkWords(l.parent)
 	if !labelIsKey(l.parent) {
@@ -199,7 +205,7 @@ func (g *gen) year(d *column) (int, bool) {
 // period: "orders placed in 2024", "singers with a release date in 2024".
 func (g *gen) during(d *column, period string) string {
 	if ev, ok := g.p.lex.Events[d.ref()]; ok {
-		return d.t.plural + " " + ev + " " + period
+		return d.t.plural + " " + ev[0] + " " + period
 	}
 	return d.t.plural + " with " + article(d.words) + " " + d.words + " " + period
 }
@@ -208,7 +214,7 @@ func (g *gen) during(d *column, period string) string {
 // Y in 2024?".
 func (g *gen) howMany(d *column, pre, period string) string {
 	if ev, ok := g.p.lex.Events[d.ref()]; ok {
-		return "How many " + d.t.plural + pre + " were " + ev + " " + period + "?"
+		return "How many " + d.t.plural + pre + " " + ev[1] + " " + period + "?"
 	}
 	return "How many " + d.t.plural + pre + " have " + article(d.words) + " " + d.words + " " + period + "?"
 }
@@ -299,15 +305,9 @@ func genDatePerMonth(g *gen) (Candidate, bool) {
 		return Candidate{}, false
 	}
 	pre, w := g.optEq(t)
-	subject := g.during(d, "")
-	if pre != "" {
-		subject = t.plural + pre
-		if ev, ok := g.p.lex.Events[d.ref()]; ok {
-			subject += " " + ev
-		}
-	}
+	q := strings.TrimSuffix(g.howMany(d, pre, ""), " ?")
 	return Candidate{
-		Question: fmt.Sprintf("For each month of %d, how many %s were there? Give the month as YYYY-MM and the count, leaving out months with none.", y, subject),
+		Question: fmt.Sprintf("For each month of %d, %s? Give the month as YYYY-MM and the count, leaving out months with none.", y, strings.ToLower(q[:1])+q[1:]),
 		SQL: fmt.Sprintf("SELECT strftime('%%Y-%%m', %s) AS month_start, COUNT(*) FROM %s WHERE %s%s GROUP BY month_start",
 			col(d, false), ident(t.name), yearRange(d, y), w),
 		Dialect: sqlgym.DialectSQLite,
@@ -362,7 +362,7 @@ func genDateEarliest(g *gen) (Candidate, bool) {
 			return Candidate{}, false
 		}
 		return Candidate{
-			Question: "What is the " + w + " " + d.words + " among " + t.plural + " " + l.toParent + " " + pr.phrase + "?",
+			Question: "What is the " + w + " " + d.words + " among " + t.plural + " " + l.ToParent + " " + pr.phrase + "?",
 			SQL:      fmt.Sprintf("SELECT %s(%s) %s WHERE %s", agg, col(d, true), joinSQL(l), pr.where),
 		}, true
 	}
@@ -458,11 +458,11 @@ func joinComma(xs []string) string {
 }
 
 // smallSubset picks a category value that selects at most max rows of t.
-func (g *gen) smallSubset(t *table, max int64) (string, string, bool) {
+func (g *gen) smallSubset(t *table, max int64, not *column) (string, string, bool) {
 	if t.rows <= max && g.rng.IntN(3) == 0 {
 		return "", "", true
 	}
-	c, ok := pickOne(g, t.colsWhere(func(c *column) bool { return c.cat && len(c.freq) > 0 }))
+	c, ok := pickOne(g, t.colsWhere(func(c *column) bool { return c.cat && len(c.freq) > 0 && c != not }))
 	if !ok {
 		return "", "", false
 	}
@@ -478,7 +478,7 @@ func genWinRank(g *gen) (Candidate, bool) {
 	if !ok || !notLabel(t)(n) {
 		return Candidate{}, false
 	}
-	e, w, ok := g.smallSubset(t, 50)
+	e, w, ok := g.smallSubset(t, 50, n)
 	if !ok {
 		return Candidate{}, false
 	}
@@ -508,11 +508,17 @@ func genWinRunning(g *gen) (Candidate, bool) {
 		return Candidate{}, false
 	}
 	n, _ := pickOne(g, t.colsWhere(isNum))
-	e, w, ok := g.smallSubset(t, 50)
+	if !g.p.lex.summable(n) {
+		return Candidate{}, false
+	}
+	e, w, ok := g.smallSubset(t, 50, nil)
 	if !ok {
 		return Candidate{}, false
 	}
 	pk := col(t.pk, false)
+	if d.nulls > 0 || n.nulls > 0 {
+		return Candidate{}, false
+	}
 	return Candidate{
 		Question: "For the " + t.plural + e + ", in order of " + d.words + " and then " + pkWords(t) + ", give each one's " + pkWords(t) + ", " + d.words + ", " + n.words + " and the running total of " + n.words + " up to and including it.",
 		SQL: fmt.Sprintf("SELECT %s, %s, %s, SUM(%s) OVER (ORDER BY %s, %s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS running_total FROM %s%s ORDER BY %s, %s",
@@ -541,7 +547,7 @@ func genWinDiffAvg(g *gen) (Candidate, bool) {
 	if !ok || !notLabel(t)(n) {
 		return Candidate{}, false
 	}
-	e, w, ok := g.smallSubset(t, 50)
+	e, w, ok := g.smallSubset(t, 50, n)
 	if !ok {
 		return Candidate{}, false
 	}
@@ -569,7 +575,7 @@ func genWinLag(g *gen) (Candidate, bool) {
 	if !ok {
 		return Candidate{}, false
 	}
-	e, w, ok := g.smallSubset(t, 50)
+	e, w, ok := g.smallSubset(t, 50, nil)
 	if !ok || e == "" {
 		return Candidate{}, false
 	}

@@ -83,13 +83,11 @@ func (g *gen) threshold(n *column, max int) (string, sqlgym.Value, bool) {
 
 func genFilterCountCmp(g *gen) (Candidate, bool) {
 	t, n, ok := g.pickTableCol(anyTable, isNum)
-	if !ok {
+	if !ok || len(n.sample) < 3 {
 		return Candidate{}, false
 	}
-	v, ok := g.anyValue(n)
-	if !ok {
-		return Candidate{}, false
-	}
+	// An inner value: past the extremes the count would be zero.
+	v := n.sample[1+g.rng.IntN(len(n.sample)-2)]
 	op := g.pick(">", ">=", "<", "<=")
 	c := g.cmp(n, op, v)
 	return Candidate{
@@ -132,7 +130,9 @@ func genFilterLookup(g *gen) (Candidate, bool) {
 	if !ok {
 		return Candidate{}, false
 	}
-	x, ok := pickOne(g, t.colsWhere(func(c *column) bool { return c != u && !c.key && (c.cat || c.number || c.date || c.text) && c.avgLen() <= 40 }))
+	x, ok := pickOne(g, t.colsWhere(func(c *column) bool {
+		return c != u && !c.key && (c.cat || c.number || c.date || c.text) && c.avgLen() <= 40
+	}))
 	if !ok {
 		return Candidate{}, false
 	}
@@ -199,7 +199,7 @@ func genJoinCount(g *gen) (Candidate, bool) {
 	if !ok {
 		return Candidate{}, false
 	}
-	ph := l.child.plural + " " + l.toParent + " " + pr.phrase
+	ph := l.child.plural + " " + l.ToParent + " " + pr.phrase
 	return Candidate{
 		Question: g.pick("How many "+ph+" are there?", "Count the "+ph+"."),
 		SQL:      fmt.Sprintf("SELECT COUNT(*) %s WHERE %s", joinSQL(l), pr.where),
@@ -215,7 +215,8 @@ func genJoinList(g *gen) (Candidate, bool) {
 	if !ok {
 		return Candidate{}, false
 	}
-	q := "List the " + listWords(l.child) + " of " + l.child.plural + " " + l.toParent + " " + pr.phrase
+	set := l.child.plural + " " + l.ToParent + " " + pr.phrase
+	q := "List the " + listWords(l.child) + " of " + set + "."
 	where := pr.where
 	if n, ok := pickOne(g, l.child.colsWhere(isNum)); ok && g.rng.IntN(2) == 0 {
 		v, ok := g.anyValue(n)
@@ -223,10 +224,12 @@ func genJoinList(g *gen) (Candidate, bool) {
 			return Candidate{}, false
 		}
 		op := g.pick(">", "<")
-		q += " " + g.cmp(n, op, v)
+		// The condition on the child goes last, apart, so it cannot be
+		// read as a condition on the parent.
+		q = "Among " + set + ", list the " + listWords(l.child) + " of those " + g.cmp(n, op, v) + "."
 		where += fmt.Sprintf(" AND %s %s %s", col(n, true), op, lit(v))
 	}
-	return Candidate{Question: q + ".", SQL: fmt.Sprintf("SELECT %s %s WHERE %s", labelSQL(l.child, true), joinSQL(l), where)}, true
+	return Candidate{Question: q, SQL: fmt.Sprintf("SELECT %s %s WHERE %s", labelSQL(l.child, true), joinSQL(l), where)}, true
 }
 
 func genJoinPair(g *gen) (Candidate, bool) {
@@ -278,7 +281,7 @@ func genJoinTwoHop(g *gen) (Candidate, bool) {
 	if !ok {
 		return Candidate{}, false
 	}
-	ph := h.a.child.plural + " " + h.a.toParent + " " + h.a.parent.plural + " " + h.b.toParent + " " + pr.phrase
+	ph := h.a.child.plural + " " + h.a.ToParent + " " + h.a.parent.plural + " " + h.b.ToParent + " " + pr.phrase
 	return Candidate{
 		Question: g.pick("How many "+ph+" are there?", "Count the "+ph+"."),
 		SQL: fmt.Sprintf("SELECT COUNT(*) %s JOIN %s ON %s = %s WHERE %s", joinSQL(h.a), ident(h.b.parent.name),
@@ -302,6 +305,23 @@ func aggWords(agg string, n *column) string {
 	panic("author: unknown aggregate " + agg)
 }
 
+// aggOf words an aggregate over a set of rows: "the average price of
+// products in ...", "the lowest price among products in ...".
+func aggOf(agg string, n *column, set string) string {
+	if agg == "MIN" || agg == "MAX" {
+		return aggWords(agg, n) + " among " + set
+	}
+	return aggWords(agg, n) + " of " + set
+}
+
+// pickAgg picks an aggregate that means something on the column.
+func (g *gen) pickAgg(n *column) string {
+	if g.p.lex.summable(n) {
+		return g.pick("AVG", "SUM", "MIN", "MAX")
+	}
+	return g.pick("AVG", "MIN", "MAX")
+}
+
 func genAggEq(g *gen) (Candidate, bool) {
 	t, n, ok := g.pickTableCol(func(t *table) bool { return len(t.colsWhere(isCat)) > 0 }, isNum)
 	if !ok {
@@ -312,9 +332,9 @@ func genAggEq(g *gen) (Candidate, bool) {
 		return Candidate{}, false
 	}
 	v, _, _ := g.catValue(c, 0)
-	agg := g.pick("AVG", "SUM", "MIN", "MAX")
+	agg := g.pickAgg(n)
 	return Candidate{
-		Question: g.pick("What is "+aggWords(agg, n)+" of "+t.plural+" "+g.eq(c, v)+"?", "Among "+t.plural+" "+g.eq(c, v)+", what is "+aggWords(agg, n)+"?"),
+		Question: g.pick("What is "+aggOf(agg, n, t.plural+" "+g.eq(c, v))+"?", "Among "+t.plural+" "+g.eq(c, v)+", what is "+aggWords(agg, n)+"?"),
 		SQL:      fmt.Sprintf("SELECT %s(%s) FROM %s WHERE %s = %s", agg, col(n, false), ident(t.name), col(c, false), lit(v)),
 	}, true
 }
@@ -329,9 +349,9 @@ func genAggJoin(g *gen) (Candidate, bool) {
 	if !ok {
 		return Candidate{}, false
 	}
-	agg := g.pick("AVG", "SUM", "MIN", "MAX")
+	agg := g.pickAgg(n)
 	return Candidate{
-		Question: "What is " + aggWords(agg, n) + " of " + l.child.plural + " " + l.toParent + " " + pr.phrase + "?",
+		Question: "What is " + aggOf(agg, n, l.child.plural+" "+l.ToParent+" "+pr.phrase) + "?",
 		SQL:      fmt.Sprintf("SELECT %s(%s) %s WHERE %s", agg, col(n, true), joinSQL(l), pr.where),
 	}, true
 }
@@ -360,7 +380,7 @@ func genAggAll(g *gen) (Candidate, bool) {
 	if !ok {
 		return Candidate{}, false
 	}
-	agg := g.pick("AVG", "SUM", "MIN", "MAX")
+	agg := g.pickAgg(n)
 	w := aggWords(agg, n)
 	return Candidate{
 		Question: g.pick("What is "+w+" over all "+t.plural+"?", "Across all "+t.plural+", what is "+w+"?"),

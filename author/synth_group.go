@@ -42,7 +42,7 @@ func genGroupHaving(g *gen) (Candidate, bool) {
 	w, _ := notNull(c, false)
 	return Candidate{
 		Question: g.pick("Which "+plural(c.words)+" have more than "+itoa(k)+" "+t.plural+"?",
-			"List the "+plural(c.words)+" that more than "+itoa(k)+" "+t.plural+" have."),
+			"List the "+plural(c.words)+" shared by more than "+itoa(k)+" "+t.plural+"."),
 		SQL: fmt.Sprintf("SELECT %s FROM %s%s GROUP BY %s HAVING COUNT(*) > %d", col(c, false), ident(t.name), w, col(c, false), k),
 	}, true
 }
@@ -58,7 +58,7 @@ func genGroupAgg(g *gen) (Candidate, bool) {
 	if n == nil {
 		return Candidate{}, false
 	}
-	agg := g.pick("AVG", "SUM", "MIN", "MAX")
+	agg := g.pickAgg(n)
 	aw := aggWords(agg, n)
 	w, say := notNull(c, false)
 	return Candidate{
@@ -119,8 +119,8 @@ func genGroupHavingParent(g *gen) (Candidate, bool) {
 		give = pkWords(l.parent) + " and " + l.parent.labelWords
 	}
 	return Candidate{
-		Question: g.pick("Which "+l.parent.plural+" have more than "+itoa(k)+" "+l.child.plural+"? Give their "+give+".",
-			"List the "+give+" of every "+l.parent.singular+" with more than "+itoa(k)+" "+l.child.plural+"."),
+		Question: g.pick("Which "+l.parent.plural+" "+l.ToChild+" more than "+itoa(k)+" "+l.child.plural+"? Give their "+give+".",
+			"List the "+give+" of every "+l.parent.singular+" that "+l.ToChild1+" more than "+itoa(k)+" "+l.child.plural+"."),
 		SQL: fmt.Sprintf("SELECT %s FROM %s JOIN %s ON %s = %s GROUP BY %s HAVING COUNT(*) > %d", sel, ident(l.parent.name),
 			ident(l.child.name), col(l.fk, true), col(l.pk, true), group, k),
 	}, true
@@ -161,26 +161,27 @@ func genTopK(g *gen) (Candidate, bool) {
 	k := 2 + g.rng.IntN(9)
 	dir, dw := dirWords(g.rng.IntN(2) == 0)
 	where := fmt.Sprintf(" WHERE %s IS NOT NULL", col(n, false))
-	subject := t.plural
-	if c, ok := pickOne(g, t.colsWhere(isCat)); ok && g.rng.IntN(2) == 0 {
-		v, cnt, _ := g.catValue(c, 0)
-		if cnt <= int64(k) {
-			return Candidate{}, false
-		}
-		subject += " " + g.eq(c, v)
-		where += fmt.Sprintf(" AND %s = %s", col(c, false), lit(v))
-	}
 	lw := t.labelWords
 	if labelIsKey(t) {
 		lw = "id"
 	}
+	ks := strconv.Itoa(k)
+	q := g.pick("List the "+plural(lw)+" and "+plural(n.words)+" of the "+ks+" "+t.plural+" with the "+dw+" "+n.words+".",
+		"Which "+ks+" "+t.plural+" have the "+dw+" "+n.words+"? Give each one's "+lw+" and "+n.words+".")
+	if c, ok := pickOne(g, t.colsWhere(func(x *column) bool { return x.cat && x != n })); ok && g.rng.IntN(2) == 0 {
+		v, cnt, _ := g.catValue(c, 0)
+		if cnt <= int64(k) {
+			return Candidate{}, false
+		}
+		q = "Among " + t.plural + " " + g.eq(c, v) + ", list the " + plural(lw) + " and " + plural(n.words) + " of the " + ks + " with the " + dw + " " + n.words + "."
+		where += fmt.Sprintf(" AND %s = %s", col(c, false), lit(v))
+	}
 	base := fmt.Sprintf("FROM %s%s ORDER BY %s %s", ident(t.name), where, col(n, false), dir)
 	return Candidate{
-		Question: g.pick("List the "+plural(lw)+" and "+plural(n.words)+" of the "+strconv.Itoa(k)+" "+subject+" with the "+dw+" "+n.words+".",
-			"Which "+strconv.Itoa(k)+" "+subject+" have the "+dw+" "+n.words+"? Give each one's "+lw+" and "+n.words+"."),
-		SQL:    fmt.Sprintf("SELECT %s, %s %s LIMIT %d", labelSQL(t, false), col(n, false), base, k),
-		TieSQL: fmt.Sprintf("SELECT %s %s LIMIT %d", col(n, false), base, k+1),
-		TieAt:  k,
+		Question: q,
+		SQL:      fmt.Sprintf("SELECT %s, %s %s LIMIT %d", labelSQL(t, false), col(n, false), base, k),
+		TieSQL:   fmt.Sprintf("SELECT %s %s LIMIT %d", col(n, false), base, k+1),
+		TieAt:    k,
 	}, true
 }
 
@@ -269,8 +270,8 @@ func genArgMaxParent(g *gen) (Candidate, bool) {
 	base := fmt.Sprintf("FROM %s JOIN %s ON %s = %s%s GROUP BY %s ORDER BY COUNT(*) DESC", ident(l.parent.name), ident(l.child.name),
 		col(l.fk, true), col(l.pk, true), where, group)
 	return Candidate{
-		Question: g.pick("Which "+l.parent.singular+" has the most "+subject+"? Give its "+lw+".",
-			"Give the "+lw+" of the "+l.parent.singular+" with the most "+subject+"."),
+		Question: g.pick("Which "+l.parent.singular+" "+l.ToChild1+" the most "+subject+"? Give its "+lw+".",
+			"Give the "+lw+" of the "+l.parent.singular+" that "+l.ToChild1+" the most "+subject+"."),
 		SQL:    fmt.Sprintf("SELECT %s %s LIMIT 1", sel, base),
 		TieSQL: fmt.Sprintf("SELECT COUNT(*) %s LIMIT 2", base),
 		TieAt:  1,
@@ -286,7 +287,10 @@ func genArgMaxSum(g *gen) (Candidate, bool) {
 	if n == nil {
 		return Candidate{}, false
 	}
-	agg, aw := g.pick("SUM", "AVG"), ""
+	agg, aw := g.pickAgg(n), ""
+	if agg != "SUM" && agg != "AVG" {
+		return Candidate{}, false
+	}
 	if agg == "SUM" {
 		aw = "the largest sum of " + plural(n.words)
 	} else {

@@ -21,13 +21,25 @@ type Lexicon struct {
 	// France". The value is substituted as written in the data; %q puts it
 	// in single quotes.
 	Eq map[string]string
-	// Events maps "table.column" of a date column to the verb of what
-	// happened then: "placed" makes "orders placed in 2024".
-	Events map[string]string
-	// Links maps "child.fk_column" to two phrases: how a child row relates
-	// to its parent ("placed by": orders placed by customers ...) and how a
-	// parent relates to its children ("placed": customers who placed ...).
-	Links map[string][2]string
+	// Events maps "table.column" of a date column to what happened then,
+	// as it follows the plural noun ("placed": orders placed in 2024) and
+	// as the verb of a question ("were placed": how many orders were
+	// placed in 2024).
+	Events map[string][2]string
+	// Links maps "child.fk_column" to how the rows of the two tables
+	// relate: see Link.
+	Links map[string]Link
+	// NoSum lists "table.column"s whose sum means nothing (rates,
+	// ratings, unit prices); columns named like a rate, ratio, percentage,
+	// score, rating, age or year are never summed either.
+	NoSum map[string]bool
+}
+
+// Link words a foreign key.
+type Link struct {
+	ToParent string // follows the child's plural: orders "placed by" customers
+	ToChild  string // follows the parent's plural: customers "placed" orders
+	ToChild1 string // the same after a singular: a customer "placed" orders
 }
 
 // Label is the column(s) a table's rows are named by in answers.
@@ -68,12 +80,12 @@ func ShopLexicon() *Lexicon {
 			"reviews":     {[]string{"review_id"}, "review id"},
 		},
 		Eq: map[string]string{
-			"customers.country":         "from %s",
+			"customers.country":         "from %S",
 			"customers.city":            "whose city is %q",
 			"categories.name":           "named %q",
 			"products.name":             "named %q",
 			"orders.status":             "with status %q",
-			"payments.method":           "made by %q",
+			"payments.method":           "made with %q",
 			"payments.status":           "with status %q",
 			"shipments.carrier":         "shipped with %s",
 			"reviews.rating":            "with a rating of %s stars",
@@ -81,22 +93,24 @@ func ShopLexicon() *Lexicon {
 			"customers.email":           "with e-mail address %q",
 			"shipments.tracking_number": "with tracking number %q",
 		},
-		Events: map[string]string{
-			"customers.signup_date": "signed up", "orders.order_date": "placed",
-			"payments.created_at": "made", "payments.refunded_at": "refunded",
-			"shipments.shipped_at": "shipped", "shipments.delivered_at": "delivered",
-			"reviews.created_at": "written",
+		Events: map[string][2]string{
+			"customers.signup_date": {"who signed up", "signed up"}, "orders.order_date": {"placed", "were placed"},
+			"payments.created_at": {"made", "were made"}, "payments.refunded_at": {"refunded", "were refunded"},
+			"shipments.shipped_at": {"shipped", "were shipped"}, "shipments.delivered_at": {"delivered", "were delivered"},
+			"reviews.created_at": {"written", "were written"},
 		},
-		Links: map[string][2]string{
-			"orders.customer_id":     {"placed by", "placed"},
-			"products.category_id":   {"in", "contain"},
-			"order_items.order_id":   {"belonging to", "contain"},
-			"order_items.product_id": {"for", "appear in"},
-			"payments.order_id":      {"for", "have"},
-			"shipments.order_id":     {"for", "have"},
-			"reviews.product_id":     {"of", "received"},
-			"reviews.customer_id":    {"written by", "wrote"},
+		Links: map[string]Link{
+			"orders.customer_id":     {"placed by", "placed", "placed"},
+			"products.category_id":   {"in", "contain", "contains"},
+			"order_items.order_id":   {"belonging to", "contain", "contains"},
+			"order_items.product_id": {"for", "appear in", "appears in"},
+			"payments.order_id":      {"for", "have", "has"},
+			"shipments.order_id":     {"for", "have", "has"},
+			"reviews.product_id":     {"of", "received", "received"},
+			"reviews.customer_id":    {"written by", "wrote", "wrote"},
 		},
+		NoSum: map[string]bool{"order_items.discount": true, "reviews.rating": true, "order_items.unit_price": true,
+			"products.price": true, "products.stock": true},
 	}
 }
 
@@ -149,7 +163,7 @@ func plural(phrase string) string {
 	return head + w + "s"
 }
 
-var irregular = map[string]string{"person": "people", "child": "children", "man": "men", "woman": "women", "id": "ids", "info": "info", "data": "data", "staff": "staff"}
+var irregular = map[string]string{"status": "statuses", "address": "addresses", "person": "people", "child": "children", "man": "men", "woman": "women", "id": "ids", "info": "info", "data": "data", "staff": "staff"}
 
 // singular undoes plural for a table name: "order items" -> "order item".
 func singular(phrase string) string {
@@ -175,8 +189,37 @@ func singular(phrase string) string {
 
 // article is "a" or "an" for a word.
 func article(w string) string {
+	for _, p := range []string{"uni", "use", "usu", "eu", "one"} {
+		if strings.HasPrefix(w, p) {
+			return "a"
+		}
+	}
 	if w != "" && strings.ContainsRune("aeiou", rune(w[0])) {
 		return "an"
 	}
 	return "a"
+}
+
+// theName puts "the" before names that take it: "the United States".
+func theName(name string) string {
+	for _, p := range []string{"United ", "Netherlands", "Philippines", "Czech Republic", "Dominican Republic", "Bahamas"} {
+		if strings.HasPrefix(name, p) {
+			return "the " + name
+		}
+	}
+	return name
+}
+
+// summable reports whether the sum of a column can mean something.
+func (lex *Lexicon) summable(c *column) bool {
+	if lex.NoSum[c.ref()] {
+		return false
+	}
+	n := strings.ToLower(c.name)
+	for _, w := range []string{"rate", "ratio", "percent", "pct", "score", "rating", "age", "year", "discount", "price", "lat", "lon"} {
+		if strings.Contains(n, w) {
+			return false
+		}
+	}
+	return true
 }

@@ -109,10 +109,10 @@ func TestQuestionValues(t *testing.T) {
 func TestTablesUsed(t *testing.T) {
 	cases := map[string][]string{
 		`SELECT a.x FROM albums AS a JOIN "Track" t ON t.id = a.id WHERE a.id IN (SELECT id FROM main.genres)`: {"albums", "Track", "genres"},
-		`SELECT * FROM a, b AS bb, c WHERE a.x = b.x`:                                                           {"a", "b", "c"},
-		`SELECT count(*) FROM singer`:                                                                           {"singer"},
-		`SELECT 1`:                                                                                              nil,
-		`SELECT name FROM products LEFT JOIN reviews USING (product_id) ORDER BY name`:                          {"products", "reviews"},
+		`SELECT * FROM a, b AS bb, c WHERE a.x = b.x`:                                                          {"a", "b", "c"},
+		`SELECT count(*) FROM singer`:                                                                          {"singer"},
+		`SELECT 1`:                                                                                             nil,
+		`SELECT name FROM products LEFT JOIN reviews USING (product_id) ORDER BY name`:                         {"products", "reviews"},
 	}
 	for sql, want := range cases {
 		if got := tablesUsed(sql); !reflect.DeepEqual(got, want) {

@@ -63,7 +63,8 @@ func init() {
 //  3. a date written 2024-01-31 (text, as SQL writes dates);
 //  4. a number (digits, optional fraction; commas between digit groups
 //     dropped), or a number word from two to ten;
-//  5. a run of capitalised words, less the question words in front of it.
+//  5. a run of capitalised words, less the question words in front of it;
+//     a single capitalised word that begins a sentence is no value.
 func questionValues(q string, known []string) []value {
 	var vals []value
 	taken := func(pos, end int) bool {
@@ -248,13 +249,22 @@ func capitalisedPhrases(q string) []value {
 		for i < j && notValues[strings.ToLower(q[ws[i].pos:ws[i].end])] {
 			i++
 		}
-		if i < j {
+		if i < j && !(j-i == 1 && sentenceStart(q, ws[i].pos)) {
 			text := q[ws[i].pos:ws[j-1].end]
 			out = append(out, value{text: text, kind: kindText, pos: ws[i].pos, end: ws[j-1].end})
 		}
 		i = j
 	}
 	return out
+}
+
+// sentenceStart reports whether the word at pos begins a sentence, where
+// any word is capitalised: only one of several capitalised words there is
+// read as a value ("Orders of Maria Garcia" names Maria Garcia, "New York
+// customers" names New York).
+func sentenceStart(q string, pos int) bool {
+	before := strings.TrimRight(q[:pos], " \t\n\"'“‘(")
+	return before == "" || strings.ContainsAny(before[len(before)-1:], ".?!:;")
 }
 
 func capitalised(w string) bool {

@@ -54,6 +54,11 @@ type Config struct {
 	// so a resumed run asks for exactly what an uninterrupted one would.
 	Policy model.Policy
 	Reseed func(seed int) model.Policy
+	// Positional says completion i of every Complete call is the task's
+	// sample i, whatever k is (the baseline draws sample i from a seed,
+	// the task and i). Missing samples are then taken from one call for
+	// all of them up to the highest missing index.
+	Positional bool
 	// PolicyKind ("openai", "baseline"), Model and BaseURL are recorded in
 	// the manifest. BaseURL is not part of the configuration hash: the same
 	// model served elsewhere may continue a run.

@@ -187,8 +187,25 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 			}
 		}
 	}
+	if c := v.cfg.Cache; c != nil {
+		// Statements an earlier batch ran need not run again.
+		run := order[:0:0]
+		for _, cd := range order {
+			if rs, err, ok := c.get(cd.key, cd.readAll, cd.stopAfter); ok {
+				cd.rs, cd.err = rs, err
+			} else {
+				run = append(run, cd)
+			}
+		}
+		order = run
+	}
 	v.parallel(len(order), func(i int) {
 		cd := order[i]
+		defer func() {
+			if c := v.cfg.Cache; c != nil {
+				c.put(cd.key, cd.rs, cd.err, cd.readAll, cd.stopAfter)
+			}
+		}()
 		lim := v.cfg.Limits
 		if !cd.readAll {
 			lim.StopAfter = cd.stopAfter

@@ -36,6 +36,9 @@ type Config struct {
 	// InfraRetries is how often a statement that failed because the
 	// database was unavailable is tried again (default 2).
 	InfraRetries int
+	// Cache, when set, keeps candidates' results across batches (the
+	// reward server); nil runs each batch's statements afresh.
+	Cache *ResultCache
 	// Previews, when positive, keeps the first Previews rows of the
 	// candidate's and the gold's results on answers that ran but were not
 	// correct, so a run folder can show them without the database.

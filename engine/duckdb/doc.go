@@ -5,7 +5,8 @@
 // access, extension loading and autoloading off, memory and threads capped
 // and the configuration locked, plus a statement-type check that admits only
 // SELECT and EXPLAIN), the mapping of DuckDB's typed values and errors onto
-// sqlgym's canonical ones, and Create, which builds a new DuckDB file from
-// portable SQL for tests and conversions. docs/sandbox-duckdb.md says what
+// sqlgym's canonical ones, Describe (the schema from DuckDB's catalog
+// functions), and Create, which builds a new DuckDB file from portable SQL
+// for tests and conversions. docs/sandbox-duckdb.md says what
 // the sandbox enforces and what it does not.
 package duckdb

@@ -120,7 +120,7 @@ func (e *Engine) Path() string { return e.path }
 // DuckDB applies them all before the database accepts a statement; lockSQL
 // then pins the time zone and locks the configuration, after which any
 // SET, RESET or PRAGMA that would change a setting is refused.
-// verifySandbox checks it all took effect.
+// lockAndVerify checks it all took effect.
 func (e *Engine) sandboxSettings() url.Values {
 	v := url.Values{}
 	v.Set("access_mode", "READ_ONLY")
@@ -195,6 +195,12 @@ func lockAndVerify(ctx context.Context, p *pool) error {
 	defer l.release()
 	for _, q := range lockSQL {
 		if _, err := l.conn.ExecContext(ctx, q, nil); err != nil {
+			// The driver shares one DuckDB instance among connectors of the
+			// same file and settings: another Engine on this file locked it
+			// already, and the check below still has the last word.
+			if strings.Contains(err.Error(), "configuration has been locked") {
+				break
+			}
 			return fmt.Errorf("%s: %w", q, err)
 		}
 	}

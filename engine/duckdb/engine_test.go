@@ -148,6 +148,16 @@ func TestValueKinds(t *testing.T) {
 		{`MAP {'k': 1}`, sqlgym.Text("{k=1}")},
 		{`CAST('{"b": 1, "a": [2]}' AS JSON)`, sqlgym.Text(`{"b": 1, "a": [2]}`)},
 		{`TIMETZ '01:02:03+01'`, sqlgym.Text("01:02:03+01")},
+		{`'infinity'::DATE`, sqlgym.Date("infinity")},
+		{`'-infinity'::DATE`, sqlgym.Date("-infinity")},
+		{`'infinity'::TIMESTAMP`, sqlgym.Timestamp("infinity")},
+		{`'-infinity'::TIMESTAMP`, sqlgym.Timestamp("-infinity")},
+		{`DATE '0044-03-15 (BC)'`, sqlgym.Date("0044-03-15 (BC)")},
+		{`DATE '12345-01-02'`, sqlgym.Date("12345-01-02")},
+		{`TIMESTAMP '0001-01-01 00:00:00'`, sqlgym.Timestamp("0001-01-01 00:00:00")},
+		{`TIME_NS '01:02:03.123456789'`, sqlgym.TimeOfDay("01:02:03.123456789")},
+		{`union_value(k := 1)`, sqlgym.Text("1")},
+		{`'101'::BIT`, sqlgym.Text("101")},
 		{`NULL`, sqlgym.Null()},
 		{`CAST(NULL AS INTEGER[])`, sqlgym.Null()},
 	}
@@ -320,4 +330,47 @@ func TestConcurrentMixedLoad(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+}
+
+// Dates and timestamps print as DuckDB prints them, BC and infinite ones
+// included.
+func TestDateTimeTextMatchesDuckDB(t *testing.T) {
+	eng, _ := openDB(t, []string{"CREATE TABLE t (a INTEGER)"}, Options{})
+	for _, lit := range []string{
+		"DATE '2024-02-29'", "DATE '0044-03-15 (BC)'", "DATE '0001-01-01'", "DATE '12345-06-07'", "'infinity'::DATE",
+		"TIMESTAMP '2021-03-04 05:06:07.5'", "CAST(DATE '0010-01-01 (BC)' AS TIMESTAMP)", "'-infinity'::TIMESTAMP",
+		"TIME '23:59:59.999999'", "TIMESTAMP_MS '2021-03-04 05:06:07.123'",
+	} {
+		res := query(t, eng, "SELECT "+lit+", CAST("+lit+" AS VARCHAR)")
+		if got, want := res.Rows[0][0].Str, res.Rows[0][1].Str; got != want {
+			t.Errorf("%s: got %q, DuckDB prints %q", lit, got, want)
+		}
+	}
+}
+
+// The driver shares one DuckDB instance among engines on the same file;
+// the second finds the configuration locked already and must still work,
+// also after the first closed.
+func TestTwoEnginesOnOneFile(t *testing.T) {
+	path := newDB(t, enginetest.Fixture())
+	a, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	query(t, a, "SELECT count(*) FROM people")
+	query(t, b, "SELECT count(*) FROM people")
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res := query(t, b, "SELECT count(*) FROM nums")
+	if !enginetest.SameValue(res.Rows[0][0], sqlgym.Int(enginetest.NumsRows)) {
+		t.Fatalf("got %v", res.Rows)
+	}
+	_, err = b.Query(context.Background(), "SET lock_configuration = false", sqlgym.Limits{})
+	enginetest.ExpectExecError(t, err, sqlgym.ErrKindForbidden)
 }

@@ -124,7 +124,7 @@ func runStatement(ctx context.Context, c *duck.Conn, query string, lim sqlgym.Li
 			Msg: fmt.Sprintf("only a SELECT statement may run in the sandbox, not a %s statement", statementName(typ))}
 	}
 
-	cols, textCols, intervals, err := describe(stmt)
+	cols, textCols, textKinds, err := describe(stmt)
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -148,7 +148,7 @@ func runStatement(ctx context.Context, c *duck.Conn, query string, lim sqlgym.Li
 		return nil, classify(err)
 	}
 	defer rows.Close()
-	return readRows(ctx, rows, cols, intervals, lim)
+	return readRows(ctx, rows, cols, textKinds, lim)
 }
 
 func prepareOne(c *duck.Conn, query string) (*duck.Stmt, error) {
@@ -188,16 +188,17 @@ func statementName(t duck.StmtType) string {
 }
 
 // describe returns the prepared statement's column names, which columns
-// must be read as DuckDB's text, and which of those are intervals (their
-// text is the canonical form of a KindInterval value).
-func describe(stmt *duck.Stmt) (cols []string, text, interval []bool, err error) {
+// must be read as DuckDB's text, and the kind that text stands for
+// (KindText but for INTERVAL and TIME_NS, whose text is the canonical form
+// of an interval or a time of day).
+func describe(stmt *duck.Stmt) (cols []string, text []bool, kinds []sqlgym.Kind, err error) {
 	n, err := stmt.ColumnCount()
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	cols = make([]string, n)
 	text = make([]bool, n)
-	interval = make([]bool, n)
+	kinds = make([]sqlgym.Kind, n)
 	for i := range n {
 		if cols[i], err = stmt.ColumnName(i); err != nil {
 			return nil, nil, nil, err
@@ -207,9 +208,9 @@ func describe(stmt *duck.Stmt) (cols []string, text, interval []bool, err error)
 			return nil, nil, nil, err
 		}
 		text[i] = readAsText(info)
-		interval[i] = info.InternalType() == duck.TYPE_INTERVAL
+		kinds[i] = textKind(info)
 	}
-	return cols, text, interval, nil
+	return cols, text, kinds, nil
 }
 
 func anyTrue(b []bool) bool {
@@ -254,7 +255,7 @@ func textQuery(query string, text []bool) string {
 
 // readRows converts rows under the caps. ctx is checked every so often
 // because a materialised result can hold millions of rows.
-func readRows(ctx context.Context, rows driver.Rows, cols []string, intervals []bool, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
+func readRows(ctx context.Context, rows driver.Rows, cols []string, textKinds []sqlgym.Kind, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
 	if got := rows.Columns(); len(got) != len(cols) {
 		return nil, fmt.Errorf("duckdb: result has %d columns, prepared statement %d", len(got), len(cols))
 	}
@@ -290,8 +291,8 @@ func readRows(ctx context.Context, rows driver.Rows, cols []string, intervals []
 		row := make([]sqlgym.Value, len(dst))
 		for i, v := range dst {
 			row[i] = toValue(v, types[i])
-			if intervals[i] && row[i].Kind == sqlgym.KindText {
-				row[i] = sqlgym.Interval(row[i].Str)
+			if row[i].Kind == sqlgym.KindText && textKinds[i] != sqlgym.KindText {
+				row[i].Kind = textKinds[i]
 			}
 			res.Bytes += int64(row[i].Size())
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	duck "github.com/duckdb/duckdb-go/v2"
+	"github.com/duckdb/duckdb-go/v2/mapping"
 
 	"github.com/sqlgym/sqlgym"
 )
@@ -36,9 +37,21 @@ func readAsText(info duck.TypeInfo) bool {
 		duck.TYPE_TIMESTAMP_MS, duck.TYPE_TIMESTAMP_NS, duck.TYPE_TIMESTAMP_TZ, duck.TYPE_SQLNULL:
 		return false
 	}
-	// Anything newer than this code (GEOMETRY, VARIANT, ...) is read as
-	// text rather than guessed at.
+	// Anything newer than this code or unsupported by the driver
+	// (TIME_NS, GEOMETRY, VARIANT, ...) is read as text rather than
+	// guessed at.
 	return true
+}
+
+// textKind is the kind of a column read as text.
+func textKind(info duck.TypeInfo) sqlgym.Kind {
+	switch info.InternalType() {
+	case duck.TYPE_INTERVAL:
+		return sqlgym.KindInterval
+	case mapping.TypeTimeNS:
+		return sqlgym.KindTime
+	}
+	return sqlgym.KindText
 }
 
 // toValue canonicalises one driver value; typ is DuckDB's type name for
@@ -120,16 +133,56 @@ func decimalText(d duck.Decimal) string {
 	return sign + digits[:cut] + "." + digits[cut:]
 }
 
+// The driver turns DuckDB's infinite dates and timestamps into the extreme
+// instants their encodings hold.
+var (
+	dateInfinity = time.Unix(0, 0).UTC().AddDate(0, 0, math.MaxInt32)
+	dateNegInf   = time.Unix(0, 0).UTC().AddDate(0, 0, -math.MaxInt32)
+)
+
 func timeValue(t time.Time, typ string) sqlgym.Value {
 	switch typ {
 	case "DATE":
-		return sqlgym.Date(t.Format("2006-01-02"))
+		switch {
+		case t.Equal(dateInfinity):
+			return sqlgym.Date("infinity")
+		case t.Equal(dateNegInf):
+			return sqlgym.Date("-infinity")
+		}
+		return sqlgym.Date(bcDate(t) + t.Format("-01-02") + bcSuffix(t))
 	case "TIME":
 		return sqlgym.TimeOfDay(t.Format("15:04:05.999999999"))
 	}
 	// TIMESTAMP of any precision; TIMESTAMPTZ arrives as an instant and is
 	// printed in UTC.
-	return sqlgym.Timestamp(t.UTC().Format("2006-01-02 15:04:05.999999999"))
+	t = t.UTC()
+	if typ == "TIMESTAMP" || typ == "TIMESTAMPTZ" {
+		switch t.UnixMicro() {
+		case math.MaxInt64:
+			return sqlgym.Timestamp("infinity")
+		case -math.MaxInt64:
+			return sqlgym.Timestamp("-infinity")
+		}
+	}
+	return sqlgym.Timestamp(bcDate(t) + t.Format("-01-02") + bcSuffix(t) + t.Format(" 15:04:05.999999999"))
+}
+
+// bcDate prints the year as DuckDB does: years before 1 count back from
+// 1 BC ("0044-03-15 (BC)" is Go's year -43), and bcSuffix follows the date
+// part, before any time of day.
+func bcDate(t time.Time) string {
+	y := t.Year()
+	if y <= 0 {
+		y = 1 - y
+	}
+	return fmt.Sprintf("%04d", y)
+}
+
+func bcSuffix(t time.Time) string {
+	if t.Year() <= 0 {
+		return " (BC)"
+	}
+	return ""
 }
 
 func uuidText(b []byte) string {

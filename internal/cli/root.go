@@ -122,10 +122,14 @@ func NewRoot(io IO) *cobra.Command {
 		newDBCmd(io),
 		newSplitCmd(io),
 		newVerifyCmd(io),
+		newEvalCmd(io),
+		newDemoCmd(io),
 		newImportCmd(io),
 		newReportCmd(io),
 		newCompareCmd(io),
 		newPowerCmd(io),
+		newAuthorCmd(io),
+		newServeCmd(io),
 	)
 	return root
 }

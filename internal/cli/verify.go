@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/shopdb"
 	"github.com/sqlgym/sqlgym/verify"
 	"github.com/sqlgym/sqlgym/verify/compare"
 )
@@ -61,7 +62,7 @@ results take stdout.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runVerify(cmd.Context(), io, opts) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL)")
+	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL), or shop for the built-in shop task set")
 	f.StringVar(&opts.Predictions, "predictions", "", "predictions file (JSONL)")
 	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+modeNames())
 	f.BoolVar(&opts.AllModes, "all-modes", false, "add every mode's verdict to each result")
@@ -215,7 +216,11 @@ func checkDatabases(cat interface{ Resolve(string) (string, error) }, tasks []sq
 	return nil
 }
 
-// loadTasks reads a task file.
+// loadTasks reads a task file; the name "shop" is the built-in shop task
+// set embedded in sqlgym (write ./shop for a file of that name).
 func loadTasks(path string) ([]sqlgym.Task, error) {
+	if path == shopdb.Name {
+		return shopdb.Tasks()
+	}
 	return sqlgym.ReadTasks(path)
 }

@@ -20,10 +20,11 @@ import (
 // which for text changes from process to process, and which can differ
 // even between two equal sets built in different orders (so the original
 // sometimes scores identical results below 1). Here both sides are sorted
-// before pairing by each row's cells in sorted order, then by the row
-// itself: deterministic, identical results always score 1, and since a
-// pair's cells match wherever they stand, a row pairs with its
-// column-permuted counterpart.
+// before pairing by each row's set of distinct cells, then by the row
+// itself. That is deterministic, and it scores 1 exactly when some pairing
+// of the rows would: a pair is perfect only when both rows hold the same
+// set of values (membership ignores position and repeats), so sorting by
+// that set lines the perfect pairs up.
 
 type f1Row []string // each cell's pyKey
 
@@ -76,7 +77,7 @@ func sortRows(rows []f1Row) {
 	}
 	ks := make([]keyed, len(rows))
 	for i, r := range rows {
-		ks[i] = keyed{r, slices.Sorted(slices.Values(r))}
+		ks[i] = keyed{r, slices.Compact(slices.Sorted(slices.Values(r)))}
 	}
 	slices.SortFunc(ks, func(a, b keyed) int {
 		if c := compareRows(a.sorted, b.sorted); c != 0 {

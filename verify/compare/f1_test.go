@@ -80,3 +80,13 @@ func TestF1RowKeysDoNotRunTogether(t *testing.T) {
 		t.Fatalf("got %+v: two gold rows were taken for one", v)
 	}
 }
+
+// Membership ignores repeats: (2.0, 0, 2) fully matches (0, 0, 2), and
+// the pairing must find that pair among others.
+func TestF1PairsBySetOfCells(t *testing.T) {
+	pred := res(3, row(T("1"), I(0), F(1)), row(F(2), I(0), F(0)), row(F(2), I(0), I(2)))
+	gold := res(3, row(T("1"), I(0), F(1)), row(I(0), I(0), I(2)), row(F(2), I(0), F(0)))
+	if v := Compare(F1, pred, gold, Options{}); !v.Match {
+		t.Fatalf("got %+v, want a full score", v)
+	}
+}

@@ -1,0 +1,123 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/model"
+	"github.com/sqlgym/sqlgym/prompt"
+	"github.com/sqlgym/sqlgym/schema"
+	"github.com/sqlgym/sqlgym/verify"
+)
+
+// Databases gives the agent a task database's sandboxed engine: the one
+// the verifier runs answers on. *catalog.Catalog implements it.
+type Databases interface {
+	Engine(ctx context.Context, name string) (sqlgym.Engine, error)
+}
+
+// Env starts episodes: it holds what they share, the verifier, the
+// databases, the prompt template and each database's schema, loaded once.
+// Safe for concurrent use.
+type Env struct {
+	cfg  Config
+	v    *verify.Verifier
+	dbs  Databases
+	tmpl *prompt.Template
+
+	mu      sync.Mutex
+	schemas map[string]*schemaEntry
+}
+
+type schemaEntry struct {
+	once   sync.Once
+	schema *sqlgym.Schema
+	text   string
+	err    error
+}
+
+// NewEnv builds an environment. tmpl nil means the protocol's built-in
+// template (DefaultTemplate).
+func NewEnv(v *verify.Verifier, dbs Databases, tmpl *prompt.Template, cfg Config) (*Env, error) {
+	cfg, err := cfg.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if v == nil || dbs == nil {
+		return nil, fmt.Errorf("agent: a verifier and databases are required")
+	}
+	if tmpl == nil {
+		tmpl = DefaultTemplate(cfg.Protocol)
+	}
+	return &Env{cfg: cfg, v: v, dbs: dbs, tmpl: tmpl, schemas: map[string]*schemaEntry{}}, nil
+}
+
+// Config is the environment's settings, defaults filled in.
+func (e *Env) Config() Config { return e.cfg }
+
+// Template is the template opening messages are rendered with.
+func (e *Env) Template() *prompt.Template { return e.tmpl }
+
+// Verifier is the verifier episodes are judged by.
+func (e *Env) Verifier() *verify.Verifier { return e.v }
+
+// schemaOf loads a database's schema once, with the sample values prompts
+// show. A failure of the database itself is not kept, so the next episode
+// tries again.
+func (e *Env) schemaOf(ctx context.Context, db string, eng sqlgym.Engine) (*schemaEntry, error) {
+	e.mu.Lock()
+	se := e.schemas[db]
+	if se == nil {
+		se = &schemaEntry{}
+		e.schemas[db] = se
+	}
+	e.mu.Unlock()
+	se.once.Do(func() {
+		se.schema, se.err = schema.Load(ctx, eng, prompt.SchemaSamples)
+		if se.err == nil {
+			se.text = schema.Render(se.schema, schema.Options{})
+		}
+	})
+	if se.err != nil {
+		e.mu.Lock()
+		if e.schemas[db] == se {
+			delete(e.schemas, db)
+		}
+		e.mu.Unlock()
+		return nil, fmt.Errorf("schema of database %s: %w", db, se.err)
+	}
+	return se, nil
+}
+
+// Start begins an episode of a task. Sample numbers the episode among
+// those of the same task (an eval's sample index). An error means the
+// episode could not begin: the database or its schema is unavailable.
+func (e *Env) Start(ctx context.Context, task *sqlgym.Task, sample int) (*Episode, error) {
+	eng, err := e.dbs.Engine(ctx, task.DB)
+	if err != nil {
+		return nil, fmt.Errorf("database %s: %w", task.DB, err)
+	}
+	se, err := e.schemaOf(ctx, task.DB, eng)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := e.tmpl.Render(prompt.InputFor(task, se.text, eng.Dialect()))
+	if err != nil {
+		return nil, err
+	}
+	ep := &Episode{env: e, cfg: e.cfg, task: task, sample: sample, eng: eng, schema: se.schema, promptHash: pr.Hash}
+	ep.msgs = append(ep.msgs, pr.Messages...)
+	ep.opening = len(ep.msgs)
+	return ep, nil
+}
+
+// Tools is the tool list a model is offered under the environment's
+// protocol: the four tools, or none for the text protocol.
+func (e *Env) Tools() []model.Tool {
+	if e.cfg.Protocol == ProtocolTools {
+		return Tools()
+	}
+	return nil
+}

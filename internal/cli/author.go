@@ -1,0 +1,228 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/author"
+	"github.com/sqlgym/sqlgym/engine"
+)
+
+type authorOptions struct {
+	Teacher     string
+	N           int
+	Out         string
+	Seed        uint64
+	Concurrency int
+	MinRows     int
+	MaxRows     int
+	Resume      bool
+	JSON        bool
+	DB          dbFlags
+}
+
+func newAuthorCmd(io IO) *cobra.Command {
+	var opts authorOptions
+	cmd := &cobra.Command{
+		Use:   "author",
+		Short: "Write tasks (questions with gold SQL) for a database",
+		Long: `Write tasks for a database: a teacher proposes questions with their gold
+SQL, and an execution filter keeps a gold only when it runs twice, on two
+separately opened connections, returning --min-rows to --max-rows rows and
+the same rows both times. Questions whose ORDER BY ... LIMIT cuts through a
+tie are dropped, and so are duplicates (same normalised SQL or question).
+
+--teacher synth needs no model: it samples SQL from the schema, its foreign
+keys and real values over eight levels (filter, join, aggregate, group_by,
+order_limit, subquery, date, window) and words each as a question. The same
+--seed gives the same tasks; ids are <db>_<level>_<hash of the SQL>.
+
+Each kept task is appended to --out as soon as it is kept. --resume continues
+an interrupted run: the tasks in --out stay, and generation goes on until
+--n tasks are there. Progress goes to stderr; --json prints the counts.`,
+		Example: `  sqlgym author --teacher synth --db shop --n 1000 --out shop_tasks.jsonl
+  sqlgym author --teacher synth --db concert_singer --db-dir spider/database --n 50 --out cs.jsonl --json
+  sqlgym author --teacher synth --db mydb=postgres://me@localhost/mydb --n 500 --out t.jsonl --resume`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runAuthor(cmd.Context(), io, opts) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Teacher, "teacher", "synth", "who proposes tasks: synth (offline, no model)")
+	f.IntVar(&opts.N, "n", 100, "number of tasks the output ends with")
+	f.StringVar(&opts.Out, "out", "", "task file to write (JSONL, appended one task at a time)")
+	f.Uint64Var(&opts.Seed, "seed", 1, "random seed: the same seed gives the same tasks")
+	f.IntVar(&opts.Concurrency, "concurrency", 4, "golds run by the filter at once")
+	f.IntVar(&opts.MinRows, "min-rows", 1, "fewest rows a gold may return")
+	f.IntVar(&opts.MaxRows, "max-rows", 50, "most rows a gold may return")
+	f.BoolVar(&opts.Resume, "resume", false, "continue the run whose tasks are in --out")
+	f.BoolVar(&opts.JSON, "json", false, "print the counts as JSON")
+	addDBFlags(cmd, &opts.DB)
+	_ = cmd.MarkFlagRequired("out")
+	_ = cmd.MarkFlagRequired("db")
+	return cmd
+}
+
+type authorResult struct {
+	DB      string  `json:"db"`
+	Teacher string  `json:"teacher"`
+	Seed    uint64  `json:"seed"`
+	Out     string  `json:"out"`
+	N       int     `json:"n"`
+	Seconds float64 `json:"seconds"`
+	author.Counts
+}
+
+func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
+	switch {
+	case opts.N <= 0:
+		return usagef("--n %d: must be at least 1", opts.N)
+	case opts.MinRows < 0 || opts.MaxRows < 1 || opts.MinRows > opts.MaxRows:
+		return usagef("--min-rows %d --max-rows %d: need 0 <= min <= max and max >= 1", opts.MinRows, opts.MaxRows)
+	case opts.Concurrency < 1:
+		return usagef("--concurrency %d: must be at least 1", opts.Concurrency)
+	}
+	if opts.Teacher != "synth" {
+		return usagef("--teacher %q: this build has only synth", opts.Teacher)
+	}
+	names := opts.DB.names()
+	if len(names) != 1 || names[0] == "" {
+		return usagef("author writes tasks for one database: give exactly one --db NAME or --db NAME=URL")
+	}
+	name := names[0]
+	cat, err := opts.DB.catalog()
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	url, err := cat.Resolve(name)
+	if err != nil {
+		return err
+	}
+	existing, err := readExisting(opts.Out, opts.Resume, name)
+	if err != nil {
+		return err
+	}
+	open := func(ctx context.Context) (sqlgym.Engine, error) {
+		return engine.Open(ctx, url, engine.Options{PostgresSchema: opts.DB.PGSchema})
+	}
+	var lex *author.Lexicon
+	if name == "shop" {
+		lex = author.ShopLexicon()
+	}
+	start := time.Now()
+	setup, err := author.PrepareSynth(ctx, open, lex, opts.MinRows, opts.MaxRows)
+	if err != nil {
+		return fmt.Errorf("prepare the %s teacher on %s: %w", opts.Teacher, name, err)
+	}
+	defer setup.Close()
+
+	f, err := os.OpenFile(opts.Out, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("open task file: %w", err)
+	}
+	defer f.Close()
+	last := time.Now()
+	cnt, runErr := author.Run(ctx, author.Config{
+		DB: name, Teacher: setup.Teacher, Schema: setup.Schema, Filter: setup.Filter,
+		N: opts.N, Seed: opts.Seed, Concurrency: opts.Concurrency, Existing: existing,
+		Emit: func(t sqlgym.Task) error {
+			b, err := json.Marshal(t)
+			if err != nil {
+				return err
+			}
+			_, err = f.Write(append(b, '\n')) // one write per task: a crash never leaves half of one
+			return err
+		},
+		Progress: func(c author.Counts) {
+			if time.Since(last) >= 500*time.Millisecond {
+				last = time.Now()
+				fmt.Fprintln(io.ErrOut, progressLine(c, opts.N, time.Since(start)))
+			}
+		},
+	})
+	if err := f.Close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("write task file: %w", err)
+	}
+	elapsed := time.Since(start)
+	fmt.Fprintln(io.ErrOut, progressLine(cnt, opts.N, elapsed))
+	if runErr != nil {
+		if errors.Is(runErr, author.ErrExhausted) {
+			return sqlgym.Userf("ask for fewer tasks (--n), or widen --min-rows/--max-rows; the tasks kept so far are in "+opts.Out,
+				"%v", runErr)
+		}
+		return runErr
+	}
+	res := authorResult{DB: name, Teacher: opts.Teacher, Seed: opts.Seed, Out: opts.Out, N: opts.N, Seconds: elapsed.Seconds(), Counts: cnt}
+	if opts.JSON {
+		return writeJSON(io.Out, res)
+	}
+	_, err = fmt.Fprintf(io.Out, "%d tasks in %s (%d new, %d kept from before) in %.1fs\n", cnt.Total, opts.Out, cnt.Kept, cnt.Resumed, res.Seconds)
+	return err
+}
+
+func progressLine(c author.Counts, n int, d time.Duration) string {
+	var drops []string
+	for _, r := range author.Reasons {
+		if c.Dropped[r] > 0 {
+			drops = append(drops, fmt.Sprintf("%s %d", r, c.Dropped[r]))
+		}
+	}
+	sort.Strings(drops)
+	rate := 0.0
+	if s := d.Seconds(); s > 0 {
+		rate = float64(c.Kept) / s
+	}
+	return fmt.Sprintf("kept %d/%d, proposed %d, dropped: %s (%.0f tasks/s)", c.Total, n, c.Proposed, orNone(strings.Join(drops, ", ")), rate)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// readExisting returns the tasks an interrupted run left in out. Without
+// --resume, out must not hold tasks already. A last line cut short by a
+// crash is dropped (the file is append-only, one write per task).
+func readExisting(out string, resume bool, db string) ([]sqlgym.Task, error) {
+	b, err := os.ReadFile(out)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read task file: %w", err)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, nil
+	}
+	if !resume {
+		return nil, sqlgym.Userf("add --resume to continue that run, or choose another --out", "%s already holds tasks", out)
+	}
+	if i := bytes.LastIndexByte(b, '\n'); i != len(b)-1 {
+		if err := os.Truncate(out, int64(i+1)); err != nil {
+			return nil, fmt.Errorf("drop the unfinished last line of %s: %w", out, err)
+		}
+		b = b[:i+1]
+	}
+	tasks, err := sqlgym.DecodeTasks(bytes.NewReader(b), out)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tasks {
+		if t.DB != db {
+			return nil, sqlgym.Userf("resume with the --db the file was written for", "%s: task %s is for database %q, not %q", out, t.ID, t.DB, db)
+		}
+	}
+	return tasks, nil
+}

@@ -1,0 +1,360 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	goio "io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/baseline"
+	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/eval"
+	"github.com/sqlgym/sqlgym/ledger"
+	"github.com/sqlgym/sqlgym/model"
+	"github.com/sqlgym/sqlgym/prompt"
+	"github.com/sqlgym/sqlgym/report"
+	"github.com/sqlgym/sqlgym/rundir"
+	"github.com/sqlgym/sqlgym/schema"
+	"github.com/sqlgym/sqlgym/verify"
+	"github.com/sqlgym/sqlgym/verify/compare"
+)
+
+type evalOptions struct {
+	Tasks          string
+	Split          string
+	Policy         string
+	BaseURL        string
+	Model          string
+	APIKeyEnv      string
+	K              int
+	Temperature    float64
+	TopP           float64
+	Seed           int
+	MaxTokens      int
+	Stop           []string
+	Extra          string
+	Out            string
+	Mode           string
+	Reward         string
+	PromptTemplate string
+	Concurrency    int
+	JSON           bool
+	DB             dbFlags
+
+	topPSet, seedSet bool
+}
+
+const evalLong = `Sample each task k times through a model server (any OpenAI-compatible
+chat completions API) or the offline baseline policy, judge every sample with
+the same verifier as 'sqlgym verify' and the reward server, and write a run
+folder:
+
+  samples.jsonl   one line per sample, appended as samples finish
+  manifest.json   what was run: version, commit, task and database digests,
+                  policy, model, decoding, mode, rewards, prompt hash
+  summary.json    pass@1, pass@K and pass^K with 95% bootstrap intervals,
+                  outcome counts, missing samples
+
+Running the same command again continues where it stopped, after a crash or
+a kill -9 too: no sample is lost or drawn twice. A folder holding a run of
+other settings is refused. Samples the database could not judge (infra_error)
+are judged again from their kept completions.
+
+A model server that fails past the client's retries never costs the model a
+point: those samples stay missing, the run goes on, and the command exits 1
+saying to run it again. With --seed each sample is drawn with seed+index, so a
+resumed run asks for exactly what an uninterrupted one would.
+
+--split takes the tasks marked holdout or train by 'sqlgym split', or all.
+Progress goes to stderr about once a second; the summary to stdout (--json:
+summary.json's content). Each finished run is appended to ledger.jsonl in the
+run folder's parent. See docs/benchmark.md.`
+
+func newEvalCmd(io IO) *cobra.Command {
+	var opts evalOptions
+	cmd := &cobra.Command{
+		Use:   "eval",
+		Short: "Benchmark a model: sample each task k times, verify, write a resumable run",
+		Long:  evalLong,
+		Example: `  sqlgym eval --tasks tasks.jsonl --split holdout --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen3-8B \
+      --k 4 --temperature 0.7 --seed 1 --out runs/qwen3-8b
+  sqlgym eval --tasks tasks.jsonl --policy baseline --k 4 --out runs/baseline
+  sqlgym eval --tasks bird.jsonl --db-dir bird/dev_databases --base-url http://127.0.0.1:8080 \
+      --extra '{"chat_template_kwargs":{"enable_thinking":false}}' --max-tokens 2048 --out runs/bird-nothink`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.topPSet = cmd.Flags().Changed("top-p")
+			opts.seedSet = cmd.Flags().Changed("seed")
+			return runEval(cmd.Context(), io, opts, compareCommandLine(cmd))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL)")
+	f.StringVar(&opts.Split, "split", "all", "tasks to evaluate: holdout, train or all")
+	f.StringVar(&opts.Policy, "policy", "openai", "openai (a model server) or baseline (offline retrieval)")
+	f.StringVar(&opts.BaseURL, "base-url", "", "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
+	f.StringVar(&opts.Model, "model", "", "model name the server serves")
+	f.StringVar(&opts.APIKeyEnv, "api-key-env", "", "environment variable holding the API key (default OPENAI_API_KEY)")
+	f.IntVar(&opts.K, "k", 4, "samples per task")
+	f.Float64Var(&opts.Temperature, "temperature", 0.7, "sampling temperature")
+	f.Float64Var(&opts.TopP, "top-p", 0, "nucleus sampling top_p (default: the server's)")
+	f.IntVar(&opts.Seed, "seed", 0, "base seed: sample i of a task is drawn with seed+i (default: unseeded)")
+	f.IntVar(&opts.MaxTokens, "max-tokens", 0, "completion token limit (default: the server's)")
+	f.StringArrayVar(&opts.Stop, "stop", nil, "stop sequence; repeatable")
+	f.StringVar(&opts.Extra, "extra", "", `JSON object merged into every request body, e.g. '{"top_k":20}'`)
+	f.StringVar(&opts.Out, "out", "", "run folder, e.g. runs/NAME")
+	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+modeNames())
+	f.StringVar(&opts.Reward, "reward", "", "reward overrides, e.g. correct=1,wrong=0")
+	f.StringVar(&opts.PromptTemplate, "prompt-template", "", "prompt template file (default: the built-in one)")
+	f.IntVar(&opts.Concurrency, "concurrency", eval.DefaultConcurrency, "tasks sampled at once and model requests in flight")
+	f.BoolVar(&opts.JSON, "json", false, "print summary.json's content as JSON")
+	addDBFlags(cmd, &opts.DB)
+	_ = cmd.MarkFlagRequired("tasks")
+	_ = cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error {
+	mode, err := compare.ParseMode(opts.Mode)
+	if err != nil {
+		return usagef("--mode: %v (modes: %s)", err, modeNames())
+	}
+	if opts.K < 1 {
+		return usagef("--k %d: at least 1", opts.K)
+	}
+	if opts.Concurrency < 1 {
+		return usagef("--concurrency %d: at least 1", opts.Concurrency)
+	}
+	rewards, err := verify.ParseRewards(opts.Reward)
+	if err != nil {
+		return err
+	}
+	var extra map[string]any
+	if strings.TrimSpace(opts.Extra) != "" {
+		if err := json.Unmarshal([]byte(opts.Extra), &extra); err != nil || extra == nil {
+			return usagef(`--extra %q: not a JSON object (e.g. '{"top_k":20}')`, opts.Extra)
+		}
+	}
+	tmpl := prompt.Default()
+	if opts.PromptTemplate != "" {
+		if tmpl, err = prompt.Load(opts.PromptTemplate); err != nil {
+			return err
+		}
+	}
+	all, tasksHash, err := readTasksHashed(opts.Tasks)
+	if err != nil {
+		return err
+	}
+	tasks, err := selectSplit(all, opts.Split, opts.Tasks)
+	if err != nil {
+		return err
+	}
+	cat, err := opts.DB.catalog()
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	if err := checkDatabases(cat, tasks); err != nil {
+		return err
+	}
+
+	dec := rundir.Decoding{K: opts.K, Temperature: opts.Temperature, MaxTokens: opts.MaxTokens, Stop: opts.Stop, Extra: extra}
+	if opts.topPSet {
+		dec.TopP = opts.TopP
+	}
+	if opts.seedSet {
+		s := opts.Seed
+		dec.Seed = &s
+	}
+	bi := ReadBuildInfo()
+	cfg := eval.Config{
+		Out: opts.Out, Tasks: tasks, TasksFile: opts.Tasks, TasksHash: tasksHash, Split: opts.Split,
+		DBs: cat, PostgresSchema: opts.DB.PGSchema, Decoding: dec,
+		Verify:   verify.Config{Mode: mode, Rewards: rewards},
+		Template: tmpl, Concurrency: opts.Concurrency,
+		Version: bi.Version, GitCommit: buildCommit(),
+		Command: argv, Ledger: ledger.PathFor(opts.Out),
+		Progress: io.ErrOut,
+	}
+	switch opts.Policy {
+	case "openai":
+		if err := openAIPolicy(&cfg, opts); err != nil {
+			return err
+		}
+	case "baseline":
+		if err := baselinePolicy(ctx, &cfg, opts, all, cat); err != nil {
+			return err
+		}
+	default:
+		return usagef("--policy %q: openai or baseline", opts.Policy)
+	}
+
+	res, err := eval.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		if err := writeJSON(io.Out, res.Summary); err != nil {
+			return err
+		}
+	} else if err := printEvalSummary(io.Out, res); err != nil {
+		return err
+	}
+	return missingError(res)
+}
+
+func openAIPolicy(cfg *eval.Config, opts evalOptions) error {
+	if opts.BaseURL == "" {
+		return usagef("--policy openai needs --base-url (e.g. http://127.0.0.1:8000/v1); --policy baseline needs no server")
+	}
+	key, err := model.APIKeyFromEnv(opts.APIKeyEnv)
+	if err != nil {
+		return sqlgym.Userf("export the variable, or leave --api-key-env out for a local server that needs no key", "%v", err)
+	}
+	client, err := model.NewFromConfig(model.Config{BaseURL: opts.BaseURL, APIKey: key, Model: opts.Model, Concurrency: opts.Concurrency})
+	if err != nil {
+		return sqlgym.Userf("give --base-url as http://HOST:PORT/v1", "%v", err)
+	}
+	d := model.Decoding{Temperature: model.Float(opts.Temperature), MaxTokens: opts.MaxTokens, Stop: opts.Stop, Extra: cfg.Decoding.Extra}
+	if opts.topPSet {
+		d.TopP = model.Float(opts.TopP)
+	}
+	cfg.Policy = model.NewOpenAIPolicy(client, opts.Model, d)
+	cfg.Reseed = func(seed int) model.Policy {
+		sd := d
+		sd.Seed = model.Int(seed)
+		return model.NewOpenAIPolicy(client, opts.Model, sd)
+	}
+	cfg.PolicyKind, cfg.Model, cfg.BaseURL = "openai", opts.Model, client.BaseURL()
+	return nil
+}
+
+// baselineValueSamples is how many distinct values per column the baseline
+// learns from each database, to read lower-case value names in questions.
+const baselineValueSamples = 50
+
+func baselinePolicy(ctx context.Context, cfg *eval.Config, opts evalOptions, all []sqlgym.Task, cat *catalog.Catalog) error {
+	if opts.BaseURL != "" || opts.Model != "" {
+		return usagef("--policy baseline runs offline: leave out --base-url and --model")
+	}
+	if opts.Temperature < 0 {
+		return usagef("--temperature %v: the baseline needs 0 or more", opts.Temperature)
+	}
+	values := map[string][]string{}
+	for _, t := range cfg.Tasks {
+		if _, done := values[t.DB]; done {
+			continue
+		}
+		eng, err := cat.Engine(ctx, t.DB)
+		if err != nil {
+			return fmt.Errorf("database %s: %w", t.DB, err)
+		}
+		s, err := schema.Load(ctx, eng, baselineValueSamples)
+		if err != nil {
+			return fmt.Errorf("database %s: %w", t.DB, err)
+		}
+		values[t.DB] = baseline.KnownValues(s)
+	}
+	// A negative seed still fixes the draws; the baseline's seed is unsigned.
+	p, err := baseline.New(all, baseline.Options{Temperature: opts.Temperature, Seed: uint64(opts.Seed), Values: values})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	cfg.Policy, cfg.Positional = p, true
+	cfg.PolicyKind, cfg.Model = "baseline", baseline.PolicyName
+	return nil
+}
+
+// readTasksHashed reads a task file and the SHA-256 of its bytes.
+func readTasksHashed(path string) ([]sqlgym.Task, string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", sqlgym.Userf("give --tasks a JSONL task file (sqlgym import writes one)", "read task file: %v", err)
+	}
+	tasks, err := sqlgym.DecodeTasks(bytes.NewReader(b), path)
+	if err != nil {
+		return nil, "", err
+	}
+	sum := sha256.Sum256(b)
+	return tasks, hex.EncodeToString(sum[:]), nil
+}
+
+func selectSplit(all []sqlgym.Task, split, path string) ([]sqlgym.Task, error) {
+	switch split {
+	case "all":
+		return all, nil
+	case sqlgym.SplitHoldout, sqlgym.SplitTrain:
+	default:
+		return nil, usagef("--split %q: holdout, train or all", split)
+	}
+	var out []sqlgym.Task
+	marked := 0
+	for _, t := range all {
+		if t.Split != "" {
+			marked++
+		}
+		if t.Split == split {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		if marked == 0 {
+			return nil, sqlgym.Userf("mark the tasks first: sqlgym split --tasks "+path+" --holdout-frac 0.2 --out tasks.split.jsonl, or pass --split all",
+				"%s: no task carries a split, so --split %s selects nothing", path, split)
+		}
+		return nil, sqlgym.Userf("pick another --split", "%s: no task is in the %s split", path, split)
+	}
+	return out, nil
+}
+
+func printEvalSummary(w goio.Writer, res *eval.Result) error {
+	s := res.Summary
+	fmt.Fprintf(w, "%s: %d tasks x k=%d", res.Dir, s.Tasks, s.K)
+	if res.Resumed {
+		fmt.Fprintf(w, " (continued: %d samples kept, %d drawn, %d judged again)", res.Present, res.Drawn, res.Rejudged)
+	}
+	fmt.Fprintln(w)
+	for _, key := range []string{"pass@1", report.PassAtKey(s.K), report.PassHatKey(s.K)} {
+		if m, ok := s.Metrics[key]; ok {
+			fmt.Fprintf(w, "  %-8s %5.1f%%  [%.1f, %.1f]\n", key, 100*m.Value, 100*m.CI[0], 100*m.CI[1])
+		}
+	}
+	var parts []string
+	for o, n := range s.Outcomes {
+		parts = append(parts, fmt.Sprintf("%s %d", o, n))
+	}
+	sort.Strings(parts)
+	_, err := fmt.Fprintf(w, "  outcomes: %s; missing %d\n", strings.Join(parts, ", "), s.Missing)
+	return err
+}
+
+// missingError turns samples the run could not draw into exit code 1 with
+// what to do about them.
+func missingError(res *eval.Result) error {
+	if res.Missing == 0 {
+		return nil
+	}
+	var what []string
+	if res.MissingInfra > 0 {
+		what = append(what, fmt.Sprintf("%d samples missing (model server failures)", res.MissingInfra))
+	}
+	if res.MissingDB > 0 {
+		what = append(what, fmt.Sprintf("%d samples missing (database unavailable for the prompt's schema)", res.MissingDB))
+	}
+	if res.MissingRefused > 0 {
+		what = append(what, fmt.Sprintf("%d samples missing (the policy refused the request)", res.MissingRefused))
+	}
+	return &sqlgym.UserError{
+		Msg:  strings.Join(what, "; ") + ": run the same command again to fill them",
+		Hint: "first failure: " + res.FirstFailure,
+	}
+}

@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/serve"
+	"github.com/sqlgym/sqlgym/verify"
+	"github.com/sqlgym/sqlgym/verify/compare"
+)
+
+type serveOptions struct {
+	Tasks          string
+	Addr           string
+	Mode           string
+	Reward         string
+	Timeout        time.Duration
+	VMSteps        int64
+	Concurrency    int
+	Warm           bool
+	IncludeHoldout bool
+	CacheEntries   int
+	CacheMB        int
+	DBSlots        int
+	Queue          int
+	MaxBodyMB      int
+	MaxItems       int
+	Deadline       time.Duration
+	RetryAfter     time.Duration
+	Drain          time.Duration
+	JSON           bool
+	DB             dbFlags
+}
+
+func newServeCmd(io IO) *cobra.Command {
+	var opts serveOptions
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve rewards to RL trainers over HTTP (TRL, verl, OpenRLHF)",
+		Long: `Serve rewards over HTTP, scored by the same verifier as 'sqlgym verify' and
+'sqlgym eval'.
+
+  POST /v1/rewards   {"items": [{"task_id", "completion" | "sql", "finish_reason"?}, ...]}
+                     (or items with "db" and "gold_sql" instead of "task_id")
+                     -> {"results": [{"reward", "outcome", "sql", "detail"}, ...]}
+  POST /get_reward   OpenRLHF's remote reward protocol (--remote_rm_url): label = task id
+  GET  /healthz      GET /metrics (Prometheus)
+
+A reward is null for a reply cut off by the token limit (finish_reason
+"length") and for failures that are not the model's (gold_error,
+infra_error): a trainer must drop those samples. Held-out tasks are refused
+unless --include-holdout.
+
+Candidate results are cached across requests (LRU, --cache-entries and
+--cache-mb); each database verifies at most --db-slots batches at once with
+at most --queue more waiting, and answers 429 with Retry-After past that.
+SIGTERM or Ctrl-C stops accepting requests and drains those in flight.
+See docs/training.md.`,
+		Example: `  sqlgym serve --tasks shop --warm
+  sqlgym serve --tasks band.jsonl --db-dir data/database --addr 0.0.0.0:8421 --reward correct=1,wrong=0
+  sqlgym serve --tasks shop --addr 127.0.0.1:0 --json   # prints {"addr": ...} once listening`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), io, opts) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL), or shop for the built-in set")
+	f.StringVar(&opts.Addr, "addr", "127.0.0.1:8421", "address to listen on (port 0: any free port)")
+	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+modeNames())
+	f.StringVar(&opts.Reward, "reward", "", "reward overrides, e.g. correct=1,wrong=0.1,truncated=null")
+	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement")
+	f.Int64Var(&opts.VMSteps, "vm-steps", 0, "SQLite only: deterministic budget in virtual-machine steps (0: off)")
+	f.IntVar(&opts.Concurrency, "concurrency", 0, "statements run at once per batch (0: 2 x CPUs)")
+	f.BoolVar(&opts.Warm, "warm", false, "run every task's gold before listening (caches golds, reports broken tasks)")
+	f.BoolVar(&opts.IncludeHoldout, "include-holdout", false, "also score held-out tasks (they are for evaluation, not training)")
+	f.IntVar(&opts.CacheEntries, "cache-entries", serve.DefaultCacheEntries, "candidate results kept across requests")
+	f.IntVar(&opts.CacheMB, "cache-mb", serve.DefaultCacheBytes>>20, "megabytes of candidate rows kept across requests")
+	f.IntVar(&opts.DBSlots, "db-slots", serve.DefaultDBSlots, "batches verifying at once per database")
+	f.IntVar(&opts.Queue, "queue", serve.DefaultQueue, "batches waiting per database before 429 (-1: none wait)")
+	f.IntVar(&opts.MaxBodyMB, "max-body-mb", serve.DefaultMaxBodyBytes>>20, "largest request body in megabytes (413 past it)")
+	f.IntVar(&opts.MaxItems, "max-items", serve.DefaultMaxItems, "most items in one request (413 past it)")
+	f.DurationVar(&opts.Deadline, "deadline", serve.DefaultDeadline, "time limit per request, queueing included (503 past it)")
+	f.DurationVar(&opts.RetryAfter, "retry-after", serve.DefaultRetryAfter, "Retry-After sent with 429 and 503")
+	f.DurationVar(&opts.Drain, "drain", 60*time.Second, "on shutdown, how long requests in flight may take to finish")
+	f.BoolVar(&opts.JSON, "json", false, "print the listening address and settings as one JSON line")
+	addDBFlags(cmd, &opts.DB)
+	_ = cmd.MarkFlagRequired("tasks")
+	return cmd
+}
+
+// serveInfo is what serve prints once it listens.
+type serveInfo struct {
+	Addr    string            `json:"addr"`
+	URL     string            `json:"url"`
+	Tasks   int               `json:"tasks"`
+	Mode    string            `json:"mode"`
+	Rewards string            `json:"rewards"`
+	Warm    *serve.WarmReport `json:"warm,omitempty"`
+}
+
+func runServe(ctx context.Context, io IO, opts serveOptions) error {
+	mode, err := compare.ParseMode(opts.Mode)
+	if err != nil {
+		return usagef("--mode: %v (modes: %s)", err, modeNames())
+	}
+	rewards, err := verify.ParseRewards(opts.Reward)
+	if err != nil {
+		return err
+	}
+	tasks, err := loadTasks(opts.Tasks)
+	if err != nil {
+		return err
+	}
+	cat, err := opts.DB.catalog()
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	if err := checkDatabases(cat, tasks); err != nil {
+		return err
+	}
+	srv, err := serve.New(serve.Config{
+		Tasks: tasks, IncludeHoldout: opts.IncludeHoldout, DBs: cat,
+		Verify: verify.Config{Mode: mode, Rewards: rewards, Concurrency: opts.Concurrency,
+			Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps}},
+		CacheEntries: opts.CacheEntries, CacheBytes: int64(opts.CacheMB) << 20,
+		DBSlots: opts.DBSlots, Queue: opts.Queue, MaxBodyBytes: int64(opts.MaxBodyMB) << 20, MaxItems: opts.MaxItems,
+		Deadline: opts.Deadline, RetryAfter: opts.RetryAfter,
+	})
+	if err != nil {
+		return err
+	}
+	info := serveInfo{Tasks: len(tasks), Mode: string(mode), Rewards: rewards.String()}
+	if opts.Warm {
+		rep, err := srv.Warm(ctx)
+		if err != nil {
+			return err
+		}
+		info.Warm = &rep
+		if !opts.JSON {
+			fmt.Fprintf(io.ErrOut, "warmed %d golds in %s", rep.Tasks, rep.Took.Round(time.Millisecond))
+			if n := len(rep.GoldErrors); n > 0 {
+				fmt.Fprintf(io.ErrOut, "; %d golds fail (their items get gold_error, reward null): %v", n, head(rep.GoldErrors, 5))
+			}
+			if n := len(rep.NotSelf); n > 0 {
+				fmt.Fprintf(io.ErrOut, "; %d golds do not match themselves: %v", n, head(rep.NotSelf, 5))
+			}
+			fmt.Fprintln(io.ErrOut)
+		}
+	}
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return sqlgym.Userf("pick another --addr (port 0 takes any free port)", "listen on %s: %v", opts.Addr, err)
+	}
+	info.Addr = ln.Addr().String()
+	info.URL = "http://" + info.Addr
+	if opts.JSON {
+		b, _ := json.Marshal(info)
+		fmt.Fprintln(io.Out, string(b))
+	} else {
+		fmt.Fprintf(io.Out, "serving rewards for %d tasks (mode %s) on %s\n", info.Tasks, info.Mode, info.URL)
+	}
+	err = srv.Serve(ctx, ln, opts.Drain)
+	if !opts.JSON {
+		fmt.Fprintln(io.ErrOut, "stopped: requests in flight drained")
+	}
+	return err
+}
+
+func head(s []string, n int) []string {
+	if len(s) > n {
+		return append(s[:n:n], "...")
+	}
+	return s
+}

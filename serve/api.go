@@ -1,0 +1,64 @@
+package serve
+
+import (
+	"github.com/sqlgym/sqlgym"
+)
+
+// RewardsRequest is the body of POST /v1/rewards.
+type RewardsRequest struct {
+	Items []Item `json:"items"`
+}
+
+// Item is one answer to score. It names a task (TaskID) or brings its
+// own (DB and GoldSQL), and carries the model's reply as a Completion,
+// which goes through extraction, or as SQL, which runs as it is.
+type Item struct {
+	TaskID       string  `json:"task_id,omitempty"`
+	Completion   *string `json:"completion,omitempty"`
+	SQL          *string `json:"sql,omitempty"`
+	FinishReason string  `json:"finish_reason,omitempty"`
+	DB           string  `json:"db,omitempty"`
+	GoldSQL      string  `json:"gold_sql,omitempty"`
+}
+
+// RewardsResponse is the answer to POST /v1/rewards: one result per
+// item, in the items' order.
+type RewardsResponse struct {
+	Results []Result `json:"results"`
+}
+
+// Result is the verdict on one item. Reward is null when the answer must
+// not be learned from: a reply cut off by the token limit, a gold that
+// fails, a database that could not be used.
+type Result struct {
+	Reward    *float64         `json:"reward"`
+	Outcome   sqlgym.Outcome   `json:"outcome"`
+	SQL       string           `json:"sql"`
+	Detail    string           `json:"detail"`
+	ErrorKind sqlgym.ErrorKind `json:"error_kind,omitempty"`
+	Why       string           `json:"why,omitempty"`
+}
+
+// OpenRLHFRequest is the body OpenRLHF's remote reward client posts to
+// --remote_rm_url: query is prompt plus response, labels the dataset's
+// --label_key column (here: the task id).
+type OpenRLHFRequest struct {
+	Query   []string `json:"query"`
+	Prompts []string `json:"prompts"`
+	Labels  []string `json:"labels"`
+}
+
+// OpenRLHFResponse is what OpenRLHF expects back: rewards and scores as
+// plain numbers (its tensors take no null), and extra_logs of per-sample
+// numbers it logs. A null reward is sent as 0 with masked 1: the trainer
+// must drop those samples (see docs/training.md).
+type OpenRLHFResponse struct {
+	Rewards   []float64            `json:"rewards"`
+	Scores    []float64            `json:"scores"`
+	ExtraLogs map[string][]float64 `json:"extra_logs"`
+}
+
+// errorBody is every error answer's body.
+type errorBody struct {
+	Error string `json:"error"`
+}

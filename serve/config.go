@@ -1,0 +1,93 @@
+package serve
+
+import (
+	"time"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/verify"
+)
+
+// Databases is what the server needs of a catalog: the verifier's
+// resolution and engines. *catalog.Catalog implements it.
+type Databases interface {
+	verify.Databases
+}
+
+// Config is a server's settings. Zero fields take the defaults below.
+type Config struct {
+	// Tasks are the tasks items may name by task_id.
+	Tasks []sqlgym.Task
+	// IncludeHoldout lets items name held-out tasks; by default they are
+	// refused, so a trainer cannot learn from the evaluation split.
+	IncludeHoldout bool
+	DBs            Databases
+	// Verify is how answers are judged (mode, rewards, limits, statements
+	// at once per batch). Its Cache is set by the server.
+	Verify verify.Config
+
+	// CacheEntries and CacheBytes bound the cross-request cache of
+	// candidate results.
+	CacheEntries int
+	CacheBytes   int64
+	// DBSlots is how many batches verify at once on one database; Queue
+	// how many more may wait for a slot before requests get 429.
+	DBSlots int
+	Queue   int
+	// MaxBodyBytes and MaxItems bound one request (413 past them).
+	MaxBodyBytes int64
+	MaxItems     int
+	// Deadline bounds one request from arrival to answer, waiting
+	// included; past it the request gets 503.
+	Deadline time.Duration
+	// RetryAfter is what 429 and 503 answers tell the client to wait.
+	RetryAfter time.Duration
+	// AdhocGolds bounds the gold results kept for items that bring their
+	// own database and gold: past it, those golds start afresh.
+	AdhocGolds int
+}
+
+// Defaults.
+const (
+	DefaultCacheEntries = 200_000
+	DefaultCacheBytes   = 256 << 20
+	DefaultDBSlots      = 2
+	DefaultQueue        = 64
+	DefaultMaxBodyBytes = 64 << 20
+	DefaultMaxItems     = 8192
+	DefaultDeadline     = 120 * time.Second
+	DefaultRetryAfter   = time.Second
+	DefaultAdhocGolds   = 10_000
+)
+
+func (c Config) withDefaults() Config {
+	if c.CacheEntries <= 0 {
+		c.CacheEntries = DefaultCacheEntries
+	}
+	if c.CacheBytes <= 0 {
+		c.CacheBytes = DefaultCacheBytes
+	}
+	if c.DBSlots <= 0 {
+		c.DBSlots = DefaultDBSlots
+	}
+	if c.Queue < 0 {
+		c.Queue = 0
+	} else if c.Queue == 0 {
+		c.Queue = DefaultQueue
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.MaxItems <= 0 {
+		c.MaxItems = DefaultMaxItems
+	}
+	if c.Deadline <= 0 {
+		c.Deadline = DefaultDeadline
+	}
+	if c.RetryAfter <= 0 {
+		c.RetryAfter = DefaultRetryAfter
+	}
+	if c.AdhocGolds <= 0 {
+		c.AdhocGolds = DefaultAdhocGolds
+	}
+	return c
+}

@@ -1,0 +1,13 @@
+// Package serve is the reward server RL trainers call: POST /v1/rewards
+// (sqlgym's own batch API), POST /get_reward (OpenRLHF's remote reward
+// protocol), GET /healthz and GET /metrics (Prometheus).
+//
+// Every reward comes from package verify's Verifier, the code `sqlgym
+// verify` and `sqlgym eval` score with; serve adds only what a long-lived
+// server needs around it: a bounded cache of candidate results across
+// requests (verify.ResultCache), a bounded number of batches per database
+// with a bounded queue (429 with Retry-After past it), request size limits
+// (413), a deadline per request, a drain of requests in flight on shutdown,
+// and metrics. A database failure is never a reward of 0: the item is
+// infra_error with a null reward, or the whole request fails with 503.
+package serve

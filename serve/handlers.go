@@ -1,0 +1,133 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// statusWriter remembers the status code for metrics.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.code = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// instrument counts and times a scoring route and gives each request its
+// deadline.
+func (s *Server) instrument(route string, h func(http.ResponseWriter, *http.Request)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		s.m.inflight.Inc()
+		defer s.m.inflight.Dec()
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Deadline)
+		defer cancel()
+		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+		h(sw, r.WithContext(ctx))
+		s.m.requests.WithLabelValues(route, strconv.Itoa(sw.code)).Inc()
+		s.m.duration.WithLabelValues(route).Observe(time.Since(start).Seconds())
+	})
+}
+
+func (s *Server) handleRewards(w http.ResponseWriter, r *http.Request) {
+	var req RewardsRequest
+	if !s.decode(w, r, &req) {
+		return
+	}
+	if !s.checkSize(w, len(req.Items)) {
+		return
+	}
+	res, err := s.score(r.Context(), req.Items)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, RewardsResponse{Results: res})
+}
+
+// decode reads a JSON body within the size limit; on failure it has
+// answered already (413 or 400).
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	if err := json.NewDecoder(body).Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			s.m.rejected.WithLabelValues("too_large").Inc()
+			s.writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes: send smaller batches", s.cfg.MaxBodyBytes))
+			return false
+		}
+		s.m.rejected.WithLabelValues("bad_request").Inc()
+		s.writeError(w, http.StatusBadRequest, "request body is not the expected JSON: "+err.Error())
+		return false
+	}
+	return true
+}
+
+func (s *Server) checkSize(w http.ResponseWriter, n int) bool {
+	s.m.batchSize.Observe(float64(n))
+	if n > s.cfg.MaxItems {
+		s.m.rejected.WithLabelValues("too_large").Inc()
+		s.writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("%d items in one request, over the limit of %d: send smaller batches", n, s.cfg.MaxItems))
+		return false
+	}
+	return true
+}
+
+// fail answers a scoring error: 400 for the client's mistake, 429 for a
+// full queue, 503 for a deadline or an outage, both with Retry-After.
+func (s *Server) fail(w http.ResponseWriter, err error) {
+	var re *requestError
+	switch {
+	case errors.As(err, &re):
+		s.m.rejected.WithLabelValues("bad_request").Inc()
+		s.writeError(w, http.StatusBadRequest, re.msg)
+	case errors.Is(err, errBusy):
+		s.m.rejected.WithLabelValues("busy").Inc()
+		s.retryAfter(w)
+		s.writeError(w, http.StatusTooManyRequests, err.Error()+": retry after the Retry-After seconds")
+	case errors.Is(err, errDeadline):
+		s.m.rejected.WithLabelValues("deadline").Inc()
+		s.retryAfter(w)
+		s.writeError(w, http.StatusServiceUnavailable, err.Error())
+	default:
+		s.m.rejected.WithLabelValues("infra").Inc()
+		s.retryAfter(w)
+		s.writeError(w, http.StatusServiceUnavailable, err.Error())
+	}
+}
+
+func (s *Server) retryAfter(w http.ResponseWriter) {
+	secs := int((s.cfg.RetryAfter + time.Second - 1) / time.Second)
+	w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
+	if s.draining.Load() {
+		s.writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "draining"})
+		return
+	}
+	cfg := s.v.Config()
+	s.writeJSON(w, http.StatusOK, map[string]any{
+		"status": "ok", "tasks": len(s.tasks), "mode": cfg.Mode, "rewards": cfg.Rewards.String(), "cache": s.cache.Stats(),
+	})
+}
+
+func (s *Server) writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // the client went away: nothing left to tell it
+}
+
+func (s *Server) writeError(w http.ResponseWriter, code int, msg string) {
+	s.writeJSON(w, code, errorBody{Error: msg})
+}

@@ -1,0 +1,92 @@
+package serve
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/sqlgym/sqlgym"
+)
+
+// handleOpenRLHF answers OpenRLHF's remote reward protocol. Its tensors
+// take no null, so an answer without a reward (a truncated reply, a broken
+// gold) is sent as reward 0 with extra_logs.sqlgym_masked 1; a database
+// outage fails the whole request with 503, which OpenRLHF's client retries
+// and, if the outage lasts, stops the run on: a trainer never learns 0
+// from an outage.
+func (s *Server) handleOpenRLHF(w http.ResponseWriter, r *http.Request) {
+	var req OpenRLHFRequest
+	if !s.decode(w, r, &req) {
+		return
+	}
+	if !s.checkSize(w, len(req.Query)) {
+		return
+	}
+	if len(req.Labels) != len(req.Query) {
+		s.fail(w, badRequest("%d queries but %d labels: pass the task id column with --label_key", len(req.Query), len(req.Labels)))
+		return
+	}
+	if len(req.Prompts) != 0 && len(req.Prompts) != len(req.Query) {
+		s.fail(w, badRequest("%d queries but %d prompts", len(req.Query), len(req.Prompts)))
+		return
+	}
+	items := make([]Item, len(req.Query))
+	for i, q := range req.Query {
+		c := q
+		if len(req.Prompts) > 0 && req.Prompts[i] != "" && strings.HasPrefix(q, req.Prompts[i]) {
+			c = q[len(req.Prompts[i]):]
+		}
+		items[i] = Item{Completion: &c}
+		label := strings.TrimSpace(req.Labels[i])
+		if strings.HasPrefix(label, "{") {
+			// A label may carry an ad-hoc task: {"db": ..., "gold_sql": ...}.
+			if err := json.Unmarshal([]byte(label), &items[i]); err != nil {
+				s.fail(w, badRequest("label %d: not a task id nor a {\"db\", \"gold_sql\"} object: %v", i, err))
+				return
+			}
+			items[i].Completion, items[i].SQL = &c, nil
+		} else {
+			items[i].TaskID = label
+		}
+	}
+	res, err := s.score(r.Context(), items)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	out := OpenRLHFResponse{
+		Rewards: make([]float64, len(res)),
+		Scores:  make([]float64, len(res)),
+		ExtraLogs: map[string][]float64{
+			"sqlgym_masked":    make([]float64, len(res)),
+			"sqlgym_correct":   make([]float64, len(res)),
+			"sqlgym_truncated": make([]float64, len(res)),
+		},
+	}
+	for i, rr := range res {
+		if rr.Outcome == sqlgym.OutcomeInfraError {
+			s.fail(w, errInfra{rr.Detail})
+			return
+		}
+		if rr.Reward == nil {
+			out.ExtraLogs["sqlgym_masked"][i] = 1
+		} else {
+			out.Rewards[i] = *rr.Reward
+			out.Scores[i] = *rr.Reward
+		}
+		if rr.Outcome == sqlgym.OutcomeCorrect {
+			out.ExtraLogs["sqlgym_correct"][i] = 1
+		}
+		if rr.Outcome == sqlgym.OutcomeTruncated {
+			out.ExtraLogs["sqlgym_truncated"][i] = 1
+		}
+	}
+	s.writeJSON(w, http.StatusOK, out)
+}
+
+// errInfra fails an OpenRLHF request whose batch met a database outage.
+type errInfra struct{ detail string }
+
+func (e errInfra) Error() string {
+	return "a database could not be used, so this batch has no rewards (retry): " + e.detail
+}

@@ -1,0 +1,152 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/verify"
+)
+
+// Server scores answers for trainers over HTTP.
+type Server struct {
+	cfg      Config
+	dbs      Databases
+	tasks    map[string]*sqlgym.Task
+	v        *verify.Verifier
+	cache    *verify.ResultCache
+	adhoc    *adhoc
+	limit    *limiter
+	m        *metrics
+	mux      *http.ServeMux
+	draining atomic.Bool
+}
+
+// New builds a server. It refuses a reward table that gives a number to a
+// failure that is not the model's (infra_error, gold_error): a trainer
+// must never learn from an outage or a broken task.
+func New(cfg Config) (*Server, error) {
+	cfg = cfg.withDefaults()
+	if cfg.DBs == nil {
+		return nil, errors.New("serve: no databases")
+	}
+	for _, o := range []sqlgym.Outcome{sqlgym.OutcomeInfraError, sqlgym.OutcomeGoldError} {
+		if cfg.Verify.Rewards != nil && cfg.Verify.Rewards[o] != nil {
+			return nil, sqlgym.Userf("leave "+string(o)+" without a reward (null): it is not the model's doing",
+				"--reward %s=%g: the server never rewards a failure that is not the model's", o, *cfg.Verify.Rewards[o])
+		}
+	}
+	s := &Server{cfg: cfg, tasks: make(map[string]*sqlgym.Task, len(cfg.Tasks))}
+	s.cache = verify.NewResultCache(cfg.CacheEntries, cfg.CacheBytes)
+	s.m = newMetrics(s.cache)
+	s.dbs = timedDBs{cfg.DBs, s.m}
+	vc := cfg.Verify
+	vc.Cache = s.cache
+	s.v = verify.New(s.dbs, cfg.Tasks, vc)
+	for i := range cfg.Tasks {
+		s.tasks[cfg.Tasks[i].ID] = &cfg.Tasks[i]
+	}
+	s.adhoc = newAdhoc(s.dbs, vc, cfg.AdhocGolds)
+	s.limit = newLimiter(cfg.DBSlots, cfg.Queue, func(db string, d int) { s.m.queue.WithLabelValues(db).Add(float64(d)) })
+
+	s.mux = http.NewServeMux()
+	s.mux.Handle("POST /v1/rewards", s.instrument("/v1/rewards", s.handleRewards))
+	s.mux.Handle("POST /get_reward", s.instrument("/get_reward", s.handleOpenRLHF))
+	s.mux.HandleFunc("GET /healthz", s.handleHealth)
+	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{}))
+	return s, nil
+}
+
+// Handler is the server's routes.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Verifier is the verifier behind the task items, for callers that want
+// to check a reward against `sqlgym verify` in process.
+func (s *Server) Verifier() *verify.Verifier { return s.v }
+
+// CacheStats reports the cross-request cache.
+func (s *Server) CacheStats() verify.CacheStats { return s.cache.Stats() }
+
+// WarmReport says what warming found.
+type WarmReport struct {
+	Tasks int `json:"tasks"`
+	// GoldErrors are tasks whose gold fails on its database; NotSelf are
+	// tasks whose gold is not judged correct against itself (a gold with
+	// random or time-dependent results).
+	GoldErrors []string      `json:"gold_errors,omitempty"`
+	NotSelf    []string      `json:"not_self_correct,omitempty"`
+	Took       time.Duration `json:"took_ns"`
+}
+
+// Warm runs every servable task's gold once, so the first trainer batch
+// finds gold results cached and broken tasks are known before training.
+func (s *Server) Warm(ctx context.Context) (WarmReport, error) {
+	start := time.Now()
+	var answers []verify.Answer
+	for _, t := range s.cfg.Tasks {
+		if s.servable(&t) {
+			answers = append(answers, verify.Answer{TaskID: t.ID, SQL: t.SQL})
+		}
+	}
+	rep := WarmReport{Tasks: len(answers)}
+	const chunk = 1024
+	for lo := 0; lo < len(answers); lo += chunk {
+		res := s.v.VerifyBatch(ctx, answers[lo:min(lo+chunk, len(answers))])
+		if err := ctx.Err(); err != nil {
+			return rep, fmt.Errorf("warm: %w", err)
+		}
+		for _, r := range res {
+			switch r.Outcome {
+			case sqlgym.OutcomeCorrect:
+			case sqlgym.OutcomeInfraError:
+				return rep, fmt.Errorf("warm: task %s: %s", r.TaskID, r.Detail)
+			case sqlgym.OutcomeGoldError, sqlgym.OutcomeError, sqlgym.OutcomeTimeout, sqlgym.OutcomeTooLarge:
+				// The answer is the gold itself: its failure is the gold's.
+				rep.GoldErrors = append(rep.GoldErrors, r.TaskID)
+			default:
+				rep.NotSelf = append(rep.NotSelf, r.TaskID)
+			}
+		}
+	}
+	rep.Took = time.Since(start)
+	return rep, nil
+}
+
+func (s *Server) servable(t *sqlgym.Task) bool {
+	return s.cfg.IncludeHoldout || t.Split != sqlgym.SplitHoldout
+}
+
+// Serve answers on ln until ctx is cancelled, then stops accepting
+// connections and waits up to drain for the requests in flight to finish
+// (they keep their own deadline, not ctx: a batch being scored when the
+// trainer's run stops is answered, not cut short).
+func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration) error {
+	hs := &http.Server{
+		Handler:           s.mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.draining.Store(true)
+	sctx, cancel := context.WithTimeout(context.Background(), drain)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	<-errc
+	if err != nil {
+		return fmt.Errorf("drain requests in flight: %w", err)
+	}
+	return nil
+}
