@@ -213,7 +213,8 @@ func say(v sqlgym.Value) string {
 // column equals v: "from France", "with status 'delivered'".
 func (g *gen) eq(c *column, v sqlgym.Value) string {
 	if tpl, ok := g.p.lex.Eq[c.ref()]; ok {
-		return strings.NewReplacer("%q", say(v), "%s", v.String(), "%S", theName(v.String())).Replace(tpl)
+		ph := strings.NewReplacer("%q", say(v), "%s", v.String(), "%S", theName(v.String())).Replace(tpl)
+		return strings.Replace(ph, " of 1 stars", " of 1 star", 1)
 	}
 	return g.pick("whose "+c.words+" is "+say(v), "with "+c.words+" "+say(v))
 }

@@ -76,7 +76,7 @@ func TestAuthorSynthShop(t *testing.T) {
 func TestAuthorUsage(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{
-		{"author", "--out", filepath.Join(dir, "x.jsonl")},                                           // no --db
+		{"author", "--out", filepath.Join(dir, "x.jsonl")},                                            // no --db
 		{"author", "--db", "shop", "--db", "other=sqlite:x.sqlite", "--out", filepath.Join(dir, "x")}, // two databases
 		{"author", "--db", "shop", "--teacher", "oracle", "--out", filepath.Join(dir, "x")},
 		{"author", "--db", "shop", "--n", "0", "--out", filepath.Join(dir, "x")},
