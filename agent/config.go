@@ -103,5 +103,5 @@ func (c Config) WithDefaults() (Config, error) {
 
 // Settings is what a run manifest records of the loop.
 func (c Config) Settings() *rundir.AgentSettings {
-	return &rundir.AgentSettings{MaxTurns: c.MaxTurns, Protocol: string(c.Protocol), SubmitLast: c.SubmitLast}
+	return &rundir.AgentSettings{MaxTurns: c.MaxTurns, Protocol: string(c.Protocol), SubmitLast: c.SubmitLast, TokenBudget: c.MaxTokens}
 }

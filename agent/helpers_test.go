@@ -13,6 +13,7 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
 	"github.com/sqlgym/sqlgym/model"
+	"github.com/sqlgym/sqlgym/prompt"
 	"github.com/sqlgym/sqlgym/verify"
 )
 
@@ -182,4 +183,8 @@ func args(kv ...string) string {
 	}
 	b, _ := json.Marshal(m)
 	return string(b)
+}
+
+func promptInput() prompt.Input {
+	return prompt.InputFor(&taskDelivered, "CREATE TABLE orders (order_id INTEGER);", sqlgym.DialectSQLite)
 }

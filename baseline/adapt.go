@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sqlgym/sqlgym/sqltext"
 )
@@ -32,15 +33,22 @@ type slot struct {
 //     oldQ, or a string literal whose text, less LIKE's % wildcards at its
 //     ends, is a value of oldQ or occurs in oldQ as whole words, ignoring
 //     case.
-//   - The adaptable literals are ordered by where oldQ names them; the
-//     values of newQ (questionValues) by where newQ names them. The i-th
-//     adaptable literal of a kind gets the i-th value of newQ of that kind:
-//     numbers for numbers, text for text. A literal without a partner stays
-//     as it is.
+//   - The adaptable literals are ordered by where oldQ names them, the
+//     values of newQ (questionValues) by where newQ names them, and each
+//     adaptable literal takes the new value of its own kind (numbers for
+//     numbers, text for text) at its place in that order (see pair for how
+//     values both questions share are passed over). A literal without a
+//     partner stays as it is.
 //   - A new text value keeps the literal's quoting and wildcards, and its
 //     case when the old literal was all lower or all upper case while oldQ
 //     wrote it otherwise (the database stores it so); a known database
 //     value keeps the database's spelling.
+//   - Date literals the old question does not name move with the one it
+//     does: by the days between the old and the new date when a named date
+//     changed, else by the years between the first years (1900 to 2100)
+//     the two questions name. "Orders in 2023" is written with '2023-01-01'
+//     and '2024-01-01', "shipped on 2023-12-26" with '2023-12-27' as the
+//     end of the day.
 func adapt(sql, oldQ, newQ string, known []string) (string, []Replacement) {
 	toks := sqltext.Tokens(sql)
 	oldVals := questionValues(oldQ, known)
@@ -64,38 +72,47 @@ func adapt(sql, oldQ, newQ string, known []string) (string, []Replacement) {
 		}
 		s.lits = append(s.lits, i)
 	}
-	if len(slots) == 0 {
-		return sql, nil
-	}
 	sort.SliceStable(slots, func(i, j int) bool { return slots[i].pos < slots[j].pos })
 	newVals := questionValues(newQ, known)
-	// One cursor per kind walks newVals, passing over the other kind's
-	// values, which that kind's cursor sees itself.
-	next := map[kind]int{}
 	repl := map[int]string{}
 	var out []Replacement
-	for _, s := range slots {
-		var nv *value
-		for next[s.kind] < len(newVals) {
-			v := &newVals[next[s.kind]]
-			next[s.kind]++
-			if v.kind == s.kind {
-				nv = v
-				break
+	var days *int // the shift of a date the questions name
+	for _, k := range []kind{kindNumber, kindText} {
+		for _, p := range pair(slots, ofKind(oldVals, k), ofKind(newVals, k), k) {
+			if d, ok := dayDiff(p.slot.content, p.val.text); ok && days == nil {
+				days = &d
 			}
-		}
-		if nv == nil {
-			continue
-		}
-		for _, li := range s.lits {
-			t := toks[li]
-			text := render(t, nv, oldQ)
-			if text != t.Text {
-				repl[li] = text
-				out = append(out, Replacement{From: t.Text, To: text})
+			for _, li := range p.slot.lits {
+				t := toks[li]
+				text := render(t, p.val, oldQ)
+				if text != t.Text {
+					repl[li] = text
+					out = append(out, Replacement{From: t.Text, To: text})
+				}
 			}
 		}
 	}
+	// Dates the question does not name but the query derives from it (the
+	// day after, the first of the next year) move with the named one.
+	years, hasYears := yearDiff(oldVals, newVals)
+	for i, t := range toks {
+		if _, done := repl[i]; done || t.Kind != sqltext.String || len(t.Text) < 2 || t.Text[0] != '\'' {
+			continue
+		}
+		var text string
+		var ok bool
+		switch {
+		case days != nil:
+			text, ok = shiftDate(t.Text, 0, *days)
+		case hasYears:
+			text, ok = shiftDate(t.Text, years, 0)
+		}
+		if ok && text != t.Text {
+			repl[i] = text
+			out = append(out, Replacement{From: t.Text, To: text})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return strings.Index(sql, out[i].From) < strings.Index(sql, out[j].From) })
 	if len(repl) == 0 {
 		return sql, nil
 	}
@@ -187,3 +204,132 @@ func render(t sqltext.Token, v *value, oldQ string) string {
 }
 
 func hasLetter(s string) bool { return strings.ToLower(s) != strings.ToUpper(s) }
+
+func ofKind(vals []value, k kind) []value {
+	var out []value
+	for _, v := range vals {
+		if v.kind == k {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+type pairing struct {
+	slot *slot
+	val  *value
+}
+
+// pair gives the slots of kind k their new values. First the values both
+// questions name that are no slot are set aside on both sides: words the
+// two questions share ("shipped" in "shipped on 2023-12-26"), not values
+// that changed. Then, when both questions name as many values as are left,
+// a slot takes the new value at its own place among them; otherwise the
+// slots, in the order the old question names them, take the new values in
+// order.
+func pair(slots []*slot, oldK, newK []value, k kind) []pairing {
+	var mine []*slot
+	isSlot := map[string]bool{}
+	for _, s := range slots {
+		if s.kind == k {
+			mine = append(mine, s)
+			isSlot[strings.ToLower(s.content)] = true
+		}
+	}
+	if len(mine) == 0 || len(newK) == 0 {
+		return nil
+	}
+	texts := func(vs []value) map[string]bool {
+		m := map[string]bool{}
+		for _, v := range vs {
+			m[strings.ToLower(v.text)] = true
+		}
+		return m
+	}
+	inOld, inNew := texts(oldK), texts(newK)
+	var oldL, newL []value
+	for _, v := range oldK {
+		if l := strings.ToLower(v.text); isSlot[l] || !inNew[l] {
+			oldL = append(oldL, v)
+		}
+	}
+	for _, v := range newK {
+		if l := strings.ToLower(v.text); !inOld[l] || isSlot[l] {
+			newL = append(newL, v)
+		}
+	}
+	var out []pairing
+	if len(oldL) == len(newL) {
+		ords := make([]int, len(mine))
+		ok := true
+		for i, s := range mine {
+			ords[i] = -1
+			for j, v := range oldL {
+				if v.pos == s.pos {
+					ords[i] = j
+				}
+			}
+			ok = ok && ords[i] >= 0
+		}
+		if ok {
+			for i, s := range mine {
+				out = append(out, pairing{s, &newL[ords[i]]})
+			}
+			return out
+		}
+	}
+	for i, s := range mine {
+		if i == len(newL) {
+			break
+		}
+		out = append(out, pairing{s, &newL[i]})
+	}
+	return out
+}
+
+// dayDiff is the number of days from date a to date b, both 2006-01-02.
+func dayDiff(a, b string) (int, bool) {
+	ta, err1 := time.Parse(time.DateOnly, a)
+	tb, err2 := time.Parse(time.DateOnly, b)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return int(tb.Sub(ta).Hours() / 24), true
+}
+
+// yearDiff is the difference between the first years (whole numbers from
+// 1900 to 2100) the two questions name.
+func yearDiff(oldVals, newVals []value) (int, bool) {
+	first := func(vals []value) (int, bool) {
+		for _, v := range vals {
+			if y, err := strconv.Atoi(v.text); err == nil && v.kind == kindNumber && y >= 1900 && y <= 2100 {
+				return y, true
+			}
+		}
+		return 0, false
+	}
+	a, ok1 := first(oldVals)
+	b, ok2 := first(newVals)
+	return b - a, ok1 && ok2
+}
+
+// shiftDate moves a '2006-01-02...' or '2006-01' literal by years and
+// days, keeping whatever follows the date (a time of day).
+func shiftDate(lit string, years, days int) (string, bool) {
+	body := lit[1 : len(lit)-1]
+	switch {
+	case len(body) >= 10 && isDate(body[:10]):
+		t, err := time.Parse(time.DateOnly, body[:10])
+		if err != nil {
+			return "", false
+		}
+		return "'" + t.AddDate(years, 0, days).Format(time.DateOnly) + body[10:] + "'", true
+	case len(body) == 7 && days == 0 && isDate(body+"-01"):
+		t, err := time.Parse(time.DateOnly, body+"-01")
+		if err != nil {
+			return "", false
+		}
+		return "'" + t.AddDate(years, 0, 0).Format("2006-01") + "'", true
+	}
+	return "", false
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/agent"
 	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/prompt"
 	"github.com/sqlgym/sqlgym/rundir"
@@ -54,6 +55,12 @@ type Config struct {
 	// so a resumed run asks for exactly what an uninterrupted one would.
 	Policy model.Policy
 	Reseed func(seed int) model.Policy
+	// Agent, when set, plays each sample as a multi-turn episode (package
+	// agent) with Actor instead of asking Policy for a completion; Policy
+	// may then be nil. Its settings enter the manifest and the
+	// configuration hash.
+	Agent *agent.Config
+	Actor agent.Actor
 	// Positional says completion i of every Complete call is the task's
 	// sample i, whatever k is (the baseline draws sample i from a seed,
 	// the task and i). Missing samples are then taken from one call for
@@ -94,8 +101,18 @@ func (c *Config) withDefaults() error {
 	if c.Out == "" {
 		return errors.New("eval: no run folder")
 	}
-	if c.DBs == nil || c.Policy == nil {
-		return errors.New("eval: databases and policy are required")
+	if c.DBs == nil || c.Policy == nil && (c.Agent == nil || c.Actor == nil) {
+		return errors.New("eval: databases and a policy (or an agent and its actor) are required")
+	}
+	if c.Agent != nil {
+		a, err := c.Agent.WithDefaults()
+		if err != nil {
+			return err
+		}
+		c.Agent = &a
+		if c.Template == nil {
+			c.Template = agent.DefaultTemplate(a.Protocol)
+		}
 	}
 	if c.Decoding.K < 1 {
 		return sqlgym.Userf("give --k 1 or more", "--k %d: at least one sample per task", c.Decoding.K)

@@ -31,6 +31,9 @@ type hashed struct {
 	Mode       string            `json:"mode"`
 	Rewards    string            `json:"rewards"`
 	PromptHash string            `json:"prompt_template_hash"`
+	// Agent is left out for single-turn runs, so their hashes are what
+	// they were before the agent existed.
+	Agent *rundir.AgentSettings `json:"agent,omitempty"`
 }
 
 // ConfigHash is the configuration hash of a manifest's settings.
@@ -38,7 +41,7 @@ func ConfigHash(m *rundir.Manifest) string {
 	b, err := json.Marshal(hashed{
 		TasksHash: m.TasksHash, Split: m.Split, TaskCount: m.TaskCount, DBDigests: m.DBDigests,
 		Policy: m.Policy, Model: m.Model, Decoding: m.Decoding, Mode: m.Mode, Rewards: m.Rewards,
-		PromptHash: m.PromptHash,
+		PromptHash: m.PromptHash, Agent: m.Agent,
 	})
 	if err != nil {
 		// Only Decoding.Extra could fail, and it came from JSON.
@@ -83,6 +86,7 @@ func differences(old, cur *rundir.Manifest) []string {
 	add(old.Mode != cur.Mode, "--mode", old.Mode, cur.Mode)
 	add(old.Rewards != cur.Rewards, "--reward", old.Rewards, cur.Rewards)
 	add(old.PromptHash != cur.PromptHash, "--prompt-template", old.PromptHash, cur.PromptHash)
+	add(!reflect.DeepEqual(old.Agent, cur.Agent), "--agent, --max-turns, --protocol, --submit-last or --token-budget", agentText(old.Agent), agentText(cur.Agent))
 	if len(d) == 0 {
 		// A manifest written by another version of the hash.
 		d = append(d, "the configuration hash ("+old.ConfigHash+" here, "+cur.ConfigHash+" now)")
@@ -174,5 +178,13 @@ func jsonText(v map[string]any) string {
 		return "none"
 	}
 	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func agentText(a *rundir.AgentSettings) string {
+	if a == nil {
+		return "single-turn"
+	}
+	b, _ := json.Marshal(a)
 	return string(b)
 }

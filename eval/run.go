@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/agent"
 	"github.com/sqlgym/sqlgym/ledger"
 	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/report"
@@ -59,8 +60,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	kind := cfg.PolicyKind
-	if kind == "" {
+	if kind == "" && cfg.Policy != nil {
 		kind = cfg.Policy.Name()
+	} else if kind == "" {
+		kind = cfg.Actor.Name()
 	}
 	m := rundir.Manifest{
 		SqlgymVersion: cfg.Version, GitCommit: cfg.GitCommit,
@@ -68,6 +71,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		DBDigests: digests, Policy: kind, Model: cfg.Model, BaseURL: cfg.BaseURL, Decoding: cfg.Decoding,
 		Mode: string(vc.Mode), Rewards: vc.Rewards.String(), PromptHash: cfg.Template.Hash(),
 		Started: time.Now().UTC(),
+	}
+	if cfg.Agent != nil {
+		m.Agent = cfg.Agent.Settings()
 	}
 	m.ConfigHash = ConfigHash(&m)
 	old, err := checkFolder(cfg.Out, &m)
@@ -91,6 +97,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	r := &runner{cfg: cfg, v: v, app: app, res: res, prompts: newPrompts(cfg.DBs, cfg.Template)}
+	if cfg.Agent != nil {
+		if r.env, err = agent.NewEnv(v, cfg.DBs, cfg.Template, *cfg.Agent); err != nil {
+			app.Close()
+			return nil, err
+		}
+	}
 	r.prog = newProgress(cfg.Progress, cfg.Out, len(cfg.Tasks)*cfg.Decoding.K)
 	rejudge, units := r.plan(existing)
 	runErr := r.execute(ctx, rejudge, units)
@@ -119,7 +131,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return res, err
 	}
 	res.Manifest = m
-	if cfg.Ledger != "" {
+	// An invocation that found the run complete changed nothing worth a
+	// ledger line.
+	if cfg.Ledger != "" && (!res.Resumed || res.Drawn > 0 || res.Rejudged > 0) {
 		if err := ledger.Append(cfg.Ledger, ledgerEntry(cfg, &m, res)); err != nil {
 			return res, fmt.Errorf("record the run in the ledger: %w", err)
 		}
@@ -159,6 +173,8 @@ type runner struct {
 	res     *Result
 	prompts *prompts
 	prog    *progress
+	// env plays episodes when the run is an agent's.
+	env *agent.Env
 
 	mu    sync.Mutex
 	fatal error
@@ -183,6 +199,11 @@ func (r *runner) plan(existing []rundir.Sample) (rejudge []rundir.Sample, units 
 		if !ok || s.Sample < 0 || s.Sample >= k {
 			continue
 		}
+		if s.Outcome == sqlgym.OutcomeInfraError && r.env != nil {
+			// An episode the database failed during is played again:
+			// its later turns never saw what they should have.
+			continue
+		}
 		have[s.Sample] = true
 		if s.Outcome == sqlgym.OutcomeInfraError {
 			rejudge = append(rejudge, s)
@@ -191,7 +212,9 @@ func (r *runner) plan(existing []rundir.Sample) (rejudge []rundir.Sample, units 
 		r.res.Present++
 		r.prog.count(s.Outcome)
 	}
-	seeded := r.cfg.Decoding.Seed != nil && r.cfg.Reseed != nil
+	// Episodes are drawn one by one anyway: one unit each spreads them
+	// over the workers.
+	seeded := r.cfg.Decoding.Seed != nil && r.cfg.Reseed != nil || r.env != nil
 	for i := range r.cfg.Tasks {
 		t := &r.cfg.Tasks[i]
 		var todo []int
@@ -290,6 +313,9 @@ func (r *runner) rejudge(ctx context.Context, samples []rundir.Sample) error {
 // draw samples one unit, judges the completions and appends them. It
 // returns an error only for a failure that ends the run.
 func (r *runner) draw(ctx context.Context, u unit) error {
+	if r.env != nil {
+		return r.drawEpisodes(ctx, u)
+	}
 	pr, err := r.prompts.render(ctx, u.task)
 	if err != nil {
 		if ctx.Err() != nil {

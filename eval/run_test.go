@@ -1,6 +1,7 @@
 package eval_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,8 +10,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,7 +32,7 @@ const seed0 = 100
 
 // setup returns a catalog with the built-in shop database in a temporary
 // cache and a config that samples through srv with per-sample seeds.
-func setup(t *testing.T, srv *evaltest.Server, tasks []sqlgym.Task, out string) eval.Config {
+func setup(t testing.TB, srv *evaltest.Server, tasks []sqlgym.Task, out string) eval.Config {
 	t.Helper()
 	cat, err := catalog.New(catalog.Config{CacheDir: t.TempDir()})
 	if err != nil {
@@ -54,7 +57,7 @@ func setup(t *testing.T, srv *evaltest.Server, tasks []sqlgym.Task, out string) 
 		PolicyKind: "openai", Model: "scripted", BaseURL: srv.BaseURL(),
 		Decoding: rundir.Decoding{K: 4, Temperature: 0.7, Seed: &seed},
 		Version:  "test", Concurrency: 3,
-		Ledger:   ledger.PathFor(out), Command: []string{"sqlgym", "eval", "--out", out},
+		Ledger: ledger.PathFor(out), Command: []string{"sqlgym", "eval", "--out", out},
 	}
 }
 
@@ -380,4 +383,49 @@ func TestInfraErrorSamplesAreJudgedAgainWithoutResampling(t *testing.T) {
 func jsonLine(s *rundir.Sample) ([]byte, error) {
 	b, err := json.Marshal(s)
 	return append(b, '\n'), err
+}
+
+// syncBuffer is a bytes.Buffer safe for the progress goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestProgressLinesOnAClock(t *testing.T) {
+	srv := evaltest.New(evaltest.ShopReplies(), seed0)
+	defer srv.Close()
+	srv.SetDelay(25 * time.Millisecond)
+	var buf syncBuffer
+	cfg := setup(t, srv, evaltest.ShopTasks(), filepath.Join(t.TempDir(), "run"))
+	cfg.Concurrency, cfg.Progress, cfg.ProgressEvery = 1, &buf, 100*time.Millisecond
+	if _, err := eval.Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	// 16 samples one at a time at 25 ms or more each take 0.4 s or more:
+	// a few lines, not one per sample.
+	if len(lines) < 2 || len(lines) >= 16 {
+		t.Fatalf("%d progress lines for 16 samples:\n%s", len(lines), buf.String())
+	}
+	re := regexp.MustCompile(`^eval .*run: \d+/16 samples, [0-9.]+/s(, ETA \d+\S*)?(, pass@1 so far [01]\.\d{3})?$`)
+	for _, l := range lines {
+		if !re.MatchString(l) {
+			t.Fatalf("progress line %q", l)
+		}
+	}
+	if !strings.Contains(buf.String(), "ETA") || !strings.Contains(buf.String(), "pass@1 so far") {
+		t.Fatalf("no ETA or running pass@1:\n%s", buf.String())
+	}
 }

@@ -15,6 +15,9 @@ func Markdown(w io.Writer, r *Run) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "## sqlgym report: %s\n\n", mdText(v.Name))
 	fmt.Fprintf(ew, "- **model**: %s\n- **settings**: %s\n- **tasks**: %s\n\n", mdText(v.Model), mdText(v.Settings), mdText(v.TasksLine))
+	if v.AgentLine != "" {
+		fmt.Fprintf(ew, "- **agent**: %s\n\n", mdText(v.AgentLine))
+	}
 	fmt.Fprintf(ew, "| metric | value | 95%% interval |\n| --- | ---: | --- |\n")
 	for _, m := range v.Metrics {
 		if !m.Present {

@@ -123,6 +123,7 @@ func summarize(counts []TaskResult, samples []rundir.Sample, k int) (rundir.Summ
 			sum.WrongWhy = inc(sum.WrongWhy, orUnknown(s.Why))
 		}
 	}
+	sum.Agent = agentSummary(samples, inRun)
 	var scored []stats.TaskCounts
 	for _, t := range counts {
 		sum.Missing += max(0, k-t.N)

@@ -16,6 +16,9 @@ func Text(w io.Writer, r *Run) error {
 	fmt.Fprintf(tw, "model\t%s\n", v.Model)
 	fmt.Fprintf(tw, "settings\t%s\n", v.Settings)
 	fmt.Fprintf(tw, "tasks\t%s\n", v.TasksLine)
+	if v.AgentLine != "" {
+		fmt.Fprintf(tw, "agent\t%s\n", v.AgentLine)
+	}
 	tw.Flush()
 
 	fmt.Fprintln(ew)

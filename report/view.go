@@ -21,10 +21,12 @@ const (
 // view is what every format shows of a run, worked out once so the three
 // formats cannot disagree.
 type view struct {
-	Name         string
-	Model        string
-	Settings     string
-	TasksLine    string
+	Name      string
+	Model     string
+	Settings  string
+	TasksLine string
+	// AgentLine accounts for an agent run's episodes; empty otherwise.
+	AgentLine    string
 	Metrics      []metricRow
 	Unreplicated bool
 	Outcomes     []countRow
@@ -80,6 +82,7 @@ func newView(r *Run) view {
 		parts = append(parts, "tasks hash "+short(m.TasksHash))
 	}
 	v.TasksLine = strings.Join(parts, "; ")
+	v.AgentLine = agentLine(s.Agent)
 	keys := []string{"pass@1", PassAtKey(v.K), PassHatKey(v.K)}
 	if v.K == 1 {
 		keys = keys[:1] // pass@1 and pass^1 are the same number

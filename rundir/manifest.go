@@ -43,4 +43,7 @@ type AgentSettings struct {
 	MaxTurns   int    `json:"max_turns"`
 	Protocol   string `json:"protocol"`
 	SubmitLast bool   `json:"submit_last,omitempty"`
+	// TokenBudget bounds an episode's completion tokens over all its
+	// turns (0: none).
+	TokenBudget int `json:"token_budget,omitempty"`
 }

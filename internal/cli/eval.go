@@ -24,6 +24,7 @@ import (
 	"github.com/sqlgym/sqlgym/report"
 	"github.com/sqlgym/sqlgym/rundir"
 	"github.com/sqlgym/sqlgym/schema"
+	"github.com/sqlgym/sqlgym/shopdb"
 	"github.com/sqlgym/sqlgym/verify"
 	"github.com/sqlgym/sqlgym/verify/compare"
 )
@@ -274,11 +275,15 @@ func baselinePolicy(ctx context.Context, cfg *eval.Config, opts evalOptions, all
 	return nil
 }
 
-// readTasksHashed reads a task file and the SHA-256 of its bytes.
+// readTasksHashed reads a task file, or the built-in shop task set for
+// "shop" (as loadTasks does), and the SHA-256 of its bytes.
 func readTasksHashed(path string) ([]sqlgym.Task, string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, "", sqlgym.Userf("give --tasks a JSONL task file (sqlgym import writes one)", "read task file: %v", err)
+	var b []byte
+	var err error
+	if path == shopdb.Name {
+		b = shopdb.TasksJSONL()
+	} else if b, err = os.ReadFile(path); err != nil {
+		return nil, "", sqlgym.Userf("give --tasks a JSONL task file (sqlgym import and sqlgym author write one), or shop for the built-in set", "read task file: %v", err)
 	}
 	tasks, err := sqlgym.DecodeTasks(bytes.NewReader(b), path)
 	if err != nil {

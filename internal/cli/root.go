@@ -130,6 +130,9 @@ func NewRoot(io IO) *cobra.Command {
 		newPowerCmd(io),
 		newAuthorCmd(io),
 		newServeCmd(io),
+		newBandCmd(io),
+		newExportCmd(io),
+		newBenchCmd(io),
 	)
 	return root
 }

@@ -1,0 +1,120 @@
+package dataset
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/prompt"
+)
+
+// Engines opens a database by name. *catalog.Catalog implements it.
+type Engines interface {
+	Engine(ctx context.Context, name string) (sqlgym.Engine, error)
+}
+
+// Message is one chat message of an exported prompt.
+type Message struct {
+	Role    string `json:"role" parquet:"role"`
+	Content string `json:"content" parquet:"content"`
+}
+
+// Example is one task rendered for training.
+type Example struct {
+	Task       sqlgym.Task
+	Prompt     []Message
+	PromptHash string
+}
+
+// Split returns the tasks a training export may hold: all but the
+// held-out ones, unless include is set. Tasks without a split count as
+// train (run `sqlgym split` to mark them).
+func Split(tasks []sqlgym.Task, include bool) (keep []sqlgym.Task, heldOut int) {
+	for _, t := range tasks {
+		if t.Split == sqlgym.SplitHoldout && !include {
+			heldOut++
+			continue
+		}
+		keep = append(keep, t)
+	}
+	return keep, heldOut
+}
+
+// Render renders each task's prompt with tmpl, on its database's schema
+// as prompt.SchemaText renders it (loaded once per database).
+func Render(ctx context.Context, dbs Engines, tmpl *prompt.Template, tasks []sqlgym.Task) ([]Example, error) {
+	type schemaText struct {
+		text    string
+		dialect sqlgym.Dialect
+	}
+	schemas := map[string]schemaText{}
+	out := make([]Example, 0, len(tasks))
+	for i := range tasks {
+		t := &tasks[i]
+		st, ok := schemas[t.DB]
+		if !ok {
+			eng, err := dbs.Engine(ctx, t.DB)
+			if err != nil {
+				return nil, fmt.Errorf("task %s: %w", t.ID, err)
+			}
+			text, err := prompt.SchemaText(ctx, eng)
+			if err != nil {
+				return nil, fmt.Errorf("schema of database %s: %w", t.DB, err)
+			}
+			st = schemaText{text, eng.Dialect()}
+			schemas[t.DB] = st
+		}
+		p, err := tmpl.Render(prompt.InputFor(t, st.text, st.dialect))
+		if err != nil {
+			return nil, fmt.Errorf("task %s: %w", t.ID, err)
+		}
+		ex := Example{Task: *t, PromptHash: p.Hash}
+		for _, m := range p.Messages {
+			ex.Prompt = append(ex.Prompt, Message{Role: m.Role, Content: m.Content})
+		}
+		out = append(out, ex)
+	}
+	return out, nil
+}
+
+// TRLRow is one line of the TRL export: a conversational prompt
+// (GRPOTrainer applies the model's chat template to it) and the columns
+// the reward function receives as keyword arguments.
+type TRLRow struct {
+	Prompt     []Message `json:"prompt"`
+	TaskID     string    `json:"task_id"`
+	DB         string    `json:"db"`
+	GoldSQL    string    `json:"gold_sql"`
+	Split      string    `json:"split"`
+	PassRate   *float64  `json:"pass_rate,omitempty"`
+	PromptHash string    `json:"prompt_hash"`
+}
+
+// WriteTRL writes examples as TRL JSONL.
+func WriteTRL(w io.Writer, exs []Example) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for i := range exs {
+		ex := &exs[i]
+		row := TRLRow{Prompt: ex.Prompt, TaskID: ex.Task.ID, DB: ex.Task.DB, GoldSQL: ex.Task.SQL,
+			Split: splitOf(&ex.Task), PromptHash: ex.PromptHash}
+		if r, ok := PassRate(&ex.Task); ok {
+			row.PassRate = &r
+		}
+		if err := enc.Encode(&row); err != nil {
+			return fmt.Errorf("write task %s: %w", ex.Task.ID, err)
+		}
+	}
+	return bw.Flush()
+}
+
+func splitOf(t *sqlgym.Task) string {
+	if t.Split == "" {
+		return sqlgym.SplitTrain
+	}
+	return t.Split
+}

@@ -1,0 +1,283 @@
+package screen
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/verify"
+	"github.com/sqlgym/sqlgym/verify/compare"
+)
+
+// Task fields the screen writes (kept in sqlgym.Task.Extra, so every
+// command carries them through unchanged).
+const (
+	FieldWeak        = "weak"
+	FieldWeakMutants = "weak_mutants"
+)
+
+// Options tune a screen.
+type Options struct {
+	// Kinds limits the mutant kinds; none means all.
+	Kinds []Kind
+	// MaxPerKind bounds the mutants of one kind per gold (default
+	// DefaultMaxPerKind).
+	MaxPerKind int
+	// Chunk is how many tasks' mutants go to the verifier in one batch
+	// (default 256): big enough to keep it busy, small enough for memory.
+	Chunk int
+	// Progress, when set, is called after each chunk.
+	Progress func(done, total int)
+}
+
+// Report is what a screen found.
+type Report struct {
+	Mode  compare.Mode `json:"mode"`
+	Tasks int          `json:"tasks"`
+	// Screened tasks had at least one mutant judged and a gold that ran.
+	Screened int `json:"screened"`
+	Weak     int `json:"weak"`
+	// WeakShare is Weak / Screened.
+	WeakShare float64 `json:"weak_share"`
+	// NoMutants counts tasks whose gold gave no mutant the mode can judge.
+	NoMutants int `json:"no_mutants"`
+	// GoldErrors counts tasks whose gold itself failed; InfraErrors tasks
+	// left undecided because the database was unavailable. Neither is
+	// screened, and their weak fields are left as they were.
+	GoldErrors  int             `json:"gold_errors"`
+	InfraErrors int             `json:"infra_errors"`
+	Mutants     int             `json:"mutants"`
+	Kinds       map[Kind]*Tally `json:"kinds"`
+	// Outcomes counts the mutants' verdicts.
+	Outcomes map[sqlgym.Outcome]int `json:"outcomes"`
+}
+
+// Tally is one kind's share of a screen.
+type Tally struct {
+	// Judged mutants of this kind, and how many of them the verifier
+	// judged correct (mistakes it cannot see).
+	Judged    int `json:"judged"`
+	Invisible int `json:"invisible"`
+	// WeakTasks counts tasks with at least one invisible mutant of this
+	// kind.
+	WeakTasks int `json:"weak_tasks"`
+	// SkippedByMode counts mutants not judged because the mode ignores
+	// what they change (row order, duplicates, DISTINCT).
+	SkippedByMode int `json:"skipped_by_mode"`
+}
+
+// Screen mutates each task's gold, judges the mutants with v and returns
+// the report and the tasks with their weak fields set: a weak task gets
+// "weak": true and "weak_mutants": [{"kind", "sql"}, ...]; a screened task
+// that is not weak loses both fields. Tasks come back in input order. v
+// must have been built over tasks' databases; its mode is the one used.
+// The error is only the context's.
+func Screen(ctx context.Context, v *verify.Verifier, tasks []sqlgym.Task, opt Options) (Report, []sqlgym.Task, error) {
+	cfg := v.Config()
+	rep := Report{Mode: cfg.Mode, Tasks: len(tasks), Kinds: map[Kind]*Tally{}, Outcomes: map[sqlgym.Outcome]int{}}
+	kinds := opt.Kinds
+	if len(kinds) == 0 {
+		kinds = Kinds
+	}
+	for _, k := range kinds {
+		rep.Kinds[k] = &Tally{}
+	}
+	chunk := opt.Chunk
+	if chunk <= 0 {
+		chunk = 256
+	}
+	out := make([]sqlgym.Task, len(tasks))
+	copy(out, tasks)
+	for lo := 0; lo < len(out); lo += chunk {
+		hi := min(lo+chunk, len(out))
+		if err := screenChunk(ctx, v, out[lo:hi], opt, &rep); err != nil {
+			return rep, nil, err
+		}
+		if opt.Progress != nil {
+			opt.Progress(hi, len(out))
+		}
+	}
+	if rep.Screened > 0 {
+		rep.WeakShare = float64(rep.Weak) / float64(rep.Screened)
+	}
+	return rep, out, nil
+}
+
+func screenChunk(ctx context.Context, v *verify.Verifier, tasks []sqlgym.Task, opt Options, rep *Report) error {
+	cfg := v.Config()
+	var answers []verify.Answer
+	var mutants []Mutant
+	owner := []int{} // task index of each answer
+	for i := range tasks {
+		t := &tasks[i]
+		for _, m := range Mutate(t.SQL, opt.MaxPerKind) {
+			tally := rep.Kinds[m.Kind]
+			if tally == nil {
+				continue
+			}
+			if hidden(cfg, t, m) {
+				tally.SkippedByMode++
+				continue
+			}
+			answers = append(answers, verify.Answer{TaskID: t.ID, Sample: len(answers), SQL: m.SQL, Task: t})
+			mutants = append(mutants, m)
+			owner = append(owner, i)
+		}
+	}
+	results := v.VerifyBatch(ctx, answers)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("screen interrupted: %w", err)
+	}
+	type state struct {
+		judged, goldErr, infra bool
+		weak                   []Mutant
+	}
+	st := make([]state, len(tasks))
+	for j, r := range results {
+		s := &st[owner[j]]
+		rep.Outcomes[r.Outcome]++
+		switch r.Outcome {
+		case sqlgym.OutcomeGoldError:
+			s.goldErr = true
+			continue
+		case sqlgym.OutcomeInfraError:
+			s.infra = true
+			continue
+		}
+		s.judged = true
+		rep.Mutants++
+		tally := rep.Kinds[mutants[j].Kind]
+		tally.Judged++
+		if r.Outcome == sqlgym.OutcomeCorrect {
+			tally.Invisible++
+			s.weak = append(s.weak, mutants[j])
+		}
+	}
+	for i := range tasks {
+		s := st[i]
+		switch {
+		case s.goldErr:
+			rep.GoldErrors++
+			continue
+		case len(s.weak) > 0:
+		case s.infra:
+			rep.InfraErrors++
+			continue
+		case !s.judged:
+			rep.NoMutants++
+			continue
+		}
+		rep.Screened++
+		if len(s.weak) == 0 {
+			clearWeak(&tasks[i])
+			continue
+		}
+		rep.Weak++
+		var seen []Kind
+		for _, m := range s.weak {
+			if !slices.Contains(seen, m.Kind) {
+				seen = append(seen, m.Kind)
+				rep.Kinds[m.Kind].WeakTasks++
+			}
+		}
+		setWeak(&tasks[i], s.weak)
+	}
+	return nil
+}
+
+// hidden reports whether the mode ignores, by design, all that mutant m
+// can change: such a mutant would be judged correct whatever the data.
+func hidden(cfg verify.Config, t *sqlgym.Task, m Mutant) bool {
+	mode := cfg.Mode
+	if m.Distinct && mode == compare.TestSuite && !cfg.KeepDistinct {
+		return true // the test-suite scorer strips DISTINCT from both queries
+	}
+	switch m.Effect {
+	case EffectOrder:
+		switch mode {
+		case compare.Bird, compare.F1:
+			return true
+		case compare.Spider2:
+			// Unset, spider2 orders when the gold has a top-level ORDER
+			// BY, which an order-only mutant always comes from.
+			return t.IgnoreOrder != nil && *t.IgnoreOrder
+		}
+	case EffectDuplicates:
+		return mode == compare.Bird || mode == compare.F1
+	}
+	return false
+}
+
+// weakMutant is how a mutant is written into a task.
+type weakMutant struct {
+	Kind Kind   `json:"kind"`
+	SQL  string `json:"sql"`
+}
+
+func setWeak(t *sqlgym.Task, ms []Mutant) {
+	list := make([]weakMutant, len(ms))
+	for i, m := range ms {
+		list[i] = weakMutant{m.Kind, m.SQL}
+	}
+	b, _ := json.Marshal(list) // strings only: cannot fail
+	extra := make(map[string]json.RawMessage, len(t.Extra)+2)
+	for k, v := range t.Extra {
+		extra[k] = v
+	}
+	extra[FieldWeak] = json.RawMessage("true")
+	extra[FieldWeakMutants] = b
+	t.Extra = extra
+}
+
+func clearWeak(t *sqlgym.Task) {
+	if t.Extra == nil {
+		return
+	}
+	_, a := t.Extra[FieldWeak]
+	_, b := t.Extra[FieldWeakMutants]
+	if !a && !b {
+		return
+	}
+	extra := make(map[string]json.RawMessage, len(t.Extra))
+	for k, v := range t.Extra {
+		if k != FieldWeak && k != FieldWeakMutants {
+			extra[k] = v
+		}
+	}
+	if len(extra) == 0 {
+		extra = nil
+	}
+	t.Extra = extra
+}
+
+// IsWeak reports whether a screen marked the task weak.
+func IsWeak(t sqlgym.Task) bool {
+	var w bool
+	return t.Extra != nil && json.Unmarshal(t.Extra[FieldWeak], &w) == nil && w
+}
+
+// WeakMutants returns the mutants a screen recorded on the task.
+func WeakMutants(t sqlgym.Task) []Mutant {
+	var list []weakMutant
+	if t.Extra == nil || json.Unmarshal(t.Extra[FieldWeakMutants], &list) != nil {
+		return nil
+	}
+	out := make([]Mutant, len(list))
+	for i, m := range list {
+		out[i] = Mutant{Kind: m.Kind, SQL: m.SQL}
+	}
+	return out
+}
+
+// DropWeak returns the tasks that are not marked weak.
+func DropWeak(tasks []sqlgym.Task) []sqlgym.Task {
+	var out []sqlgym.Task
+	for _, t := range tasks {
+		if !IsWeak(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
