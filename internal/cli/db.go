@@ -13,6 +13,7 @@ import (
 	"github.com/sqlgym/sqlgym/engine/duckdb"
 	"github.com/sqlgym/sqlgym/engine/postgres"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
+	"github.com/sqlgym/sqlgym/schema"
 	"github.com/sqlgym/sqlgym/shopdb"
 )
 
@@ -131,27 +132,58 @@ func runDBCreate(ctx context.Context, io IO, opts dbCreateOptions) error {
 	return err
 }
 
-type dbSchemaOptions struct{ Name string }
+type dbSchemaOptions struct {
+	Name    string
+	Samples int
+	JSON    bool
+	DB      dbFlags
+}
 
 func newDBSchemaCmd(io IO) *cobra.Command {
 	var opts dbSchemaOptions
 	cmd := &cobra.Command{
-		Use:     "schema NAME",
-		Short:   "Print a built-in database's DDL",
-		Example: "  sqlgym db schema shop",
-		Args:    cobra.ExactArgs(1),
+		Use:   "schema NAME",
+		Short: "Print a database's schema as DDL",
+		Long: `Print a database's schema as DDL. For the built-in "shop" it is the embedded
+source with its comments; for any other database it is read from the database
+(tables, columns, primary and foreign keys) and rendered the way prompts show
+it, with a few real values per column (--samples).`,
+		Example: `  sqlgym db schema shop
+  sqlgym db schema concert_singer --db-dir ../shared/data/spider_dev/database --samples 3
+  sqlgym db schema mydb --db mydb=duckdb:my.duckdb --json`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
-			return runDBSchema(io, opts)
+			return runDBSchema(cmd.Context(), io, opts)
 		},
 	}
+	cmd.Flags().IntVar(&opts.Samples, "samples", 0, "show up to N real values per column")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the schema as JSON")
+	addDBFlags(cmd, &opts.DB)
 	return cmd
 }
 
-func runDBSchema(io IO, opts dbSchemaOptions) error {
-	if opts.Name != "shop" {
-		return sqlgym.Userf("the built-in databases are: shop", "no built-in database %q", opts.Name)
+func runDBSchema(ctx context.Context, io IO, opts dbSchemaOptions) error {
+	if opts.Name == "shop" && !opts.JSON && opts.Samples == 0 && len(opts.DB.Refs) == 0 && opts.DB.DBDir == "" {
+		_, err := fmt.Fprint(io.Out, shopdb.Schema())
+		return err
 	}
-	_, err := fmt.Fprint(io.Out, shopdb.Schema())
+	cat, err := opts.DB.catalog()
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	eng, err := cat.Engine(ctx, opts.Name)
+	if err != nil {
+		return err
+	}
+	s, err := schema.Load(ctx, eng, opts.Samples)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(io.Out, s)
+	}
+	_, err = fmt.Fprint(io.Out, schema.Render(s, schema.Options{}))
 	return err
 }

@@ -136,6 +136,17 @@ func TestDBSchemaShop(t *testing.T) {
 	if code, _, errOut := run(t, "db", "schema", "nope"); code != ExitError || !strings.Contains(errOut, "hint:") {
 		t.Fatalf("unknown database: exit %d %q", code, errOut)
 	}
+	data := testenv.SharedData(t)
+	src := testenv.CopyFile(t, filepath.Join(data, "spider_dev", "database", "concert_singer", "concert_singer.sqlite"))
+	code, out, errOut := run(t, "db", "schema", "concert_singer", "--db", "concert_singer=sqlite:"+src, "--samples", "2")
+	if code != ExitOK || !strings.Contains(out, "CREATE TABLE singer (") || !strings.Contains(out, "-- e.g. ") {
+		t.Fatalf("spider schema: exit %d %s\n%s", code, errOut, out)
+	}
+	t.Setenv("SQLGYM_CACHE", t.TempDir())
+	code, out, _ = run(t, "db", "schema", "shop", "--json")
+	if code != ExitOK || !strings.Contains(out, `"name": "orders"`) || !strings.Contains(out, `"rows": 300`) {
+		t.Fatalf("shop --json: exit %d\n%s", code, out)
+	}
 }
 
 func dropSchema(t *testing.T, dsn, name string) {
