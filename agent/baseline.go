@@ -54,8 +54,8 @@ func (b *BaselineActor) Act(_ context.Context, ep *Episode) (Reply, error) {
 		}
 	}
 	switch {
-	case turn == 0 && ep.Config().MaxTurns >= 3 && len(matches[0].Tables) > 0:
-		return b.look(ep, matches[0].Tables), nil
+	case turn == 0 && ep.Config().MaxTurns >= 3 && len(tablesIn(ep, matches[0].Tables)) > 0:
+		return b.look(ep, tablesIn(ep, matches[0].Tables)), nil
 	case len(order) == 0 && !last:
 		return act(ep, ToolRunSQL, cands[0], "Run the retrieved query "+matches[0].Task.ID+" adapted to this question."), nil
 	}
@@ -114,6 +114,18 @@ func best(order []Query, fallback string) string {
 		}
 	}
 	return fallback
+}
+
+// tablesIn keeps the names that are tables of the database: the retrieved
+// query's list also holds its CTE names.
+func tablesIn(ep *Episode, names []string) []string {
+	var out []string
+	for _, n := range names {
+		if ep.Schema().Table(n) != nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // look describes the tables (tools) or selects their first rows (text).

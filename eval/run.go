@@ -87,6 +87,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("create run folder: %w", err)
 	}
+	release, err := lock(cfg.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	// The manifest goes first: a folder with samples always says what
 	// they are, even after a crash.
 	if err := rundir.WriteJSON(filepath.Join(cfg.Out, rundir.ManifestFile), &m); err != nil {

@@ -429,3 +429,37 @@ func TestProgressLinesOnAClock(t *testing.T) {
 		t.Fatalf("no ETA or running pass@1:\n%s", buf.String())
 	}
 }
+
+func TestSecondProcessOnOneFolderIsRefused(t *testing.T) {
+	srv := evaltest.New(evaltest.ShopReplies(), seed0)
+	defer srv.Close()
+	srv.SetDelay(100 * time.Millisecond)
+	out := filepath.Join(t.TempDir(), "run")
+	tasks := evaltest.ShopTasks()[:1]
+	first := make(chan error, 1)
+	go func() {
+		cfg := setup(t, srv, tasks, out)
+		cfg.Concurrency = 1
+		_, err := eval.Run(context.Background(), cfg)
+		first <- err
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(out, rundir.SamplesFile)); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first run never opened its samples file")
+		}
+	}
+	_, err := eval.Run(context.Background(), setup(t, srv, tasks, out))
+	var ue *sqlgym.UserError
+	if !errors.As(err, &ue) || !strings.Contains(ue.Msg, "another sqlgym eval is writing") {
+		t.Fatalf("a second run on a folder in use: %v", err)
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := rundir.ReadSamples(out); len(got) != 4 {
+		t.Fatalf("%d samples after the first run", len(got))
+	}
+}

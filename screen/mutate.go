@@ -235,6 +235,9 @@ func (q *query) dropConjuncts() []Mutant {
 			}
 		}
 		if or || len(starts) == 1 {
+			if !or && q.nullGuard(w+1, end) {
+				continue
+			}
 			// The whole clause goes, with the white space before WHERE.
 			from := q.toks[w].Pos
 			if w > 0 {
@@ -244,6 +247,13 @@ func (q *query) dropConjuncts() []Mutant {
 			continue
 		}
 		for i, s := range starts {
+			e := end
+			if i+1 < len(starts) {
+				e = starts[i+1] - 1
+			}
+			if q.nullGuard(s, e) {
+				continue
+			}
 			var m string
 			if i+1 < len(starts) {
 				// "a AND b": cut from a up to b.
@@ -256,6 +266,18 @@ func (q *query) dropConjuncts() []Mutant {
 		}
 	}
 	return out
+}
+
+// nullGuard reports whether tokens [a, b) are "column IS NOT NULL": such a
+// condition only removes NULLs, and whether a column holds any is a fact
+// of the schema and data, not a step of the question's logic.
+func (q *query) nullGuard(a, b int) bool {
+	n := b - a
+	if n == 6 && q.punct(a+1, ".") {
+		a, n = a+2, 4
+	}
+	return n == 4 && (q.toks[a].Kind == sqltext.Word || q.toks[a].Kind == sqltext.QuotedIdent) &&
+		q.word(a+1, "is") && q.word(a+2, "not") && q.word(a+3, "null")
 }
 
 var flips = map[string]string{"<": "<=", "<=": "<", ">": ">=", ">=": ">", "=": "<>", "==": "<>", "<>": "=", "!=": "="}
@@ -301,7 +323,7 @@ func (q *query) flipComparisons() []Mutant {
 	return out
 }
 
-// flipOrders reverses the direction of each sort key. A sort with no
+// flipOrders reverses the direction of each sort's first key. A sort with no
 // LIMIT after it only orders rows: at the top it is an order-only mutant;
 // in a subquery it means nothing and is skipped. In a window or an
 // aggregate's argument list it changes values.
@@ -320,16 +342,12 @@ func (q *query) flipOrders() []Mutant {
 		case q.toks[k].depth > 0 && q.inSubquery(k) && !limited:
 			continue
 		}
-		d := q.toks[k].depth
-		keyStart := k + 2
-		for j := k + 2; j <= end; j++ {
-			if j < end && !(q.toks[j].depth == d && q.punct(j, ",")) {
-				continue
-			}
-			if m, ok := q.flipKey(keyStart, j); ok {
+		// Only the first key: the plausible mistake is the direction of
+		// the sort itself; a later key only breaks ties.
+		if keys := q.split(k+2, end); len(keys) > 0 {
+			if m, ok := q.flipKey(keys[0][0], keys[0][1]); ok {
 				out = append(out, Mutant{Kind: FlipOrder, SQL: m, Effect: effect})
 			}
-			keyStart = j + 1
 		}
 	}
 	return out
@@ -372,7 +390,6 @@ func (q *query) dropDistincts() []Mutant {
 	}
 	return out
 }
-
 
 // addDistinct makes a grouped outer SELECT a SELECT DISTINCT when its
 // select list leaves out a group key: rows of different groups can then

@@ -41,16 +41,18 @@ type Report struct {
 	Weak     int `json:"weak"`
 	// WeakShare is Weak / Screened.
 	WeakShare float64 `json:"weak_share"`
-	// NoMutants counts tasks whose gold gave no mutant the mode can judge.
+	// NoMutants counts tasks whose gold gave no mutant the mode can judge:
+	// not screened, and not weak.
 	NoMutants int `json:"no_mutants"`
-	// GoldErrors counts tasks whose gold itself failed; InfraErrors tasks
-	// left undecided because the database was unavailable. Neither is
-	// screened, and their weak fields are left as they were.
+	// GoldErrors counts tasks whose gold failed or did not match itself
+	// (rows that change between runs); InfraErrors tasks left undecided
+	// because the database was unavailable. Neither is screened, and their
+	// weak fields are left as they were.
 	GoldErrors  int             `json:"gold_errors"`
 	InfraErrors int             `json:"infra_errors"`
 	Mutants     int             `json:"mutants"`
 	Kinds       map[Kind]*Tally `json:"kinds"`
-	// Outcomes counts the mutants' verdicts.
+	// Outcomes counts the judged mutants' verdicts.
 	Outcomes map[sqlgym.Outcome]int `json:"outcomes"`
 }
 
@@ -108,10 +110,16 @@ func Screen(ctx context.Context, v *verify.Verifier, tasks []sqlgym.Task, opt Op
 func screenChunk(ctx context.Context, v *verify.Verifier, tasks []sqlgym.Task, opt Options, rep *Report) error {
 	cfg := v.Config()
 	var answers []verify.Answer
-	var mutants []Mutant
-	owner := []int{} // task index of each answer
+	var mutants []*Mutant // nil for a task's control answer, its gold
+	var owner []int       // task index of each answer
 	for i := range tasks {
 		t := &tasks[i]
+		// The gold judged against itself must be correct; anything else
+		// (it fails, or its rows are not stable) leaves the task
+		// unscreened, since no mutant's verdict would mean anything.
+		answers = append(answers, verify.Answer{TaskID: t.ID, Sample: len(answers), SQL: t.SQL, Task: t})
+		mutants = append(mutants, nil)
+		owner = append(owner, i)
 		for _, m := range Mutate(t.SQL, opt.MaxPerKind) {
 			tally := rep.Kinds[m.Kind]
 			if tally == nil {
@@ -122,7 +130,7 @@ func screenChunk(ctx context.Context, v *verify.Verifier, tasks []sqlgym.Task, o
 				continue
 			}
 			answers = append(answers, verify.Answer{TaskID: t.ID, Sample: len(answers), SQL: m.SQL, Task: t})
-			mutants = append(mutants, m)
+			mutants = append(mutants, &m)
 			owner = append(owner, i)
 		}
 	}
@@ -137,22 +145,26 @@ func screenChunk(ctx context.Context, v *verify.Verifier, tasks []sqlgym.Task, o
 	st := make([]state, len(tasks))
 	for j, r := range results {
 		s := &st[owner[j]]
-		rep.Outcomes[r.Outcome]++
-		switch r.Outcome {
-		case sqlgym.OutcomeGoldError:
-			s.goldErr = true
-			continue
-		case sqlgym.OutcomeInfraError:
+		m := mutants[j]
+		switch {
+		case r.Outcome == sqlgym.OutcomeInfraError:
 			s.infra = true
 			continue
+		case m == nil: // the control comes before the task's mutants
+			s.goldErr = r.Outcome != sqlgym.OutcomeCorrect
+			continue
+		case s.goldErr || r.Outcome == sqlgym.OutcomeGoldError:
+			s.goldErr = true
+			continue
 		}
+		rep.Outcomes[r.Outcome]++
 		s.judged = true
 		rep.Mutants++
-		tally := rep.Kinds[mutants[j].Kind]
+		tally := rep.Kinds[m.Kind]
 		tally.Judged++
 		if r.Outcome == sqlgym.OutcomeCorrect {
 			tally.Invisible++
-			s.weak = append(s.weak, mutants[j])
+			s.weak = append(s.weak, *m)
 		}
 	}
 	for i := range tasks {
@@ -167,6 +179,7 @@ func screenChunk(ctx context.Context, v *verify.Verifier, tasks []sqlgym.Task, o
 			continue
 		case !s.judged:
 			rep.NoMutants++
+			clearWeak(&tasks[i])
 			continue
 		}
 		rep.Screened++

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/agent"
 	"github.com/sqlgym/sqlgym/verify"
 )
 
@@ -44,6 +45,15 @@ type Config struct {
 	// AdhocGolds bounds the gold results kept for items that bring their
 	// own database and gold: past it, those golds start afresh.
 	AdhocGolds int
+
+	// Agent bounds the episodes of the episode API (turns, token budget,
+	// observation sizes); its Protocol is the default of requests that
+	// name none.
+	Agent agent.Config
+	// EpisodeTTL is how long an episode may sit idle before it is
+	// dropped; MaxEpisodes bounds the open episodes (429 past it).
+	EpisodeTTL  time.Duration
+	MaxEpisodes int
 }
 
 // Defaults.
@@ -57,6 +67,8 @@ const (
 	DefaultDeadline     = 120 * time.Second
 	DefaultRetryAfter   = time.Second
 	DefaultAdhocGolds   = 10_000
+	DefaultEpisodeTTL   = 10 * time.Minute
+	DefaultMaxEpisodes  = 4096
 )
 
 func (c Config) withDefaults() Config {
@@ -88,6 +100,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.AdhocGolds <= 0 {
 		c.AdhocGolds = DefaultAdhocGolds
+	}
+	if c.EpisodeTTL <= 0 {
+		c.EpisodeTTL = DefaultEpisodeTTL
+	}
+	if c.MaxEpisodes <= 0 {
+		c.MaxEpisodes = DefaultMaxEpisodes
+	}
+	if c.Agent.Protocol == "" {
+		c.Agent.Protocol = agent.ProtocolTools
 	}
 	return c
 }

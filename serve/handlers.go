@@ -89,7 +89,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	case errors.As(err, &re):
 		s.m.rejected.WithLabelValues("bad_request").Inc()
 		s.writeError(w, http.StatusBadRequest, re.msg)
-	case errors.Is(err, errBusy):
+	case errors.Is(err, errBusy), errors.Is(err, errEpisodesFull):
 		s.m.rejected.WithLabelValues("busy").Inc()
 		s.retryAfter(w)
 		s.writeError(w, http.StatusTooManyRequests, err.Error()+": retry after the Retry-After seconds")

@@ -24,6 +24,7 @@ type metrics struct {
 	queue      *prometheus.GaugeVec     // db
 	inflight   prometheus.Gauge
 	rejected   *prometheus.CounterVec // reason
+	episodes   prometheus.Counter
 }
 
 func newMetrics(cache *verify.ResultCache) *metrics {
@@ -61,11 +62,14 @@ func newMetrics(cache *verify.ResultCache) *metrics {
 		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sqlgym_serve_rejected_total", Help: "Requests turned away, by reason (busy, too_large, deadline, bad_request, infra).",
 		}, []string{"reason"}),
+		episodes: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "sqlgym_serve_episodes_started_total", Help: "Agent episodes opened with POST /v1/episodes.",
+		}),
 	}
 	stat := func(f func(verify.CacheStats) float64) func() float64 {
 		return func() float64 { return f(cache.Stats()) }
 	}
-	reg.MustRegister(m.requests, m.duration, m.batchSize, m.outcomes, m.verifyTime, m.statement, m.queue, m.inflight, m.rejected,
+	reg.MustRegister(m.requests, m.duration, m.batchSize, m.outcomes, m.verifyTime, m.statement, m.queue, m.inflight, m.rejected, m.episodes,
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sqlgym_serve_cache_hits_total", Help: "Candidate statements answered from the cross-request cache."},
 			stat(func(s verify.CacheStats) float64 { return float64(s.Hits) })),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sqlgym_serve_cache_misses_total", Help: "Candidate statements the cache could not answer."},

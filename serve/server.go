@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/agent"
 	"github.com/sqlgym/sqlgym/verify"
 )
 
@@ -27,6 +29,11 @@ type Server struct {
 	m        *metrics
 	mux      *http.ServeMux
 	draining atomic.Bool
+
+	// The episode API's open episodes and an environment per protocol.
+	eps   *episodes
+	envMu sync.Mutex
+	envs  map[agent.Protocol]*agent.Env
 }
 
 // New builds a server. It refuses a reward table that gives a number to a
@@ -43,7 +50,11 @@ func New(cfg Config) (*Server, error) {
 				"--reward %s=%g: the server never rewards a failure that is not the model's", o, *cfg.Verify.Rewards[o])
 		}
 	}
-	s := &Server{cfg: cfg, tasks: make(map[string]*sqlgym.Task, len(cfg.Tasks))}
+	if _, err := cfg.Agent.WithDefaults(); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, tasks: make(map[string]*sqlgym.Task, len(cfg.Tasks)),
+		eps: newEpisodes(cfg.EpisodeTTL, cfg.MaxEpisodes), envs: map[agent.Protocol]*agent.Env{}}
 	s.cache = verify.NewResultCache(cfg.CacheEntries, cfg.CacheBytes)
 	s.m = newMetrics(s.cache)
 	s.dbs = timedDBs{cfg.DBs, s.m}
@@ -59,6 +70,9 @@ func New(cfg Config) (*Server, error) {
 	s.mux = http.NewServeMux()
 	s.mux.Handle("POST /v1/rewards", s.instrument("/v1/rewards", s.handleRewards))
 	s.mux.Handle("POST /get_reward", s.instrument("/get_reward", s.handleOpenRLHF))
+	s.mux.Handle("POST /v1/episodes", s.instrument("/v1/episodes", s.handleEpisodeStart))
+	s.mux.Handle("POST /v1/episodes/{id}/step", s.instrument("/v1/episodes/step", s.handleEpisodeStep))
+	s.mux.Handle("DELETE /v1/episodes/{id}", s.instrument("/v1/episodes/delete", s.handleEpisodeDelete))
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{}))
 	return s, nil

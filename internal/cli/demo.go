@@ -2,9 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	goio "io"
 	"os"
@@ -25,6 +22,7 @@ type demoOptions struct {
 	K           int
 	Temperature float64
 	Seed        int
+	Agent       agentOptions
 }
 
 const demoLong = `Run the whole benchmark loop offline, with no model: the baseline policy
@@ -37,7 +35,13 @@ report' do it: the same runner, run folder, summary and report.
 
 The run folder goes under the cache ($SQLGYM_CACHE, default the user cache
 dir's sqlgym folder) in runs/demo-TIME, or to --out. The terminal report is
-printed and the HTML report written beside the samples.`
+printed and the HTML report written beside the samples.
+
+--agent plays the same tasks as multi-turn episodes, offline: the baseline
+describes the tables its retrieved query reads, runs that query in the
+sandbox, and when it fails or returns nothing tries the query with its
+literals spelt as the database spells them, or the next retrieved query,
+before it submits (see docs/agent.md).`
 
 func newDemoCmd(io IO) *cobra.Command {
 	var opts demoOptions
@@ -47,9 +51,13 @@ func newDemoCmd(io IO) *cobra.Command {
 		Long:  demoLong,
 		Example: `  sqlgym demo
   sqlgym demo --out runs/demo --k 8 --temperature 1
+  sqlgym demo --agent --protocol text --max-turns 4
   sqlgym report runs/demo --md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.Agent.check(cmd); err != nil {
+				return err
+			}
 			return runDemo(cmd.Context(), io, opts, compareCommandLine(cmd))
 		},
 	}
@@ -58,6 +66,7 @@ func newDemoCmd(io IO) *cobra.Command {
 	f.IntVar(&opts.K, "k", 4, "samples per task")
 	f.Float64Var(&opts.Temperature, "temperature", 0.7, "sampling temperature of the baseline (0: always the best match)")
 	f.IntVar(&opts.Seed, "seed", 1, "seed of the baseline's draws")
+	addAgentFlags(cmd, &opts.Agent)
 	return cmd
 }
 
@@ -68,17 +77,13 @@ func runDemo(ctx context.Context, io IO, opts demoOptions, argv []string) error 
 	if opts.Temperature < 0 {
 		return usagef("--temperature %v: 0 or more", opts.Temperature)
 	}
-	cache, err := catalog.CacheDir("")
-	if err != nil {
-		return err
-	}
 	out := opts.Out
 	if out == "" {
+		cache, err := catalog.CacheDir("")
+		if err != nil {
+			return err
+		}
 		out = filepath.Join(cache, "runs", "demo-"+time.Now().Format("20060102-150405"))
-	}
-	taskFile, err := shopTaskFile(cache)
-	if err != nil {
-		return err
 	}
 	tasks, err := shopdb.Tasks()
 	if err != nil {
@@ -91,14 +96,19 @@ func runDemo(ctx context.Context, io IO, opts demoOptions, argv []string) error 
 		}
 	}
 	fmt.Fprintf(io.Out, "sqlgym demo: the offline baseline answers the %d held-out shop tasks (of %d) k=%d times at T=%g;\n"+
-		"every answer runs in the SQLite sandbox and is judged against the gold.\n\n", held, len(tasks), opts.K, opts.Temperature)
+		"every answer runs in the SQLite sandbox and is judged against the gold.\n", held, len(tasks), opts.K, opts.Temperature)
+	if opts.Agent.On {
+		fmt.Fprintf(io.Out, "Agent mode: each answer is an episode of up to %d turns (%s protocol): describe the tables,\n"+
+			"run the query, revise it when it fails or returns nothing, then submit.\n", opts.Agent.MaxTurns, opts.Agent.Protocol)
+	}
+	fmt.Fprintln(io.Out)
 
 	// The eval command itself runs the benchmark; its short summary is
 	// left out because the full report follows.
 	ev := evalOptions{
-		Tasks: taskFile, Split: sqlgym.SplitHoldout, Policy: "baseline",
+		Tasks: shopdb.Name, Split: sqlgym.SplitHoldout, Policy: "baseline",
 		K: opts.K, Temperature: opts.Temperature, Seed: opts.Seed, seedSet: true,
-		Out: out, Mode: "multiset", Concurrency: eval.DefaultConcurrency,
+		Out: out, Mode: "multiset", Concurrency: eval.DefaultConcurrency, Agent: opts.Agent,
 	}
 	if err := runEval(ctx, IO{In: io.In, Out: goio.Discard, ErrOut: io.ErrOut}, ev, argv); err != nil {
 		return err
@@ -116,34 +126,4 @@ func runDemo(ctx context.Context, io IO, opts demoOptions, argv []string) error 
 	}
 	_, err = fmt.Fprintf(io.Out, "\nrun folder:  %s\nHTML report: %s\n", out, html)
 	return err
-}
-
-// shopTaskFile writes the built-in shop task set into the cache, named by
-// its digest, and returns the file's path: eval reads a task file and
-// records its hash, which is the same here as for any copy of the set.
-func shopTaskFile(cache string) (string, error) {
-	b := shopdb.TasksJSONL()
-	sum := sha256.Sum256(b)
-	path := filepath.Join(cache, "shop-tasks-"+hex.EncodeToString(sum[:6])+".jsonl")
-	if _, err := os.Stat(path); err == nil {
-		return path, nil
-	}
-	if err := os.MkdirAll(cache, 0o755); err != nil {
-		return "", fmt.Errorf("create cache folder (set SQLGYM_CACHE to another): %w", err)
-	}
-	tmp, err := os.CreateTemp(cache, "shop-tasks-*.tmp")
-	if err != nil {
-		return "", fmt.Errorf("write the shop tasks: %w", err)
-	}
-	_, werr := tmp.Write(b)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return "", fmt.Errorf("write the shop tasks: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return "", fmt.Errorf("write the shop tasks: %w", err)
-	}
-	return path, nil
 }

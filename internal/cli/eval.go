@@ -50,6 +50,7 @@ type evalOptions struct {
 	Concurrency    int
 	JSON           bool
 	DB             dbFlags
+	Agent          agentOptions
 
 	topPSet, seedSet bool
 }
@@ -78,7 +79,16 @@ resumed run asks for exactly what an uninterrupted one would.
 --split takes the tasks marked holdout or train by 'sqlgym split', or all.
 Progress goes to stderr about once a second; the summary to stdout (--json:
 summary.json's content). Each finished run is appended to ledger.jsonl in the
-run folder's parent. See docs/benchmark.md.`
+run folder's parent. See docs/benchmark.md.
+
+--agent makes each sample a multi-turn episode instead of one completion: the
+model may list and describe tables and run queries in the sandbox, reading
+their rows or errors, for up to --max-turns turns, then submits one query,
+which is judged like any answer. --protocol tools uses OpenAI tool calls (a
+server with a tool parser, e.g. vLLM --tool-call-parser hermes); --protocol
+text uses <sql> and <solution> tags. Samples keep the whole trajectory; the
+report adds turns, queries, crashes fixed by revision and failures that do
+not run vs run with wrong rows. See docs/agent.md.`
 
 func newEvalCmd(io IO) *cobra.Command {
 	var opts evalOptions
@@ -95,6 +105,9 @@ func newEvalCmd(io IO) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.topPSet = cmd.Flags().Changed("top-p")
 			opts.seedSet = cmd.Flags().Changed("seed")
+			if err := opts.Agent.check(cmd); err != nil {
+				return err
+			}
 			return runEval(cmd.Context(), io, opts, compareCommandLine(cmd))
 		},
 	}
@@ -119,6 +132,7 @@ func newEvalCmd(io IO) *cobra.Command {
 	f.IntVar(&opts.Concurrency, "concurrency", eval.DefaultConcurrency, "tasks sampled at once and model requests in flight")
 	f.BoolVar(&opts.JSON, "json", false, "print summary.json's content as JSON")
 	addDBFlags(cmd, &opts.DB)
+	addAgentFlags(cmd, &opts.Agent)
 	_ = cmd.MarkFlagRequired("tasks")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
@@ -197,6 +211,11 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 		}
 	default:
 		return usagef("--policy %q: openai or baseline", opts.Policy)
+	}
+	if opts.Agent.On {
+		if err := agentSetup(ctx, &cfg, opts, cat); err != nil {
+			return err
+		}
 	}
 
 	res, err := eval.Run(ctx, cfg)

@@ -129,6 +129,7 @@ func NewRoot(io IO) *cobra.Command {
 		newCompareCmd(io),
 		newPowerCmd(io),
 		newAuthorCmd(io),
+		newScreenCmd(io),
 		newServeCmd(io),
 		newBandCmd(io),
 		newExportCmd(io),

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/agent"
 	"github.com/sqlgym/sqlgym/serve"
 	"github.com/sqlgym/sqlgym/verify"
 	"github.com/sqlgym/sqlgym/verify/compare"
@@ -36,6 +37,13 @@ type serveOptions struct {
 	Drain          time.Duration
 	JSON           bool
 	DB             dbFlags
+	// The episode API's bounds.
+	Protocol    string
+	MaxTurns    int
+	SubmitLast  bool
+	TokenBudget int
+	EpisodeTTL  time.Duration
+	MaxEpisodes int
 }
 
 func newServeCmd(io IO) *cobra.Command {
@@ -51,6 +59,15 @@ func newServeCmd(io IO) *cobra.Command {
                      -> {"results": [{"reward", "outcome", "sql", "detail"}, ...]}
   POST /get_reward   OpenRLHF's remote reward protocol (--remote_rm_url): label = task id
   GET  /healthz      GET /metrics (Prometheus)
+
+The episode API runs the multi-turn agent loop for trainers (see docs/agent.md):
+  POST /v1/episodes            {"task_id", "protocol"?: "tools" | "text"}
+                               -> {"episode_id", "messages", "tools"?, "max_turns"}
+  POST /v1/episodes/{id}/step  {"message": assistant message (content, tool_calls)}
+                               -> {"observations", "done", "reward", "outcome"?}
+  DELETE /v1/episodes/{id}     end an episode early and judge it (no_query, or --submit-last)
+Idle episodes expire after --episode-ttl; past --max-episodes open ones,
+POST /v1/episodes answers 429.
 
 A reward is null for a reply cut off by the token limit (finish_reason
 "length") and for failures that are not the model's (gold_error,
@@ -88,6 +105,12 @@ See docs/training.md.`,
 	f.DurationVar(&opts.RetryAfter, "retry-after", serve.DefaultRetryAfter, "Retry-After sent with 429 and 503")
 	f.DurationVar(&opts.Drain, "drain", 60*time.Second, "on shutdown, how long requests in flight may take to finish")
 	f.BoolVar(&opts.JSON, "json", false, "print the listening address and settings as one JSON line")
+	f.StringVar(&opts.Protocol, "protocol", string(agent.ProtocolTools), "episodes: protocol of requests that name none (tools or text)")
+	f.IntVar(&opts.MaxTurns, "max-turns", agent.DefaultMaxTurns, "episodes: assistant turns per episode, the submitting one included")
+	f.BoolVar(&opts.SubmitLast, "submit-last", false, "episodes: an episode that ends without submitting submits its last query run")
+	f.IntVar(&opts.TokenBudget, "token-budget", 0, "episodes: completion tokens per episode, when steps report them (0: none)")
+	f.DurationVar(&opts.EpisodeTTL, "episode-ttl", serve.DefaultEpisodeTTL, "episodes: idle time after which an episode is dropped")
+	f.IntVar(&opts.MaxEpisodes, "max-episodes", serve.DefaultMaxEpisodes, "episodes: open episodes at most (429 past it)")
 	addDBFlags(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
 	return cmd
@@ -112,6 +135,13 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
+	proto, err := agent.ParseProtocol(opts.Protocol)
+	if err != nil {
+		return usagef("--protocol %q: tools or text", opts.Protocol)
+	}
+	if opts.MaxTurns < 1 || opts.TokenBudget < 0 || opts.MaxEpisodes < 1 {
+		return usagef("--max-turns and --max-episodes must be 1 or more, --token-budget 0 or more")
+	}
 	tasks, err := loadTasks(opts.Tasks)
 	if err != nil {
 		return err
@@ -131,6 +161,8 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 		CacheEntries: opts.CacheEntries, CacheBytes: int64(opts.CacheMB) << 20,
 		DBSlots: opts.DBSlots, Queue: opts.Queue, MaxBodyBytes: int64(opts.MaxBodyMB) << 20, MaxItems: opts.MaxItems,
 		Deadline: opts.Deadline, RetryAfter: opts.RetryAfter,
+		Agent:      agent.Config{Protocol: proto, MaxTurns: opts.MaxTurns, SubmitLast: opts.SubmitLast, MaxTokens: opts.TokenBudget},
+		EpisodeTTL: opts.EpisodeTTL, MaxEpisodes: opts.MaxEpisodes,
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,149 @@
+"""The episode API shims against a real `sqlgym serve` on the shop database.
+
+Whole episodes are played over HTTP through EpisodeClient, the verl tool
+and the TRL environment. The binary is $SQLGYM_BIN, or built with `go build`.
+"""
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+
+import sqlgym_agent as sa  # noqa: E402
+
+TASKS = [
+    {"id": "orders", "db": "shop", "question": "How many orders?", "sql": "SELECT count(*) FROM orders", "split": "train"},
+    {"id": "held", "db": "shop", "question": "How many reviews?", "sql": "SELECT count(*) FROM reviews", "split": "holdout"},
+]
+GOOD = "SELECT COUNT(*) FROM orders"
+
+
+def call(name, args, cid="c1"):
+    return {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+
+
+class EpisodeTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="sqlgym-agent-py-")
+        b = os.environ.get("SQLGYM_BIN")
+        if not b:
+            b = os.path.join(cls.tmp, "sqlgym")
+            subprocess.run(["go", "build", "-o", b, "./cmd/sqlgym"], cwd=REPO, check=True)
+        tasks = os.path.join(cls.tmp, "tasks.jsonl")
+        with open(tasks, "w") as f:
+            for t in TASKS:
+                f.write(json.dumps(t) + "\n")
+        env = dict(os.environ, SQLGYM_CACHE=os.path.join(cls.tmp, "cache"))
+        cls.proc = subprocess.Popen(
+            [b, "serve", "--tasks", tasks, "--addr", "127.0.0.1:0", "--json", "--max-episodes", "8", "--retry-after", "1s"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+        line = cls.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("sqlgym serve did not start: " + cls.proc.stderr.read())
+        cls.url = json.loads(line)["url"]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.proc.terminate()
+        try:
+            cls.proc.wait(timeout=30)
+        finally:
+            cls.proc.stdout.close()
+            cls.proc.stderr.close()
+            shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_client_plays_a_whole_episode(self):
+        c = sa.EpisodeClient(self.url)
+        ep = c.start("orders")
+        self.assertEqual(ep["protocol"], "tools")
+        self.assertEqual([t["function"]["name"] for t in ep["tools"]], list(sa.TOOL_SCHEMAS))
+        # The shim's schemas are the server's.
+        self.assertEqual(ep["tools"], list(sa.TOOL_SCHEMAS.values()))
+        r = c.step(ep["episode_id"], {"role": "assistant", "content": "", "tool_calls": [call("run_sql", {"sql": "SELECT nope FROM orders"})]})
+        self.assertFalse(r["done"])
+        self.assertIsNone(r["reward"])
+        self.assertTrue(r["observations"][0]["content"].startswith("Error: "), r)
+        self.assertEqual(r["observations"][0]["tool_call_id"], "c1")
+        r = c.step(ep["episode_id"], {"role": "assistant", "content": "", "tool_calls": [call("submit", {"sql": GOOD}, "c2")]})
+        self.assertTrue(r["done"])
+        self.assertEqual((r["outcome"], r["reward"]), ("correct", 1.0))
+        self.assertTrue(r["stats"]["crash_fixed"])
+        with self.assertRaises(sa.EpisodeError) as cm:
+            c.step(ep["episode_id"], {"role": "assistant", "content": "again"})
+        self.assertEqual(cm.exception.status, 404)
+
+    def test_text_protocol_and_refusals(self):
+        c = sa.EpisodeClient(self.url)
+        ep = c.start("orders", "text")
+        self.assertNotIn("tools", ep)
+        r = c.step(ep["episode_id"], {"role": "assistant", "content": "<solution>SELECT count(*) + 1 FROM orders</solution>"})
+        self.assertEqual((r["done"], r["outcome"], r["reward"]), (True, "wrong", 0.1))
+        with self.assertRaises(sa.EpisodeError) as cm:
+            c.start("held")
+        self.assertEqual(cm.exception.status, 400)
+
+    def test_verl_tools_share_one_episode(self):
+        run = sa.SqlgymVerlTool({"url": self.url}, sa.TOOL_SCHEMAS["run_sql"])
+        sub = sa.SqlgymVerlTool({"url": self.url, "tool": "submit"})
+        self.assertEqual(sub.name, "submit")
+        self.assertEqual(run.get_openai_tool_schema()["function"]["name"], "run_sql")
+
+        async def rollout():
+            iid = await run.create("traj-1", task_id="orders")
+            self.assertEqual(await sub.create("traj-1", task_id="orders"), iid)
+            text, reward, metrics = await run.execute(iid, {"sql": GOOD})
+            self.assertIn("1 row:", text)
+            self.assertEqual((reward, metrics["done"]), (0.0, False))
+            self.assertEqual(await run.calc_reward(iid), 0.0)
+            text, reward, metrics = await sub.execute(iid, {"sql": GOOD})
+            self.assertEqual((reward, metrics["done"]), (1.0, True))
+            self.assertIn("Outcome: correct", text)
+            self.assertEqual(await run.calc_reward(iid), 1.0)
+            await run.release(iid)
+            await sub.release(iid)
+            self.assertNotIn(iid, sa._Shared.episodes)
+
+        asyncio.run(rollout())
+
+    def test_verl_release_ends_an_open_episode(self):
+        tool = sa.SqlgymVerlTool({"url": self.url, "tool": "run_sql"})
+
+        async def rollout():
+            iid = await tool.create(task_id="orders")
+            ep_id = sa._Shared.episodes[iid]["id"]
+            await tool.release(iid)
+            with self.assertRaises(sa.EpisodeError) as cm:
+                sa.EpisodeClient(self.url).step(ep_id, {"content": "x"})
+            self.assertEqual(cm.exception.status, 404)
+
+        asyncio.run(rollout())
+
+    def test_trl_environment(self):
+        env = sa.SqlgymEnvironment(self.url)
+        opening = env.reset(task_id="orders", prompt="ignored")
+        self.assertIn("Question: How many orders?", opening)
+        self.assertIn("orders (300 rows)", env.list_tables())
+        self.assertIn("primary key: order_id", env.describe_table("orders"))
+        self.assertIn("1 row:", env.run_sql(GOOD))
+        self.assertIn("Outcome: correct", env.submit(GOOD))
+        self.assertEqual(env.run_sql("SELECT 1"), "The episode is over.")
+        # A rollout that never submits is judged when the reward is asked.
+        other = sa.SqlgymEnvironment(self.url)
+        other.reset(task_id="orders")
+        other.run_sql(GOOD)
+        self.assertEqual(sa.trl_environment_reward([env, other]), [1.0, 0.0])
+        self.assertEqual(other.result["outcome"], "no_query")
+        self.assertFalse(other.reward_is_null)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/agent"
+	"github.com/sqlgym/sqlgym/baseline"
+	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/eval"
+	"github.com/sqlgym/sqlgym/model"
+	"github.com/sqlgym/sqlgym/schema"
+)
+
+// agentOptions are the multi-turn flags of eval and demo.
+type agentOptions struct {
+	On          bool
+	MaxTurns    int
+	Protocol    string
+	SubmitLast  bool
+	TokenBudget int
+}
+
+func addAgentFlags(cmd *cobra.Command, o *agentOptions) {
+	f := cmd.Flags()
+	f.BoolVar(&o.On, "agent", false, "play each sample as a multi-turn episode (tools to inspect tables and run queries, then submit)")
+	f.IntVar(&o.MaxTurns, "max-turns", agent.DefaultMaxTurns, "with --agent: assistant turns per episode, the submitting one included")
+	f.StringVar(&o.Protocol, "protocol", string(agent.ProtocolTools), "with --agent: tools (OpenAI tool calls) or text (<sql> and <solution> tags)")
+	f.BoolVar(&o.SubmitLast, "submit-last", false, "with --agent: an episode that ends without submitting submits its last query run (else no_query)")
+	f.IntVar(&o.TokenBudget, "token-budget", 0, "with --agent: completion tokens per episode over all turns (0: no budget)")
+}
+
+// check refuses agent flags given without --agent: they would silently do
+// nothing.
+func (o agentOptions) check(cmd *cobra.Command) error {
+	if o.On {
+		if o.MaxTurns < 1 {
+			return usagef("--max-turns %d: at least 1", o.MaxTurns)
+		}
+		if o.TokenBudget < 0 {
+			return usagef("--token-budget %d: 0 (none) or more", o.TokenBudget)
+		}
+		if _, err := agent.ParseProtocol(o.Protocol); err != nil {
+			return usagef("--protocol %q: tools or text", o.Protocol)
+		}
+		return nil
+	}
+	for _, name := range []string{"max-turns", "protocol", "submit-last", "token-budget"} {
+		if cmd.Flags().Changed(name) {
+			return usagef("--%s needs --agent", name)
+		}
+	}
+	return nil
+}
+
+func (o agentOptions) config() agent.Config {
+	return agent.Config{Protocol: agent.Protocol(o.Protocol), MaxTurns: o.MaxTurns, SubmitLast: o.SubmitLast, MaxTokens: o.TokenBudget}
+}
+
+// agentSetup turns an eval configuration into an agent run: the policy's
+// model server (or the baseline) becomes the actor of each episode, and
+// the protocol's own prompt template replaces the single-turn one unless
+// --prompt-template names one.
+func agentSetup(ctx context.Context, cfg *eval.Config, opts evalOptions, cat *catalog.Catalog) error {
+	ac := opts.Agent.config()
+	cfg.Agent = &ac
+	if opts.PromptTemplate == "" {
+		cfg.Template = agent.DefaultTemplate(ac.Protocol)
+	}
+	switch p := cfg.Policy.(type) {
+	case *baseline.Policy:
+		known := map[string][]string{}
+		for _, t := range cfg.Tasks {
+			if _, done := known[t.DB]; done {
+				continue
+			}
+			eng, err := cat.Engine(ctx, t.DB)
+			if err != nil {
+				return fmt.Errorf("database %s: %w", t.DB, err)
+			}
+			s, err := schema.Load(ctx, eng, baselineValueSamples)
+			if err != nil {
+				return fmt.Errorf("database %s: %w", t.DB, err)
+			}
+			known[t.DB] = baseline.KnownValues(s)
+		}
+		cfg.Actor = &agent.BaselineActor{Policy: p, Known: known}
+	default:
+		key, err := model.APIKeyFromEnv(opts.APIKeyEnv)
+		if err != nil {
+			return sqlgym.Userf("export the variable, or leave --api-key-env out for a local server that needs no key", "%v", err)
+		}
+		client, err := model.NewFromConfig(model.Config{BaseURL: opts.BaseURL, APIKey: key, Model: opts.Model, Concurrency: opts.Concurrency})
+		if err != nil {
+			return sqlgym.Userf("give --base-url as http://HOST:PORT/v1", "%v", err)
+		}
+		d := model.Decoding{Temperature: model.Float(opts.Temperature), MaxTokens: opts.MaxTokens, Stop: opts.Stop, Extra: cfg.Decoding.Extra}
+		if opts.topPSet {
+			d.TopP = model.Float(opts.TopP)
+		}
+		if opts.seedSet {
+			d.Seed = model.Int(opts.Seed)
+		}
+		cfg.Actor = &agent.ModelActor{Client: client, Label: opts.Model, Decoding: d}
+	}
+	return nil
+}

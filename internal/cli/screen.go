@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	goio "io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/screen"
+	"github.com/sqlgym/sqlgym/verify"
+	"github.com/sqlgym/sqlgym/verify/compare"
+)
+
+type screenOptions struct {
+	Tasks        string
+	Out          string
+	DropWeak     bool
+	Mode         string
+	KeepDistinct bool
+	Kinds        string
+	MaxPerKind   int
+	Timeout      time.Duration
+	JSON         bool
+	DB           dbFlags
+}
+
+func newScreenCmd(io IO) *cobra.Command {
+	var opts screenOptions
+	cmd := &cobra.Command{
+		Use:   "screen",
+		Short: "Find weak tasks: golds whose data cannot tell a near miss from the answer",
+		Long: `Screen a task set for weak tasks. For each gold, write near-miss mutants that
+change its meaning (a WHERE condition dropped, a comparison flipped, ASC and
+DESC swapped, DISTINCT dropped or added, COUNT(x) and COUNT(DISTINCT x), LIMIT
+off by one, INNER and LEFT JOIN, SUM/AVG and MIN/MAX swapped) and judge each
+against the gold with the verifier, under --mode, exactly as a reward would.
+A mutant judged correct is a mistake the reward cannot see on this data: the
+task is marked "weak": true with its "weak_mutants" [{"kind","sql"}].
+
+Mutants whose only effect the mode ignores by design are not judged: row
+order under bird and f1, duplicates of the outer result under bird and f1,
+DISTINCT under testsuite (its scorer strips DISTINCT from both queries).
+
+--out writes the tasks back with their marks (--drop-weak leaves weak tasks
+out); without --out only the report is printed. --kinds limits the mutants,
+e.g. --kinds drop_conjunct,flip_comparison. See docs/authoring.md, "The
+weak-task screen".`,
+		Example: `  sqlgym screen --tasks shop --out shop.screened.jsonl
+  sqlgym screen --tasks tasks.jsonl --db mydb=sqlite:my.sqlite --drop-weak --out strong.jsonl --json
+  sqlgym screen --tasks spider.jsonl --db-dir spider/database --mode testsuite`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runScreen(cmd.Context(), io, opts) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL), or shop for the built-in shop task set")
+	f.StringVar(&opts.Out, "out", "", "write the screened tasks here (JSONL)")
+	f.BoolVar(&opts.DropWeak, "drop-weak", false, "leave weak tasks out of --out")
+	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+modeNames())
+	f.BoolVar(&opts.KeepDistinct, "keep-distinct", false, "testsuite mode: keep DISTINCT (the official script removes it by default)")
+	f.StringVar(&opts.Kinds, "kinds", "", "mutant kinds, comma-separated (default all): "+kindNames())
+	f.IntVar(&opts.MaxPerKind, "max-per-kind", screen.DefaultMaxPerKind, "most mutants of one kind per gold")
+	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement")
+	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	addDBFlags(cmd, &opts.DB)
+	_ = cmd.MarkFlagRequired("tasks")
+	return cmd
+}
+
+func kindNames() string {
+	var s []string
+	for _, k := range screen.Kinds {
+		s = append(s, string(k))
+	}
+	return strings.Join(s, ", ")
+}
+
+func parseKinds(s string) ([]screen.Kind, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []screen.Kind
+	for _, p := range strings.Split(s, ",") {
+		k, ok := screen.ParseKind(p)
+		if !ok {
+			return nil, usagef("--kinds: unknown kind %q (kinds: %s)", strings.TrimSpace(p), kindNames())
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// screenJSON is screen --json.
+type screenJSON struct {
+	screen.Report
+	Out     string `json:"out,omitempty"`
+	Written int    `json:"written,omitempty"`
+}
+
+func runScreen(ctx context.Context, io IO, opts screenOptions) error {
+	mode, err := compare.ParseMode(opts.Mode)
+	if err != nil {
+		return usagef("--mode: %v (modes: %s)", err, modeNames())
+	}
+	kinds, err := parseKinds(opts.Kinds)
+	if err != nil {
+		return err
+	}
+	if opts.DropWeak && opts.Out == "" {
+		return usagef("--drop-weak needs --out")
+	}
+	tasks, err := loadTasks(opts.Tasks)
+	if err != nil {
+		return err
+	}
+	cat, err := opts.DB.catalog()
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	if err := checkDatabases(cat, tasks); err != nil {
+		return err
+	}
+	v := verify.New(cat, tasks, verify.Config{Mode: mode, KeepDistinct: opts.KeepDistinct,
+		Limits: sqlgym.Limits{Timeout: opts.Timeout}})
+	start := time.Now()
+	rep, out, err := screen.Screen(ctx, v, tasks, screen.Options{Kinds: kinds, MaxPerKind: opts.MaxPerKind,
+		Progress: func(done, total int) {
+			if total > 256 {
+				fmt.Fprintf(io.ErrOut, "screened %d/%d tasks (%.1fs)\n", done, total, time.Since(start).Seconds())
+			}
+		}})
+	if err != nil {
+		return err
+	}
+	res := screenJSON{Report: rep, Out: opts.Out}
+	if opts.Out != "" {
+		if opts.DropWeak {
+			out = screen.DropWeak(out)
+		}
+		if err := writeTaskFile(opts.Out, out); err != nil {
+			return err
+		}
+		res.Written = len(out)
+	}
+	if opts.JSON {
+		return writeJSON(io.Out, res)
+	}
+	return printScreen(io.Out, res, opts.DropWeak)
+}
+
+func printScreen(w goio.Writer, r screenJSON, dropped bool) error {
+	fmt.Fprintf(w, "mode %s: %d weak of %d screened tasks (%.1f%%); %d mutants judged\n",
+		r.Mode, r.Weak, r.Screened, 100*r.WeakShare, r.Mutants)
+	if n := r.Tasks - r.Screened; n > 0 {
+		fmt.Fprintf(w, "not screened: %d (%d without a mutant the mode can judge, %d gold errors, %d infra errors)\n",
+			n, r.NoMutants, r.GoldErrors, r.InfraErrors)
+	}
+	fmt.Fprintf(w, "%-18s %7s %10s %11s %16s\n", "kind", "judged", "invisible", "weak tasks", "skipped by mode")
+	for _, k := range screen.Kinds {
+		t := r.Kinds[k]
+		if t == nil {
+			continue
+		}
+		fmt.Fprintf(w, "%-18s %7d %10d %11d %16d\n", k, t.Judged, t.Invisible, t.WeakTasks, t.SkippedByMode)
+	}
+	if r.Out == "" {
+		return nil
+	}
+	what := "weak ones marked"
+	if dropped {
+		what = "weak ones left out"
+	}
+	_, err := fmt.Fprintf(w, "wrote %d tasks to %s (%s)\n", r.Written, r.Out, what)
+	return err
+}

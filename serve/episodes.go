@@ -1,0 +1,375 @@
+package serve
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/agent"
+	"github.com/sqlgym/sqlgym/model"
+)
+
+// The episode API: a multi-turn trainer plays package agent's loop over
+// HTTP. POST /v1/episodes opens an episode of a task; each POST
+// /v1/episodes/{id}/step brings the model's next assistant message and
+// gets the observations back, and the last one the reward. The episode's
+// queries run in the task database's sandbox and its submission is judged
+// by the server's verifier: the reward is the one /v1/rewards gives.
+
+// EpisodeRequest is the body of POST /v1/episodes.
+type EpisodeRequest struct {
+	TaskID string `json:"task_id"`
+	// Protocol is "tools" (default) or "text".
+	Protocol string `json:"protocol,omitempty"`
+}
+
+// EpisodeResponse opens an episode: the messages to send the model first,
+// and the tools to offer it (tools protocol).
+type EpisodeResponse struct {
+	ID       string        `json:"episode_id"`
+	Protocol string        `json:"protocol"`
+	MaxTurns int           `json:"max_turns"`
+	Messages []WireMessage `json:"messages"`
+	Tools    []WireTool    `json:"tools,omitempty"`
+}
+
+// StepRequest is the body of POST /v1/episodes/{id}/step.
+type StepRequest struct {
+	Message WireMessage `json:"message"`
+	// FinishReason "length" says the message was cut at the token limit:
+	// the episode ends truncated, with no reward.
+	FinishReason string `json:"finish_reason,omitempty"`
+	// CompletionTokens, when the trainer sends it, counts toward the
+	// episode's token budget (--token-budget).
+	CompletionTokens int `json:"completion_tokens,omitempty"`
+}
+
+// StepResponse answers a step. Reward, Outcome and the rest are set once
+// Done; Reward stays null for outcomes that carry none (truncated,
+// infra_error).
+type StepResponse struct {
+	Observations []WireMessage  `json:"observations"`
+	Done         bool           `json:"done"`
+	Turn         int            `json:"turn"`
+	Reward       *float64       `json:"reward"`
+	Outcome      sqlgym.Outcome `json:"outcome,omitempty"`
+	SQL          string         `json:"sql,omitempty"`
+	Detail       string         `json:"detail,omitempty"`
+	Stats        *agent.Stats   `json:"stats,omitempty"`
+}
+
+// WireMessage is a chat message in the OpenAI shape.
+type WireMessage struct {
+	Role       string         `json:"role"`
+	Content    string         `json:"content"`
+	ToolCalls  []WireToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+	Name       string         `json:"name,omitempty"`
+}
+
+// WireToolCall is a tool call in the OpenAI shape. Arguments may come as
+// the JSON text OpenAI sends or as an object.
+type WireToolCall struct {
+	ID       string `json:"id,omitempty"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// WireTool is a tool definition in the OpenAI shape.
+type WireTool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Parameters  json.RawMessage `json:"parameters,omitempty"`
+	} `json:"function"`
+}
+
+// episodes holds the open episodes, each dropped once done or idle past
+// the TTL.
+type episodes struct {
+	ttl time.Duration
+	max int
+	now func() time.Time
+
+	mu   sync.Mutex
+	open map[string]*openEpisode
+}
+
+type openEpisode struct {
+	ep   *agent.Episode
+	last time.Time
+}
+
+var errEpisodesFull = errors.New("too many open episodes")
+
+func newEpisodes(ttl time.Duration, max int) *episodes {
+	return &episodes{ttl: ttl, max: max, now: time.Now, open: map[string]*openEpisode{}}
+}
+
+// sweep drops idle episodes; the caller holds mu.
+func (e *episodes) sweep() {
+	now := e.now()
+	for id, o := range e.open {
+		if now.Sub(o.last) > e.ttl {
+			delete(e.open, id)
+		}
+	}
+}
+
+func (e *episodes) add(ep *agent.Episode) (string, error) {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	id := "ep-" + hex.EncodeToString(b[:])
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.sweep()
+	if len(e.open) >= e.max {
+		return "", errEpisodesFull
+	}
+	e.open[id] = &openEpisode{ep: ep, last: e.now()}
+	return id, nil
+}
+
+func (e *episodes) get(id string) *agent.Episode {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.sweep()
+	o := e.open[id]
+	if o == nil {
+		return nil
+	}
+	o.last = e.now()
+	return o.ep
+}
+
+func (e *episodes) drop(id string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.open[id]
+	delete(e.open, id)
+	return ok
+}
+
+func (e *episodes) count() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.sweep()
+	return len(e.open)
+}
+
+// engines gives package agent engines by database name. It wraps the
+// catalog itself, not the server's timed databases: describe_table needs
+// the engine's sqlgym.Describer, which the timing wrapper hides.
+type engines struct{ dbs Databases }
+
+func (g engines) Engine(ctx context.Context, name string) (sqlgym.Engine, error) {
+	u, err := g.dbs.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	return g.dbs.EngineURL(ctx, u)
+}
+
+// agentEnv returns the environment of a protocol, built on first use.
+func (s *Server) agentEnv(p agent.Protocol) (*agent.Env, error) {
+	s.envMu.Lock()
+	defer s.envMu.Unlock()
+	if env := s.envs[p]; env != nil {
+		return env, nil
+	}
+	cfg := s.cfg.Agent
+	cfg.Protocol = p
+	env, err := agent.NewEnv(s.v, engines{s.cfg.DBs}, nil, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.envs[p] = env
+	return env, nil
+}
+
+func (s *Server) handleEpisodeStart(w http.ResponseWriter, r *http.Request) {
+	var req EpisodeRequest
+	if !s.decode(w, r, &req) {
+		return
+	}
+	t, ok := s.tasks[req.TaskID]
+	switch {
+	case !ok:
+		s.writeError(w, http.StatusBadRequest, "no task with id "+quote(req.TaskID))
+		return
+	case !s.servable(t):
+		s.writeError(w, http.StatusBadRequest, "task "+quote(req.TaskID)+" is held out: it is for evaluation, not training (start the server with --include-holdout to allow it)")
+		return
+	}
+	p := agent.Protocol(req.Protocol)
+	if p == "" {
+		p = s.cfg.Agent.Protocol
+	}
+	if _, err := agent.ParseProtocol(string(p)); err != nil {
+		s.writeError(w, http.StatusBadRequest, `protocol `+quote(req.Protocol)+`: "tools" or "text"`)
+		return
+	}
+	env, err := s.agentEnv(p)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	if s.eps.count() >= s.eps.max {
+		s.fail(w, errEpisodesFull)
+		return
+	}
+	release, err := s.acquire(r.Context(), t.DB)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	ep, err := env.Start(r.Context(), t, 0)
+	release()
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	id, err := s.eps.add(ep)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.m.episodes.Inc()
+	resp := EpisodeResponse{ID: id, Protocol: string(p), MaxTurns: env.Config().MaxTurns, Messages: toWire(ep.Opening())}
+	for _, tl := range ep.Tools() {
+		var wt WireTool
+		wt.Type = "function"
+		wt.Function.Name, wt.Function.Description, wt.Function.Parameters = tl.Name, tl.Description, tl.Parameters
+		resp.Tools = append(resp.Tools, wt)
+	}
+	s.writeJSON(w, http.StatusOK, resp)
+}
+
+func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	ep := s.eps.get(id)
+	if ep == nil {
+		s.writeError(w, http.StatusNotFound, "no open episode "+quote(id)+": it ended, expired (idle past the TTL) or never was")
+		return
+	}
+	var req StepRequest
+	if !s.decode(w, r, &req) {
+		return
+	}
+	if req.Message.Role != "" && req.Message.Role != model.RoleAssistant {
+		s.writeError(w, http.StatusBadRequest, "message: the role of a step is assistant, not "+quote(req.Message.Role))
+		return
+	}
+	reply := agent.Reply{Content: req.Message.Content, FinishReason: req.FinishReason, CompletionTokens: req.CompletionTokens}
+	for _, tc := range req.Message.ToolCalls {
+		reply.ToolCalls = append(reply.ToolCalls, model.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: argumentsText(tc.Function.Arguments)})
+	}
+	release, err := s.acquire(r.Context(), ep.Task().DB)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	res, err := ep.Step(r.Context(), reply)
+	release()
+	if errors.Is(err, agent.ErrDone) {
+		s.writeError(w, http.StatusConflict, "episode "+quote(id)+" has ended")
+		return
+	}
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	if r.Context().Err() != nil {
+		// A statement cut short by the deadline is not the model's doing.
+		s.fail(w, errDeadline)
+		return
+	}
+	out := StepResponse{Observations: toWire(res.Observations), Done: res.Done, Turn: ep.Turn()}
+	if out.Observations == nil {
+		out.Observations = []WireMessage{}
+	}
+	if res.Done {
+		s.eps.drop(id)
+		st := ep.Stats()
+		out.Reward, out.Outcome, out.SQL, out.Detail, out.Stats = res.Result.Reward, res.Result.Outcome, res.Result.SQL, res.Result.Detail, &st
+		s.m.outcomes.WithLabelValues(string(res.Result.Outcome)).Inc()
+	}
+	s.writeJSON(w, http.StatusOK, out)
+}
+
+// handleEpisodeDelete ends an episode the trainer stops early (its
+// rollout ran out of turns or tokens on the trainer's side) and judges it
+// as the end of its turns would: no_query, or with --submit-last the last
+// query run.
+func (s *Server) handleEpisodeDelete(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	ep := s.eps.get(id)
+	if ep == nil || !s.eps.drop(id) {
+		s.writeError(w, http.StatusNotFound, "no open episode "+quote(id))
+		return
+	}
+	release, err := s.acquire(r.Context(), ep.Task().DB)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	res := ep.Stop(r.Context())
+	release()
+	st := ep.Stats()
+	s.m.outcomes.WithLabelValues(string(res.Outcome)).Inc()
+	s.writeJSON(w, http.StatusOK, StepResponse{Observations: []WireMessage{}, Done: true, Turn: ep.Turn(),
+		Reward: res.Reward, Outcome: res.Outcome, SQL: res.SQL, Detail: res.Detail, Stats: &st})
+}
+
+// acquire takes the database's slot for a step: episodes run SQL, so
+// they queue with reward batches and get 429 past the same queue.
+func (s *Server) acquire(ctx context.Context, db string) (func(), error) {
+	release, err := s.limit.acquire(ctx, []string{db})
+	if err != nil && !errors.Is(err, errBusy) {
+		return nil, errDeadline
+	}
+	return release, err
+}
+
+func toWire(msgs []model.Message) []WireMessage {
+	out := make([]WireMessage, len(msgs))
+	for i, m := range msgs {
+		wm := WireMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
+		for _, tc := range m.ToolCalls {
+			var w WireToolCall
+			w.ID, w.Type, w.Function.Name = tc.ID, "function", tc.Name
+			w.Function.Arguments, _ = json.Marshal(tc.Arguments)
+			wm.ToolCalls = append(wm.ToolCalls, w)
+		}
+		out[i] = wm
+	}
+	return out
+}
+
+// argumentsText is the arguments as the model wrote them: the string's
+// content when they came as a JSON string (OpenAI's shape), else the raw
+// JSON (an object some clients send).
+func argumentsText(raw json.RawMessage) string {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s
+	}
+	if string(raw) == "null" {
+		return ""
+	}
+	return string(raw)
+}
+
+func quote(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -1,0 +1,7 @@
+// Package loadtest is `sqlgym bench serve`: a bounded load test of the
+// reward server on loopback with the batches a GRPO trainer sends (32
+// tasks x 16 answers, with the duplicates sampling produces) on the
+// built-in shop database. It reports latency per batch for cold batches
+// (statements never seen) and warm ones (repeated completions), rewards
+// per second, and the server's memory over a soak.
+package loadtest
