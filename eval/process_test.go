@@ -171,12 +171,19 @@ func TestKillNineThenResumeEqualsUninterruptedRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
-	atKill := len(rawLines(t, killed))
-	if atKill >= total {
-		t.Fatalf("the run finished (%d samples) before it was killed: the test proves nothing", atKill)
+	atKill, _ := rundir.ReadSamples(killed)
+	if len(atKill) >= total {
+		t.Fatalf("the run finished (%d samples) before it was killed: the test proves nothing", len(atKill))
 	}
 	if _, err := os.Stat(filepath.Join(killed, rundir.SummaryFile)); err == nil {
 		t.Fatal("a killed run has a summary.json")
+	}
+	// Whether or not this kill landed mid-write, leave the torn tail one
+	// would: half a sample line without its newline.
+	if b, _ := os.ReadFile(samplesPath); len(b) > 0 && b[len(b)-1] == '\n' {
+		f, _ := os.OpenFile(samplesPath, os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString(`{"task_id":"m023","sample":3,"prompt_hash":"`)
+		f.Close()
 	}
 
 	resumed := runCLI(t, cache, evalArgs(taskFile, srv.BaseURL(), killed, "--concurrency", "4")...)
@@ -215,7 +222,7 @@ func TestKillNineThenResumeEqualsUninterruptedRun(t *testing.T) {
 	if sa.Metrics["pass@1"] != sb.Metrics["pass@1"] || sa.Metrics["pass^4"] != sb.Metrics["pass^4"] || sa.Missing != 0 {
 		t.Fatalf("summaries differ: %+v vs %+v", sa, sb)
 	}
-	t.Logf("killed after %d of %d samples; resumed and matched the uninterrupted run", atKill, total)
+	t.Logf("killed after %d of %d samples; resumed and matched the uninterrupted run", len(atKill), total)
 }
 
 func TestServerDownForOneTaskExitsOneAndRerunFills(t *testing.T) {

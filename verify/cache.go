@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/sqlgym/sqlgym"
 )
@@ -46,6 +47,15 @@ type cacheEntry struct {
 // entryOverhead is a rough count of the bytes an entry costs beyond its
 // rows: the key, the list element, the map slot.
 const entryOverhead = 256
+
+// In-memory sizes the result's byte count leaves out: a row's slice
+// header, and per value what a sqlgym.Value struct takes beyond the 16
+// bytes Value.Size counts.
+const (
+	sliceHeader  = 24
+	stringHeader = 16
+	valueSlack   = int64(unsafe.Sizeof(sqlgym.Value{})) - 16
+)
 
 // NewResultCache makes a cache holding at most maxEntries results and
 // maxBytes bytes of rows (each at least 1).
@@ -102,7 +112,12 @@ func (c *ResultCache) put(k execKey, rs *sqlgym.ResultSet, err error, readAll bo
 	if err != nil {
 		size += int64(len(err.Error()))
 	} else {
-		size += rs.Bytes
+		// Bytes counts the values' text; the structs and slices that hold
+		// them cost about as much again.
+		size += rs.Bytes + int64(len(rs.Rows))*(sliceHeader+int64(rs.NumCols())*valueSlack)
+		for _, c := range rs.Columns {
+			size += stringHeader + int64(len(c))
+		}
 	}
 	if size > c.maxBytes {
 		return

@@ -15,7 +15,9 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/author"
+	"github.com/sqlgym/sqlgym/author/teacher"
 	"github.com/sqlgym/sqlgym/engine"
+	"github.com/sqlgym/sqlgym/screen"
 )
 
 type authorOptions struct {
@@ -29,6 +31,7 @@ type authorOptions struct {
 	Resume      bool
 	JSON        bool
 	DB          dbFlags
+	TF          teacherFlags
 }
 
 func newAuthorCmd(io IO) *cobra.Command {
@@ -47,17 +50,30 @@ keys and real values over eight levels (filter, join, aggregate, group_by,
 order_limit, subquery, date, window) and words each as a question. The same
 --seed gives the same tasks; ids are <db>_<level>_<hash of the SQL>.
 
+--teacher openai:MODEL asks any OpenAI-compatible server (--base-url, default
+https://api.openai.com/v1; key from OPENAI_API_KEY or --api-key-env), and
+--teacher anthropic:MODEL Anthropic's Messages API (key from ANTHROPIC_API_KEY
+or --api-key-env). The model sees the schema with sample values and writes
+batches of question/SQL pairs as JSON; malformed replies are counted and
+skipped, the same filter decides, and tasks record source
+teacher:PROVIDER:MODEL. A server that stays down stops the run with the tasks
+kept so far in --out: --resume continues.
+
+--screen marks weak tasks in --out when the run ends (see sqlgym screen).
+
 Each kept task is appended to --out as soon as it is kept. --resume continues
 an interrupted run: the tasks in --out stay, and generation goes on until
 --n tasks are there. Progress goes to stderr; --json prints the counts.`,
 		Example: `  sqlgym author --teacher synth --db shop --n 1000 --out shop_tasks.jsonl
   sqlgym author --teacher synth --db concert_singer --db-dir spider/database --n 50 --out cs.jsonl --json
-  sqlgym author --teacher synth --db mydb=postgres://me@localhost/mydb --n 500 --out t.jsonl --resume`,
+  sqlgym author --teacher synth --db mydb=postgres://me@localhost/mydb --n 500 --out t.jsonl --resume
+  sqlgym author --teacher openai:Qwen/Qwen3-32B --base-url http://127.0.0.1:8000/v1 --db shop --n 200 --out q.jsonl --screen
+  sqlgym author --teacher anthropic:claude-sonnet-4-5 --db shop --n 200 --out c.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAuthor(cmd.Context(), io, opts) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Teacher, "teacher", "synth", "who proposes tasks: synth (offline, no model)")
+	f.StringVar(&opts.Teacher, "teacher", "synth", "who proposes tasks: synth (offline, no model), openai:MODEL or anthropic:MODEL")
 	f.IntVar(&opts.N, "n", 100, "number of tasks the output ends with")
 	f.StringVar(&opts.Out, "out", "", "task file to write (JSONL, appended one task at a time)")
 	f.Uint64Var(&opts.Seed, "seed", 1, "random seed: the same seed gives the same tasks")
@@ -66,6 +82,10 @@ an interrupted run: the tasks in --out stay, and generation goes on until
 	f.IntVar(&opts.MaxRows, "max-rows", 50, "most rows a gold may return")
 	f.BoolVar(&opts.Resume, "resume", false, "continue the run whose tasks are in --out")
 	f.BoolVar(&opts.JSON, "json", false, "print the counts as JSON")
+	f.StringVar(&opts.TF.BaseURL, "base-url", "", "openai teacher: the OpenAI-compatible base URL; anthropic: the API root")
+	f.StringVar(&opts.TF.APIKeyEnv, "api-key-env", "", "environment variable holding the teacher's API key")
+	f.BoolVar(&opts.TF.Screen, "screen", false, "screen the tasks for weak ones when the run ends and mark them in --out")
+	f.StringVar(&opts.TF.ScreenMode, "screen-mode", "multiset", "comparison mode of --screen")
 	addDBFlags(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("out")
 	_ = cmd.MarkFlagRequired("db")
@@ -80,6 +100,8 @@ type authorResult struct {
 	N       int     `json:"n"`
 	Seconds float64 `json:"seconds"`
 	author.Counts
+	TeacherStats *teacher.Stats `json:"teacher_stats,omitempty"`
+	Screen       *screen.Report `json:"screen,omitempty"`
 }
 
 func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
@@ -91,8 +113,8 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 	case opts.Concurrency < 1:
 		return usagef("--concurrency %d: must be at least 1", opts.Concurrency)
 	}
-	if opts.Teacher != "synth" {
-		return usagef("--teacher %q: this build has only synth", opts.Teacher)
+	if err := checkTeacher(opts); err != nil {
+		return err
 	}
 	names := opts.DB.names()
 	if len(names) != 1 || names[0] == "" {
@@ -120,11 +142,11 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 		lex = author.ShopLexicon()
 	}
 	start := time.Now()
-	setup, err := author.PrepareSynth(ctx, open, lex, opts.MinRows, opts.MaxRows)
+	setup, err := prepareAuthor(ctx, opts, open, lex)
 	if err != nil {
 		return fmt.Errorf("prepare the %s teacher on %s: %w", opts.Teacher, name, err)
 	}
-	defer setup.Close()
+	defer setup.close()
 
 	f, err := os.OpenFile(opts.Out, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
@@ -133,7 +155,7 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 	defer f.Close()
 	last := time.Now()
 	cnt, runErr := author.Run(ctx, author.Config{
-		DB: name, Teacher: setup.Teacher, Schema: setup.Schema, Filter: setup.Filter,
+		DB: name, Teacher: setup.teacher, Schema: setup.schema, Filter: setup.filter,
 		N: opts.N, Seed: opts.Seed, Concurrency: opts.Concurrency, Existing: existing,
 		Emit: func(t sqlgym.Task) error {
 			b, err := json.Marshal(t)
@@ -155,6 +177,13 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 	}
 	elapsed := time.Since(start)
 	fmt.Fprintln(io.ErrOut, progressLine(cnt, opts.N, elapsed))
+	var stats *teacher.Stats
+	if setup.model != nil {
+		st := setup.model.Stats()
+		stats = &st
+		fmt.Fprintf(io.ErrOut, "teacher %s: %d requests, %d retries, %d malformed replies, %d cut replies, %d bad items\n",
+			opts.Teacher, st.Requests, st.Retries, st.Malformed, st.Cut, st.BadItems)
+	}
 	if runErr != nil {
 		if errors.Is(runErr, author.ErrExhausted) {
 			return sqlgym.Userf("ask for fewer tasks (--n), or widen --min-rows/--max-rows; the tasks kept so far are in "+opts.Out,
@@ -162,7 +191,12 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 		}
 		return runErr
 	}
-	res := authorResult{DB: name, Teacher: opts.Teacher, Seed: opts.Seed, Out: opts.Out, N: opts.N, Seconds: elapsed.Seconds(), Counts: cnt}
+	res := authorResult{DB: name, Teacher: opts.Teacher, Seed: opts.Seed, Out: opts.Out, N: opts.N, Seconds: elapsed.Seconds(), Counts: cnt, TeacherStats: stats}
+	if opts.TF.Screen {
+		if res.Screen, err = screenAuthored(ctx, io.ErrOut, cat, opts.Out, opts.TF.ScreenMode); err != nil {
+			return err
+		}
+	}
 	if opts.JSON {
 		return writeJSON(io.Out, res)
 	}

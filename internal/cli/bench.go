@@ -29,6 +29,8 @@ type benchServeOptions struct {
 	Tasks    int
 	Samples  int
 	DBSlots  int
+	CacheEnt int
+	CacheMB  int
 	JSON     bool
 }
 
@@ -64,6 +66,8 @@ memory flat over a 5-minute soak.`,
 	f.IntVar(&opts.Tasks, "tasks", 32, "questions per batch")
 	f.IntVar(&opts.Samples, "samples", 16, "answers per question")
 	f.IntVar(&opts.DBSlots, "db-slots", serve.DefaultDBSlots, "in-process server: batches verifying at once per database")
+	f.IntVar(&opts.CacheEnt, "cache-entries", serve.DefaultCacheEntries, "in-process server: candidate results kept across requests")
+	f.IntVar(&opts.CacheMB, "cache-mb", serve.DefaultCacheBytes>>20, "in-process server: megabytes of candidate rows kept")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	return cmd
 }
@@ -79,7 +83,7 @@ func runBenchServe(ctx context.Context, io IO, opts benchServeOptions) error {
 	ctx, cancel := context.WithTimeout(ctx, opts.Duration+15*time.Minute)
 	defer cancel()
 	cfg := loadtest.Config{Addr: opts.Addr, Tasks: opts.Tasks, Samples: opts.Samples, Cold: opts.Cold, Warm: opts.Warm,
-		Soak: opts.Duration, Server: serve.Config{DBSlots: opts.DBSlots}, Progress: io.ErrOut}
+		Soak: opts.Duration, Server: serve.Config{DBSlots: opts.DBSlots, CacheEntries: opts.CacheEnt, CacheBytes: int64(opts.CacheMB) << 20}, Progress: io.ErrOut}
 	rep, err := loadtest.Run(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("bench serve: %w", err)

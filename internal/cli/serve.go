@@ -96,7 +96,7 @@ See docs/training.md.`,
 	f.BoolVar(&opts.Warm, "warm", false, "run every task's gold before listening (caches golds, reports broken tasks)")
 	f.BoolVar(&opts.IncludeHoldout, "include-holdout", false, "also score held-out tasks (they are for evaluation, not training)")
 	f.IntVar(&opts.CacheEntries, "cache-entries", serve.DefaultCacheEntries, "candidate results kept across requests")
-	f.IntVar(&opts.CacheMB, "cache-mb", serve.DefaultCacheBytes>>20, "megabytes of candidate rows kept across requests")
+	f.IntVar(&opts.CacheMB, "cache-mb", serve.DefaultCacheBytes>>20, "megabytes (estimated) of candidate results kept across requests")
 	f.IntVar(&opts.DBSlots, "db-slots", serve.DefaultDBSlots, "batches verifying at once per database")
 	f.IntVar(&opts.Queue, "queue", serve.DefaultQueue, "batches waiting per database before 429 (-1: none wait)")
 	f.IntVar(&opts.MaxBodyMB, "max-body-mb", serve.DefaultMaxBodyBytes>>20, "largest request body in megabytes (413 past it)")
