@@ -10,6 +10,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/rundir"
+	"github.com/sqlgym/sqlgym/shopdb"
 	"github.com/sqlgym/sqlgym/stats"
 )
 
@@ -96,7 +97,7 @@ func Load(dir string) (*Run, error) {
 	}
 	info := map[string]sqlgym.Task{}
 	if m.TasksFile != "" {
-		if tasks, err := sqlgym.ReadTasks(m.TasksFile); err == nil {
+		if tasks, err := shopdb.LoadTasks(m.TasksFile); err == nil {
 			r.TasksFileRead = true
 			for _, t := range tasks {
 				info[t.ID] = t

@@ -210,30 +210,7 @@ func (q *query) dropConjuncts() []Mutant {
 		if end == w+1 {
 			continue
 		}
-		d := q.toks[w].depth
-		var starts []int // first token of each conjunct
-		starts = append(starts, w+1)
-		cases, between, or := 0, 0, false
-		for k := w + 1; k < end; k++ {
-			if q.toks[k].depth != d {
-				continue
-			}
-			switch {
-			case q.word(k, "case"):
-				cases++
-			case q.word(k, "end") && cases > 0:
-				cases--
-			case cases > 0:
-			case q.word(k, "between"):
-				between++
-			case q.word(k, "or"):
-				or = true
-			case q.word(k, "and") && between > 0:
-				between--
-			case q.word(k, "and"):
-				starts = append(starts, k+1)
-			}
-		}
+		starts, or := q.conjuncts(w, end)
 		if or || len(starts) == 1 {
 			if !or && q.nullGuard(w+1, end) {
 				continue
@@ -278,6 +255,36 @@ func (q *query) nullGuard(a, b int) bool {
 	}
 	return n == 4 && (q.toks[a].Kind == sqltext.Word || q.toks[a].Kind == sqltext.QuotedIdent) &&
 		q.word(a+1, "is") && q.word(a+2, "not") && q.word(a+3, "null")
+}
+
+// conjuncts splits the WHERE clause of tokens (w, end) at its top-level
+// ANDs (not BETWEEN's, not inside CASE) and returns the first token of
+// each conjunct, and whether an OR joins conditions at the top.
+func (q *query) conjuncts(w, end int) (starts []int, or bool) {
+	d := q.toks[w].depth
+	starts = []int{w + 1}
+	cases, between := 0, 0
+	for k := w + 1; k < end; k++ {
+		if q.toks[k].depth != d {
+			continue
+		}
+		switch {
+		case q.word(k, "case"):
+			cases++
+		case q.word(k, "end") && cases > 0:
+			cases--
+		case cases > 0:
+		case q.word(k, "between"):
+			between++
+		case q.word(k, "or"):
+			or = true
+		case q.word(k, "and") && between > 0:
+			between--
+		case q.word(k, "and"):
+			starts = append(starts, k+1)
+		}
+	}
+	return starts, or
 }
 
 var flips = map[string]string{"<": "<=", "<=": "<", ">": ">=", ">=": ">", "=": "<>", "==": "<>", "<>": "=", "!=": "="}
@@ -532,6 +539,10 @@ func (q *query) joinTypes() []Mutant {
 		if !q.word(k, "join") {
 			continue
 		}
+		toLeft := !q.word(k-1, "left", "outer", "right", "full", "cross", "natural", "lateral")
+		if toLeft && q.rejectsNulls(k) {
+			continue
+		}
 		switch {
 		case q.word(k-1, "inner"):
 			p := q.toks[k-1]
@@ -546,6 +557,63 @@ func (q *query) joinTypes() []Mutant {
 		}
 	}
 	return out
+}
+
+// rejectsNulls reports whether the WHERE of the query holding the JOIN at
+// token j has a top-level condition on a column of the joined table that
+// no NULL satisfies (t.c = 1, t.c LIKE 'x', t.c IS NOT NULL): the rows a
+// LEFT JOIN would add are then filtered out again, so LEFT and INNER are
+// the same query on any data, and the mutant no near miss.
+func (q *query) rejectsNulls(j int) bool {
+	refs := map[string]bool{}
+	k := j + 1
+	if k >= len(q.toks) {
+		return false
+	}
+	refs[sqltext.Normalize(q.toks[k].Text)] = true
+	for q.punct(k+1, ".") && k+2 < len(q.toks) { // schema.table
+		k += 2
+		refs[sqltext.Normalize(q.toks[k].Text)] = true
+	}
+	if q.word(k+1, "as") {
+		k++
+	}
+	if a := k + 1; a < len(q.toks) && (q.toks[a].Kind == sqltext.QuotedIdent ||
+		q.toks[a].Kind == sqltext.Word && !q.word(a, "on", "using", "join", "inner", "left", "right", "full", "cross",
+			"natural", "where", "group", "order", "limit", "union", "intersect", "except", "window")) {
+		refs = map[string]bool{sqltext.Normalize(q.toks[a].Text): true} // an alias hides the name
+	}
+	d := q.toks[j].depth
+	w := -1
+	for i := j + 1; i < len(q.toks) && q.toks[i].depth >= d; i++ {
+		if q.toks[i].depth == d && q.word(i, "where") {
+			w = i
+			break
+		}
+	}
+	if w < 0 {
+		return false
+	}
+	end := q.clauseEnd(w, whereEnds...)
+	starts, or := q.conjuncts(w, end)
+	if or {
+		return false
+	}
+	for _, a := range starts {
+		if !refs[sqltext.Normalize(q.toks[a].Text)] || !q.punct(a+1, ".") || a+3 >= end {
+			continue
+		}
+		next := q.toks[a+3]
+		switch {
+		case next.Kind == sqltext.Operator && flips[next.Text] != "":
+			return true
+		case q.word(a+3, "like", "ilike", "glob", "in", "between"):
+			return true
+		case q.word(a+3, "is") && q.word(a+4, "not") && q.word(a+5, "null"):
+			return true
+		}
+	}
+	return false
 }
 
 var aggSwaps = map[string]string{"sum": "AVG", "avg": "SUM", "min": "MAX", "max": "MIN"}

@@ -116,6 +116,15 @@ func TestMutateKinds(t *testing.T) {
 				"SELECT a FROM t JOIN u ON t.i = u.i INNER JOIN v ON v.i = u.i LEFT OUTER JOIN w ON w.i = v.i join x ON x.i = w.i CROSS JOIN y",
 			}},
 
+		{"a WHERE on the joined table makes LEFT the same query", JoinType,
+			"SELECT COUNT(*) FROM orders o JOIN customers AS c ON o.cid = c.id JOIN items ON items.oid = o.id " +
+				"JOIN main.tags ON tags.iid = items.id WHERE c.country = 'France' AND o.x LIKE 'a%' AND tags.t IS NOT NULL",
+			[]string{"SELECT COUNT(*) FROM orders o JOIN customers AS c ON o.cid = c.id LEFT JOIN items ON items.oid = o.id " +
+				"JOIN main.tags ON tags.iid = items.id WHERE c.country = 'France' AND o.x LIKE 'a%' AND tags.t IS NOT NULL"}},
+		{"but not one that keeps NULLs, or under an OR", JoinType,
+			"SELECT a FROM t JOIN u ON t.i = u.i JOIN v ON v.i = t.i WHERE u.x IS NULL OR v.y = 1",
+			[]string{"SELECT a FROM t LEFT JOIN u ON t.i = u.i JOIN v ON v.i = t.i WHERE u.x IS NULL OR v.y = 1",
+				"SELECT a FROM t JOIN u ON t.i = u.i LEFT JOIN v ON v.i = t.i WHERE u.x IS NULL OR v.y = 1"}},
 		{"aggregates swap", SwapAggregate,
 			"SELECT sum(x), AVG(y), MIN(z), MAX(w), t.max FROM t",
 			[]string{

@@ -25,3 +25,12 @@ func TasksJSONL() []byte { return bytes.Clone(tasksJSONL) }
 func Tasks() ([]sqlgym.Task, error) {
 	return sqlgym.DecodeTasks(bytes.NewReader(tasksJSONL), "shop tasks")
 }
+
+// LoadTasks reads a task file, or the built-in task set when path is the
+// name "shop": the one way every command resolves --tasks.
+func LoadTasks(path string) ([]sqlgym.Task, error) {
+	if path == Name {
+		return Tasks()
+	}
+	return sqlgym.ReadTasks(path)
+}

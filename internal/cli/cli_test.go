@@ -119,3 +119,19 @@ func TestSplitBadTaskFileNamesLine(t *testing.T) {
 		t.Fatalf("exit %d stderr %q", code, errOut)
 	}
 }
+
+func TestVersionFindsCommitInCheckout(t *testing.T) {
+	// The tests run inside the sqlgym checkout, so the commit is known
+	// whether or not the toolchain stamped it.
+	if _, err := os.Stat("../../.git"); err != nil {
+		t.Skip("not a git checkout")
+	}
+	if bi := ReadBuildInfo(); len(bi.Commit) != 40 {
+		t.Fatalf("commit %q, want a 40-hex git commit", bi.Commit)
+	}
+	// Elsewhere, no commit is invented.
+	t.Chdir(t.TempDir())
+	if c, _ := gitFallback(); c != "" {
+		t.Fatalf("outside a checkout got commit %q", c)
+	}
+}

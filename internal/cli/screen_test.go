@@ -16,10 +16,10 @@ import (
 
 func TestScreenCommand(t *testing.T) {
 	t.Setenv("SQLGYM_CACHE", t.TempDir())
-	// On shop, a LEFT JOIN to customers filtered on a customer column is
-	// the same query: the join mistake is invisible, the task weak.
+	// On shop every order has its customer, so a LEFT JOIN to customers
+	// counts the same: the join mistake is invisible, the task weak.
 	tasks := writeFile(t, "tasks.jsonl",
-		`{"id":"weak","db":"shop","question":"How many orders come from customers in France?","sql":"SELECT COUNT(*) FROM orders JOIN customers ON orders.customer_id = customers.customer_id WHERE customers.country = 'France'"}`+"\n"+
+		`{"id":"weak","db":"shop","question":"How many orders have a known customer?","sql":"SELECT COUNT(*) FROM orders JOIN customers ON orders.customer_id = customers.customer_id"}`+"\n"+
 			`{"id":"strong","db":"shop","question":"How many customers are from France?","sql":"SELECT COUNT(*) FROM customers WHERE country = 'France'"}`+"\n")
 	out := filepath.Join(t.TempDir(), "marked.jsonl")
 	code, stdout, errOut := run(t, "screen", "--tasks", tasks, "--out", out)
@@ -103,7 +103,7 @@ func TestAuthorOpenAITeacherWithScreen(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	pairs := fmt.Sprintf("```json\n%s\n```", `[
  {"question": "How many customers are from France?", "sql": "SELECT COUNT(*) FROM customers WHERE country = 'France'", "complexity": "filter"},
- {"question": "How many orders come from customers in France?", "sql": "SELECT COUNT(*) FROM orders JOIN customers ON orders.customer_id = customers.customer_id WHERE customers.country = 'France'", "complexity": "join"},
+ {"question": "How many orders have a known customer?", "sql": "SELECT COUNT(*) FROM orders JOIN customers ON orders.customer_id = customers.customer_id", "complexity": "join"},
  {"question": "Missing SQL", "complexity": "join"},
  {"question": "What is the average price of a product?", "sql": "SELECT AVG(price) FROM products", "complexity": "aggregate"}]`)
 	srv := openAIServer(t, pairs)

@@ -219,8 +219,5 @@ func checkDatabases(cat interface{ Resolve(string) (string, error) }, tasks []sq
 // loadTasks reads a task file; the name "shop" is the built-in shop task
 // set embedded in sqlgym (write ./shop for a file of that name).
 func loadTasks(path string) ([]sqlgym.Task, error) {
-	if path == shopdb.Name {
-		return shopdb.Tasks()
-	}
-	return sqlgym.ReadTasks(path)
+	return shopdb.LoadTasks(path)
 }

@@ -2,8 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -33,7 +37,32 @@ func ReadBuildInfo() BuildInfo {
 			}
 		}
 	}
+	if bi.Commit == "" {
+		bi.Commit, bi.Modified = gitFallback()
+	}
 	return bi
+}
+
+// gitFallback finds the commit when the toolchain recorded none (go run,
+// or GOFLAGS=-buildvcs=false): if the working directory is inside a
+// checkout of sqlgym itself, it asks git. In any other directory it
+// reports nothing rather than another project's commit.
+func gitFallback() (commit string, modified bool) {
+	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return "", false
+	}
+	root := strings.TrimSpace(string(top))
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil || !strings.HasPrefix(string(mod), "module github.com/sqlgym/sqlgym\n") {
+		return "", false
+	}
+	head, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "", false
+	}
+	status, _ := exec.Command("git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output()
+	return strings.TrimSpace(string(head)), len(strings.TrimSpace(string(status))) > 0
 }
 
 type versionOptions struct{ JSON bool }
