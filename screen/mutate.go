@@ -563,7 +563,8 @@ func (q *query) joinTypes() []Mutant {
 // token j has a top-level condition on a column of the joined table that
 // no NULL satisfies (t.c = 1, t.c LIKE 'x', t.c IS NOT NULL): the rows a
 // LEFT JOIN would add are then filtered out again, so LEFT and INNER are
-// the same query on any data, and the mutant no near miss.
+// the same query on any data, and the mutant no near miss. A later inner
+// join whose ON names a column of the joined table does the same.
 func (q *query) rejectsNulls(j int) bool {
 	refs := map[string]bool{}
 	k := j + 1
@@ -585,10 +586,25 @@ func (q *query) rejectsNulls(j int) bool {
 	}
 	d := q.toks[j].depth
 	w := -1
+	on := false // inside the ON of a later inner join
 	for i := j + 1; i < len(q.toks) && q.toks[i].depth >= d; i++ {
-		if q.toks[i].depth == d && q.word(i, "where") {
-			w = i
+		if q.toks[i].depth == d {
+			switch {
+			case q.word(i, "where"):
+				w = i
+			case q.word(i, "join"):
+				on = !q.word(i-1, "left", "outer", "right", "full", "cross", "natural")
+			case q.word(i, "group", "order", "limit", "union", "intersect", "except", "window"):
+				on = false
+			}
+		}
+		if w >= 0 {
 			break
+		}
+		// A later inner join on a column of this table drops the rows
+		// LEFT JOIN would add (their columns are NULL).
+		if on && refs[sqltext.Normalize(q.toks[i].Text)] && q.punct(i+1, ".") && !q.punct(i-1, ".") {
+			return true
 		}
 	}
 	if w < 0 {

@@ -109,8 +109,7 @@ func TestMutateKinds(t *testing.T) {
 
 		{"join types", JoinType,
 			"SELECT a FROM t JOIN u ON t.i = u.i INNER JOIN v ON v.i = u.i LEFT OUTER JOIN w ON w.i = v.i left join x ON x.i = w.i CROSS JOIN y",
-			[]string{
-				"SELECT a FROM t LEFT JOIN u ON t.i = u.i INNER JOIN v ON v.i = u.i LEFT OUTER JOIN w ON w.i = v.i left join x ON x.i = w.i CROSS JOIN y",
+			[]string{ // not u: v's inner join on u.i would drop the rows LEFT adds
 				"SELECT a FROM t JOIN u ON t.i = u.i LEFT JOIN v ON v.i = u.i LEFT OUTER JOIN w ON w.i = v.i left join x ON x.i = w.i CROSS JOIN y",
 				"SELECT a FROM t JOIN u ON t.i = u.i INNER JOIN v ON v.i = u.i JOIN w ON w.i = v.i left join x ON x.i = w.i CROSS JOIN y",
 				"SELECT a FROM t JOIN u ON t.i = u.i INNER JOIN v ON v.i = u.i LEFT OUTER JOIN w ON w.i = v.i join x ON x.i = w.i CROSS JOIN y",
@@ -118,13 +117,17 @@ func TestMutateKinds(t *testing.T) {
 
 		{"a WHERE on the joined table makes LEFT the same query", JoinType,
 			"SELECT COUNT(*) FROM orders o JOIN customers AS c ON o.cid = c.id JOIN items ON items.oid = o.id " +
-				"JOIN main.tags ON tags.iid = items.id WHERE c.country = 'France' AND o.x LIKE 'a%' AND tags.t IS NOT NULL",
+				"JOIN main.tags ON tags.oid = o.id WHERE c.country = 'France' AND o.x LIKE 'a%' AND tags.t IS NOT NULL",
 			[]string{"SELECT COUNT(*) FROM orders o JOIN customers AS c ON o.cid = c.id LEFT JOIN items ON items.oid = o.id " +
-				"JOIN main.tags ON tags.iid = items.id WHERE c.country = 'France' AND o.x LIKE 'a%' AND tags.t IS NOT NULL"}},
+				"JOIN main.tags ON tags.oid = o.id WHERE c.country = 'France' AND o.x LIKE 'a%' AND tags.t IS NOT NULL"}},
 		{"but not one that keeps NULLs, or under an OR", JoinType,
 			"SELECT a FROM t JOIN u ON t.i = u.i JOIN v ON v.i = t.i WHERE u.x IS NULL OR v.y = 1",
 			[]string{"SELECT a FROM t LEFT JOIN u ON t.i = u.i JOIN v ON v.i = t.i WHERE u.x IS NULL OR v.y = 1",
 				"SELECT a FROM t JOIN u ON t.i = u.i LEFT JOIN v ON v.i = t.i WHERE u.x IS NULL OR v.y = 1"}},
+		{"a later inner join on the joined table makes LEFT the same query", JoinType,
+			"SELECT COUNT(*) FROM s JOIN o ON s.oid = o.id JOIN c ON o.cid = c.id LEFT JOIN p ON p.id = s.pid",
+			[]string{"SELECT COUNT(*) FROM s JOIN o ON s.oid = o.id LEFT JOIN c ON o.cid = c.id LEFT JOIN p ON p.id = s.pid",
+				"SELECT COUNT(*) FROM s JOIN o ON s.oid = o.id JOIN c ON o.cid = c.id JOIN p ON p.id = s.pid"}},
 		{"aggregates swap", SwapAggregate,
 			"SELECT sum(x), AVG(y), MIN(z), MAX(w), t.max FROM t",
 			[]string{
