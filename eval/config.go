@@ -17,9 +17,6 @@ import (
 // Defaults for a Config's zero fields.
 const (
 	DefaultConcurrency = 64
-	// SchemaSamples is how many distinct values per column the prompt's
-	// schema shows.
-	SchemaSamples = 3
 	// PreviewRows is how many rows of the prediction's and the gold's
 	// results a failed sample keeps.
 	PreviewRows = 5

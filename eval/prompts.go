@@ -8,7 +8,6 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/prompt"
-	"github.com/sqlgym/sqlgym/schema"
 )
 
 // prompts renders tasks, loading each database's schema once.
@@ -46,12 +45,12 @@ func (p *prompts) render(ctx context.Context, t *sqlgym.Task) (model.Prompt, err
 			e.err = err
 			return
 		}
-		s, err := schema.Load(ctx, eng, SchemaSamples)
+		text, err := prompt.SchemaText(ctx, eng)
 		if err != nil {
 			e.err = err
 			return
 		}
-		e.text, e.dialect = schema.Render(s, schema.Options{}), eng.Dialect()
+		e.text, e.dialect = text, eng.Dialect()
 	})
 	if e.err != nil {
 		if sqlgym.IsInfra(e.err) || ctx.Err() != nil {
