@@ -6,8 +6,11 @@ import (
 	"path/filepath"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/catalog"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
+	"github.com/sqlgym/sqlgym/screen"
 	"github.com/sqlgym/sqlgym/shopdb"
+	"github.com/sqlgym/sqlgym/verify"
 )
 
 // The built-in shop task set is this run of synth; shopdb/tasks.jsonl
@@ -20,7 +23,8 @@ const (
 
 // ShopTasks generates the built-in shop task set in dir (a scratch folder
 // for the SQLite file): synth with ShopSeed through the filter until ShopN
-// tasks, split by id hash with an empty salt and ShopHoldoutFrac.
+// tasks, screened for weak tasks (marked, not dropped), split by id hash
+// with an empty salt and ShopHoldoutFrac.
 func ShopTasks(ctx context.Context, dir string) ([]sqlgym.Task, Counts, error) {
 	path := filepath.Join(dir, "shop.sqlite")
 	if err := sqlite.Create(ctx, path, shopdb.Statements()); err != nil {
@@ -39,6 +43,18 @@ func ShopTasks(ctx context.Context, dir string) ([]sqlgym.Task, Counts, error) {
 	})
 	if err != nil {
 		return nil, cnt, err
+	}
+	// The weak-task screen marks the tasks whose reward cannot tell a
+	// near-miss from the answer on this data (weak, weak_mutants), so a
+	// user can see the share or drop them (sqlgym screen --drop-weak).
+	cat, err := catalog.New(catalog.Config{Refs: []string{shopdb.Name + "=sqlite:" + path}})
+	if err != nil {
+		return nil, cnt, err
+	}
+	defer cat.Close()
+	v := verify.New(cat, tasks, verify.Config{})
+	if _, tasks, err = screen.Screen(ctx, v, tasks, screen.Options{}); err != nil {
+		return nil, cnt, fmt.Errorf("screen the shop tasks: %w", err)
 	}
 	sqlgym.AssignSplits(tasks, "", ShopHoldoutFrac)
 	return tasks, cnt, nil
