@@ -49,6 +49,28 @@ type candidate struct {
 	readAll   bool
 	rs        *sqlgym.ResultSet
 	err       error
+
+	// verdicts memoises comparisons: the answers that share this
+	// candidate share its verdict against a prepared gold.
+	mu       sync.Mutex
+	verdicts map[*compare.Gold]compare.Verdict
+}
+
+func (cd *candidate) compare(g *compare.Gold) compare.Verdict {
+	cd.mu.Lock()
+	vd, ok := cd.verdicts[g]
+	cd.mu.Unlock()
+	if ok {
+		return vd
+	}
+	vd = g.Compare(cd.rs)
+	cd.mu.Lock()
+	if cd.verdicts == nil {
+		cd.verdicts = map[*compare.Gold]compare.Verdict{}
+	}
+	cd.verdicts[g] = vd
+	cd.mu.Unlock()
+	return vd
 }
 
 func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
@@ -219,9 +241,9 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 		})
 	})
 
-	for _, j := range jobs {
-		v.judge(j, goldRes, cands)
-	}
+	// Judging reads the finished maps only, so answers are judged in
+	// parallel too.
+	v.parallel(len(jobs), func(i int) { v.judge(jobs[i], goldRes, cands) })
 }
 
 type goldOut struct {
@@ -234,22 +256,41 @@ type goldOut struct {
 // options, made once per gold and kept with the cached gold result: 16
 // answers to a task, and every later batch, compare against the same one.
 func (v *Verifier) prepared(k execKey, gr goldOut, m compare.Mode, t *sqlgym.Task) *compare.Gold {
-	opt := modeOptions(m, t, k.sql)
 	if gr.ge == nil {
-		return compare.Prepare(m, gr.rs, opt)
+		return compare.Prepare(m, gr.rs, modeOptions(m, t, k.sql))
 	}
-	pk := fmt.Sprintf("%s|%t|%t|%v", m, opt.GoldOrdered, opt.IgnoreOrder, opt.ConditionCols)
+	// Options depend on the mode and the gold, which the entry is for, and
+	// in spider2 on the task's settings; deriving them tokenises the gold,
+	// so it happens only when the prepared gold is missing.
+	pk := prepKey{mode: m}
+	if m == compare.Spider2 {
+		pk.cols = fmt.Sprint(t.ConditionCols)
+		if t.IgnoreOrder != nil {
+			pk.ignore = 1
+			if *t.IgnoreOrder {
+				pk.ignore = 2
+			}
+		}
+	}
 	gr.ge.mu.Lock()
 	defer gr.ge.mu.Unlock()
 	if g, ok := gr.ge.prepared[pk]; ok {
 		return g
 	}
-	g := compare.Prepare(m, gr.rs, opt)
+	g := compare.Prepare(m, gr.rs, modeOptions(m, t, k.sql))
 	if gr.ge.prepared == nil {
-		gr.ge.prepared = map[string]*compare.Gold{}
+		gr.ge.prepared = map[prepKey]*compare.Gold{}
 	}
 	gr.ge.prepared[pk] = g
 	return g
+}
+
+// prepKey names a gold prepared for one mode and, in spider2, one task's
+// settings.
+type prepKey struct {
+	mode   compare.Mode
+	ignore int8 // spider2 ignore_order: 0 unset, 1 false, 2 true
+	cols   string
 }
 
 // parallel runs fn(0..n-1) on at most Concurrency goroutines.
@@ -333,7 +374,7 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 				continue
 			}
 			ran++
-			vd := v.prepared(execKey{c.url, g}, gr, p.mode, t).Compare(cd.rs)
+			vd := cd.compare(v.prepared(execKey{c.url, g}, gr, p.mode, t))
 			if ran == 1 || vd.Score > best.Score || vd.Match && !best.Match {
 				best = vd
 			}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sqlgym/sqlgym"
@@ -110,11 +111,27 @@ func benchVerify(b *testing.B, cat *catalog.Catalog, golds []string, db string) 
 			distinct = append(distinct, a.SQL)
 		}
 	}
+	// The floor runs on as many goroutines as the verifier does, so the
+	// ratio measures the verifier's own work, not parallelism.
+	workers := v.Config().Concurrency
 	b.Run("execute-distinct", func(b *testing.B) {
 		for b.Loop() {
-			for _, q := range distinct {
-				eng.Query(ctx, q, sqlgym.Limits{})
+			var wg sync.WaitGroup
+			next := make(chan string)
+			for w := 0; w < workers; w++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for q := range next {
+						eng.Query(ctx, q, sqlgym.Limits{})
+					}
+				}()
 			}
+			for _, q := range distinct {
+				next <- q
+			}
+			close(next)
+			wg.Wait()
 		}
 		b.ReportMetric(float64(len(distinct)), "queries/op")
 	})

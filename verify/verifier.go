@@ -103,7 +103,7 @@ type goldEntry struct {
 	err  error
 
 	mu       sync.Mutex
-	prepared map[string]*compare.Gold // by mode and options
+	prepared map[prepKey]*compare.Gold
 }
 
 // New builds a verifier over the tasks.
