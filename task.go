@@ -120,37 +120,30 @@ func ReadTasks(path string) ([]Task, error) {
 func DecodeTasks(r io.Reader, name string) ([]Task, error) {
 	var tasks []Task
 	seen := map[string]int{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err := ScanJSONL(r, name, func(line int, b []byte) error {
 		var t Task
 		if err := json.Unmarshal(b, &t); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a JSON task object: %w", name, line, err)
+			return fmt.Errorf("not a JSON task object: %w", err)
 		}
 		switch {
 		case t.ID == "":
-			return nil, fmt.Errorf("%s:%d: missing \"id\"", name, line)
+			return fmt.Errorf("missing \"id\"")
 		case t.DB == "":
-			return nil, fmt.Errorf("%s:%d: task %q: missing \"db\"", name, line, t.ID)
+			return fmt.Errorf("task %q: missing \"db\"", t.ID)
 		case t.SQL == "":
-			return nil, fmt.Errorf("%s:%d: task %q: missing \"sql\"", name, line, t.ID)
+			return fmt.Errorf("task %q: missing \"sql\"", t.ID)
 		case t.Split != "" && t.Split != SplitTrain && t.Split != SplitHoldout:
-			return nil, fmt.Errorf("%s:%d: task %q: split %q is not \"train\" or \"holdout\"", name, line, t.ID, t.Split)
+			return fmt.Errorf("task %q: split %q is not \"train\" or \"holdout\"", t.ID, t.Split)
 		}
 		if prev, dup := seen[t.ID]; dup {
-			return nil, fmt.Errorf("%s:%d: duplicate task id %q (first on line %d)", name, line, t.ID, prev)
+			return fmt.Errorf("duplicate task id %q (first on line %d)", t.ID, prev)
 		}
 		seen[t.ID] = line
 		tasks = append(tasks, t)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return tasks, nil
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"sort"
 
 	"github.com/sqlgym/sqlgym"
@@ -62,16 +61,8 @@ func dbDigests(ctx context.Context, dbs Databases, tasks []sqlgym.Task, pgSchema
 }
 
 func fileDigest(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("digest: %w", err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("digest %s: %w", path, err)
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	d, err := sqlgym.FileDigest(path)
+	return "sha256:" + d, err
 }
 
 func postgresDigest(ctx context.Context, dbs Databases, name, dsn, pgSchema string) (string, error) {

@@ -1,11 +1,7 @@
 package importer
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"fmt"
-	"os"
 
 	"github.com/sqlgym/sqlgym"
 )
@@ -29,30 +25,17 @@ var sharedKnown = map[string]bool{"id": true, "db_id": true, "question": true, "
 // readSharedJSONL reads the shared JSONL layout; fields it does not map
 // (db_id_original, query_category, ...) are kept on the task.
 func readSharedJSONL(path string, rep *Report) ([]sqlgym.Task, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	defer f.Close()
 	var tasks []sqlgym.Task
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err := eachJSONLine(path, func(b []byte) error {
 		var q sharedQuestion
 		var all map[string]json.RawMessage
 		if err := json.Unmarshal(b, &q); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+			return err
 		}
 		_ = json.Unmarshal(b, &all)
 		if q.ID == "" || q.DBID == "" || q.GoldSQL == "" {
 			rep.skip("missing id, db_id or gold_sql")
-			continue
+			return nil
 		}
 		t := sqlgym.Task{ID: q.ID, DB: q.DBID, Question: q.Question, SQL: q.GoldSQL, Difficulty: q.Difficulty,
 			Alternatives: otherGolds(q.GoldSQL, q.Alternatives)}
@@ -71,11 +54,9 @@ func readSharedJSONL(path string, rep *Report) ([]sqlgym.Task, error) {
 			}
 		}
 		tasks = append(tasks, t)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", path, line+1, err)
-	}
-	return tasks, nil
+		return nil
+	})
+	return tasks, err
 }
 
 // otherGolds drops the gold itself and repeats from a list of alternatives.

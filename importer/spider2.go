@@ -1,8 +1,6 @@
 package importer
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -109,18 +107,5 @@ func eachJSONLine(path string, fn func([]byte) error) error {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		if err := fn(b); err != nil {
-			return fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-	}
-	return sc.Err()
+	return sqlgym.ScanJSONL(f, path, func(_ int, b []byte) error { return fn(b) })
 }

@@ -1,12 +1,12 @@
 package verify
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/sqlgym/sqlgym"
 )
 
 // Prediction is one line of a predictions file.
@@ -34,24 +34,16 @@ func ReadPredictions(path string) ([]Answer, error) {
 func DecodePredictions(r io.Reader, name string) ([]Answer, error) {
 	var out []Answer
 	next := map[string]int{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err := sqlgym.ScanJSONL(r, name, func(_ int, b []byte) error {
 		var p Prediction
 		if err := json.Unmarshal(b, &p); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a JSON prediction: %w", name, line, err)
+			return fmt.Errorf("not a JSON prediction: %w", err)
 		}
 		if p.TaskID == "" {
-			return nil, fmt.Errorf("%s:%d: missing \"task_id\"", name, line)
+			return fmt.Errorf("missing \"task_id\"")
 		}
 		if p.SQL == nil && p.Completion == nil {
-			return nil, fmt.Errorf("%s:%d: give \"sql\" or \"completion\"", name, line)
+			return fmt.Errorf("give \"sql\" or \"completion\"")
 		}
 		a := Answer{TaskID: p.TaskID, FinishReason: p.FinishReason}
 		if p.SQL != nil {
@@ -66,9 +58,10 @@ func DecodePredictions(r io.Reader, name string) ([]Answer, error) {
 		}
 		next[p.TaskID] = a.Sample + 1
 		out = append(out, a)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

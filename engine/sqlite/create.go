@@ -2,15 +2,13 @@ package sqlite
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
 
 	"github.com/ncruces/go-sqlite3"
+	"github.com/sqlgym/sqlgym"
 )
 
 // Create builds a new, writable SQLite file at path by running stmts with
@@ -64,17 +62,6 @@ func Create(ctx context.Context, path string, stmts []string) (err error) {
 	return nil
 }
 
-// FileDigest is the hex SHA-256 of the file at path: the same digest means
-// the same bytes, which is how tests prove a database was not changed.
-func FileDigest(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("digest: %w", err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("digest %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
+// FileDigest is sqlgym.FileDigest, kept here for the engine's tests and
+// callers that think of it as the SQLite file's digest.
+func FileDigest(path string) (string, error) { return sqlgym.FileDigest(path) }

@@ -26,7 +26,6 @@ import (
 	"github.com/sqlgym/sqlgym/schema"
 	"github.com/sqlgym/sqlgym/shopdb"
 	"github.com/sqlgym/sqlgym/verify"
-	"github.com/sqlgym/sqlgym/verify/compare"
 )
 
 type evalOptions struct {
@@ -139,9 +138,9 @@ func newEvalCmd(io IO) *cobra.Command {
 }
 
 func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error {
-	mode, err := compare.ParseMode(opts.Mode)
+	mode, err := parseMode(opts.Mode)
 	if err != nil {
-		return usagef("--mode: %v (modes: %s)", err, modeNames())
+		return err
 	}
 	if opts.K < 1 {
 		return usagef("--k %d: at least 1", opts.K)
@@ -173,14 +172,11 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 	if err != nil {
 		return err
 	}
-	cat, err := opts.DB.catalog()
+	cat, err := opts.DB.catalogFor(tasks)
 	if err != nil {
 		return err
 	}
 	defer cat.Close()
-	if err := checkDatabases(cat, tasks); err != nil {
-		return err
-	}
 
 	dec := rundir.Decoding{K: opts.K, Temperature: opts.Temperature, MaxTokens: opts.MaxTokens, Stop: opts.Stop, Extra: extra}
 	if opts.topPSet {

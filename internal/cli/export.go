@@ -110,14 +110,11 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 	if len(tasks) == 0 {
 		return sqlgym.Userf("check --tasks and --band (held-out tasks are skipped unless --include-holdout)", "nothing to export")
 	}
-	cat, err := opts.DB.catalog()
+	cat, err := opts.DB.catalogFor(tasks)
 	if err != nil {
 		return err
 	}
 	defer cat.Close()
-	if err := checkDatabases(cat, tasks); err != nil {
-		return err
-	}
 	exs, err := dataset.Render(ctx, cat, tmpl, tasks)
 	if err != nil {
 		return err

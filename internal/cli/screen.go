@@ -12,7 +12,6 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/screen"
 	"github.com/sqlgym/sqlgym/verify"
-	"github.com/sqlgym/sqlgym/verify/compare"
 )
 
 type screenOptions struct {
@@ -101,9 +100,9 @@ type screenJSON struct {
 }
 
 func runScreen(ctx context.Context, io IO, opts screenOptions) error {
-	mode, err := compare.ParseMode(opts.Mode)
+	mode, err := parseMode(opts.Mode)
 	if err != nil {
-		return usagef("--mode: %v (modes: %s)", err, modeNames())
+		return err
 	}
 	kinds, err := parseKinds(opts.Kinds)
 	if err != nil {
@@ -116,14 +115,11 @@ func runScreen(ctx context.Context, io IO, opts screenOptions) error {
 	if err != nil {
 		return err
 	}
-	cat, err := opts.DB.catalog()
+	cat, err := opts.DB.catalogFor(tasks)
 	if err != nil {
 		return err
 	}
 	defer cat.Close()
-	if err := checkDatabases(cat, tasks); err != nil {
-		return err
-	}
 	v := verify.New(cat, tasks, verify.Config{Mode: mode, KeepDistinct: opts.KeepDistinct,
 		Limits: sqlgym.Limits{Timeout: opts.Timeout}})
 	start := time.Now()

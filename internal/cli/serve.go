@@ -13,7 +13,6 @@ import (
 	"github.com/sqlgym/sqlgym/agent"
 	"github.com/sqlgym/sqlgym/serve"
 	"github.com/sqlgym/sqlgym/verify"
-	"github.com/sqlgym/sqlgym/verify/compare"
 )
 
 type serveOptions struct {
@@ -127,9 +126,9 @@ type serveInfo struct {
 }
 
 func runServe(ctx context.Context, io IO, opts serveOptions) error {
-	mode, err := compare.ParseMode(opts.Mode)
+	mode, err := parseMode(opts.Mode)
 	if err != nil {
-		return usagef("--mode: %v (modes: %s)", err, modeNames())
+		return err
 	}
 	rewards, err := verify.ParseRewards(opts.Reward)
 	if err != nil {
@@ -146,14 +145,11 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
-	cat, err := opts.DB.catalog()
+	cat, err := opts.DB.catalogFor(tasks)
 	if err != nil {
 		return err
 	}
 	defer cat.Close()
-	if err := checkDatabases(cat, tasks); err != nil {
-		return err
-	}
 	srv, err := serve.New(serve.Config{
 		Tasks: tasks, IncludeHoldout: opts.IncludeHoldout, DBs: cat,
 		Verify: verify.Config{Mode: mode, Rewards: rewards, Concurrency: opts.Concurrency,

@@ -91,9 +91,9 @@ func modeNames() string {
 const verifyChunk = 2048
 
 func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
-	mode, err := compare.ParseMode(opts.Mode)
+	mode, err := parseMode(opts.Mode)
 	if err != nil {
-		return usagef("--mode: %v (modes: %s)", err, modeNames())
+		return err
 	}
 	rewards, err := verify.ParseRewards(opts.Reward)
 	if err != nil {
@@ -117,11 +117,6 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 				"%s: prediction %d names task %q, which is not in %s", opts.Predictions, i+1, a.TaskID, opts.Tasks)
 		}
 	}
-	cat, err := opts.DB.catalog()
-	if err != nil {
-		return err
-	}
-	defer cat.Close()
 	used := map[string]bool{}
 	for _, a := range answers {
 		used[a.TaskID] = true
@@ -132,9 +127,11 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 			needed = append(needed, t)
 		}
 	}
-	if err := checkDatabases(cat, needed); err != nil {
+	cat, err := opts.DB.catalogFor(needed)
+	if err != nil {
 		return err
 	}
+	defer cat.Close()
 	v := verify.New(cat, tasks, verify.Config{
 		Mode: mode, AllModes: opts.AllModes, Rewards: rewards, KeepDistinct: opts.KeepDistinct,
 		Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps},
