@@ -1,10 +1,6 @@
 package sqltext
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/sqlgym/sqlgym/internal/testenv"
@@ -15,32 +11,7 @@ import (
 // Normalize is idempotent on it, and the two ORDER BY rules disagree only
 // where the substring rule is fooled.
 func TestPublicGolds(t *testing.T) {
-	root := testenv.SharedData(t)
-	files, err := filepath.Glob(filepath.Join(root, "*", "*.jsonl"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no question files under %s (%v)", root, err)
-	}
-	var golds []string
-	for _, path := range files {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var q struct {
-				Gold string   `json:"gold_sql"`
-				Alt  []string `json:"gold_sql_alternatives"`
-			}
-			if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-				t.Fatalf("%s: %v", path, err)
-			}
-			golds = append(golds, q.Gold)
-			golds = append(golds, q.Alt...)
-		}
-		f.Close()
-	}
+	golds := testenv.SharedGolds(t, true)
 	if len(golds) < 1000 {
 		t.Fatalf("only %d golds read", len(golds))
 	}

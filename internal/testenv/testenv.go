@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/sqlgym/sqlgym"
 )
 
 // Postgres returns the DSN of the test PostgreSQL server from
@@ -84,4 +86,42 @@ func missing(t testing.TB, requireVar, msg string) {
 		t.Fatalf("%s (and %s=1 requires it)", msg, requireVar)
 	}
 	t.Skip(msg)
+}
+
+// SharedGolds returns every gold query (with its alternatives when
+// withAlternatives) of the public question files under shared/data, in
+// file order. It skips or fails like SharedData.
+func SharedGolds(t testing.TB, withAlternatives bool) []string {
+	t.Helper()
+	root := SharedData(t)
+	files, err := filepath.Glob(filepath.Join(root, "*", "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no question files under %s (%v)", root, err)
+	}
+	var golds []string
+	for _, path := range files {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = sqlgym.ScanJSONL(f, path, func(_ int, b []byte) error {
+			var q struct {
+				Gold string   `json:"gold_sql"`
+				Alt  []string `json:"gold_sql_alternatives"`
+			}
+			if err := json.Unmarshal(b, &q); err != nil {
+				return err
+			}
+			golds = append(golds, q.Gold)
+			if withAlternatives {
+				golds = append(golds, q.Alt...)
+			}
+			return nil
+		})
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return golds
 }

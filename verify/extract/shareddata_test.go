@@ -1,10 +1,6 @@
 package extract
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/sqlgym/sqlgym/internal/testenv"
@@ -14,11 +10,6 @@ import (
 // TestPublicGoldsInReplies wraps every public gold in the reply shapes
 // models produce and checks that extraction gives the gold back.
 func TestPublicGoldsInReplies(t *testing.T) {
-	root := testenv.SharedData(t)
-	files, err := filepath.Glob(filepath.Join(root, "*", "*.jsonl"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no question files under %s (%v)", root, err)
-	}
 	shapes := []struct {
 		method string
 		wrap   func(string) string
@@ -36,31 +27,16 @@ func TestPublicGoldsInReplies(t *testing.T) {
 		{MethodBare, func(g string) string { return "Here it is:\n\n" + g + ";\n\nIt returns what was asked." }},
 	}
 	n := 0
-	for _, path := range files {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
+	for _, gold := range testenv.SharedGolds(t, false) {
+		want := sqltext.TrimStatement(gold)
+		for _, s := range shapes {
+			reply := s.wrap(gold)
+			got := FromCompletion(reply, "stop")
+			if got.SQL != want || got.Method != s.method {
+				t.Errorf("reply %q\n got %+v\nwant SQL %q by %s", reply, got, want, s.method)
+			}
 		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var q struct {
-				Gold string `json:"gold_sql"`
-			}
-			if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-				t.Fatalf("%s: %v", path, err)
-			}
-			want := sqltext.TrimStatement(q.Gold)
-			for _, s := range shapes {
-				reply := s.wrap(q.Gold)
-				got := FromCompletion(reply, "stop")
-				if got.SQL != want || got.Method != s.method {
-					t.Errorf("reply %q\n got %+v\nwant SQL %q by %s", reply, got, want, s.method)
-				}
-			}
-			n++
-		}
-		f.Close()
+		n++
 	}
 	if n < 1000 {
 		t.Fatalf("only %d golds read", n)
