@@ -2,7 +2,6 @@ package eval
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/sqlgym/sqlgym"
@@ -30,15 +29,8 @@ func (r *runner) drawEpisodes(ctx context.Context, u unit) error {
 		}
 		t0 := time.Now()
 		if err := agent.Play(ctx, ep, r.cfg.Actor); err != nil {
-			switch {
-			case ctx.Err() != nil:
-				return nil
-			case isFatal(err):
-				return fmt.Errorf("task %s: %w", u.task.ID, err)
-			case isInfraModel(err):
-				r.lose(one, &r.res.MissingInfra, err)
-			default:
-				r.lose(one, &r.res.MissingRefused, err)
+			if ferr := r.policyFailed(ctx, one, err); ferr != nil || ctx.Err() != nil {
+				return ferr
 			}
 			continue
 		}

@@ -343,17 +343,7 @@ func (r *runner) draw(ctx context.Context, u unit) error {
 	}
 	comps, err := pol.Complete(ctx, pr, ask)
 	if err != nil {
-		switch {
-		case ctx.Err() != nil:
-			return nil
-		case isFatal(err):
-			return fmt.Errorf("task %s: %w", u.task.ID, err)
-		case isInfraModel(err):
-			r.lose(u, &r.res.MissingInfra, err)
-		default:
-			r.lose(u, &r.res.MissingRefused, err)
-		}
-		return nil
+		return r.policyFailed(ctx, u, err)
 	}
 	wall := time.Since(t0)
 	if r.cfg.Positional {
@@ -400,6 +390,23 @@ func (r *runner) draw(ctx context.Context, u unit) error {
 		r.mu.Lock()
 		r.res.Drawn++
 		r.mu.Unlock()
+	}
+	return nil
+}
+
+// policyFailed files a policy's error: a cancelled run ends quietly, a
+// refusal every request would meet stops the run, and anything else leaves
+// the unit's samples missing, never scored as the model's mistake.
+func (r *runner) policyFailed(ctx context.Context, u unit, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return nil
+	case isFatal(err):
+		return fmt.Errorf("task %s: %w", u.task.ID, err)
+	case isInfraModel(err):
+		r.lose(u, &r.res.MissingInfra, err)
+	default:
+		r.lose(u, &r.res.MissingRefused, err)
 	}
 	return nil
 }

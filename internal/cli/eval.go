@@ -265,20 +265,9 @@ func baselinePolicy(ctx context.Context, cfg *eval.Config, opts evalOptions, all
 	if opts.Temperature < 0 {
 		return usagef("--temperature %v: the baseline needs 0 or more", opts.Temperature)
 	}
-	values := map[string][]string{}
-	for _, t := range cfg.Tasks {
-		if _, done := values[t.DB]; done {
-			continue
-		}
-		eng, err := cat.Engine(ctx, t.DB)
-		if err != nil {
-			return fmt.Errorf("database %s: %w", t.DB, err)
-		}
-		s, err := schema.Load(ctx, eng, baselineValueSamples)
-		if err != nil {
-			return fmt.Errorf("database %s: %w", t.DB, err)
-		}
-		values[t.DB] = baseline.KnownValues(s)
+	values, err := knownValues(ctx, cat, cfg.Tasks)
+	if err != nil {
+		return err
 	}
 	// A negative seed still fixes the draws; the baseline's seed is unsigned.
 	p, err := baseline.New(all, baseline.Options{Temperature: opts.Temperature, Seed: uint64(opts.Seed), Values: values})
@@ -377,4 +366,25 @@ func missingError(res *eval.Result) error {
 		Msg:  strings.Join(what, "; ") + ": run the same command again to fill them",
 		Hint: "first failure: " + res.FirstFailure,
 	}
+}
+
+// knownValues lists, per database of the tasks, the values the baseline
+// recognises in questions (a few per column, from the schema's samples).
+func knownValues(ctx context.Context, cat *catalog.Catalog, tasks []sqlgym.Task) (map[string][]string, error) {
+	values := map[string][]string{}
+	for _, t := range tasks {
+		if _, done := values[t.DB]; done {
+			continue
+		}
+		eng, err := cat.Engine(ctx, t.DB)
+		if err != nil {
+			return nil, fmt.Errorf("database %s: %w", t.DB, err)
+		}
+		s, err := schema.Load(ctx, eng, baselineValueSamples)
+		if err != nil {
+			return nil, fmt.Errorf("database %s: %w", t.DB, err)
+		}
+		values[t.DB] = baseline.KnownValues(s)
+	}
+	return values, nil
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/sqlgym/sqlgym/catalog"
 	"github.com/sqlgym/sqlgym/eval"
 	"github.com/sqlgym/sqlgym/model"
-	"github.com/sqlgym/sqlgym/schema"
 )
 
 // agentOptions are the multi-turn flags of eval and demo.
@@ -72,20 +70,9 @@ func agentSetup(ctx context.Context, cfg *eval.Config, opts evalOptions, cat *ca
 	}
 	switch p := cfg.Policy.(type) {
 	case *baseline.Policy:
-		known := map[string][]string{}
-		for _, t := range cfg.Tasks {
-			if _, done := known[t.DB]; done {
-				continue
-			}
-			eng, err := cat.Engine(ctx, t.DB)
-			if err != nil {
-				return fmt.Errorf("database %s: %w", t.DB, err)
-			}
-			s, err := schema.Load(ctx, eng, baselineValueSamples)
-			if err != nil {
-				return fmt.Errorf("database %s: %w", t.DB, err)
-			}
-			known[t.DB] = baseline.KnownValues(s)
+		known, err := knownValues(ctx, cat, cfg.Tasks)
+		if err != nil {
+			return err
 		}
 		cfg.Actor = &agent.BaselineActor{Policy: p, Known: known}
 	default:
