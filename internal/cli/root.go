@@ -109,8 +109,11 @@ func NewRoot(io IO) *cobra.Command {
 		Long:          rootLong,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Example: `  sqlgym db create shop --engine sqlite --out shop.sqlite
-  sqlgym split --tasks tasks.jsonl --holdout-frac 0.2 --out tasks.split.jsonl
+		Example: `  sqlgym demo                                      # the whole loop offline
+  sqlgym eval --tasks shop --split holdout --policy openai --base-url http://127.0.0.1:8000/v1 \
+      --model Qwen/Qwen3-4B --k 4 --temperature 0.7 --out runs/base
+  sqlgym compare --base runs/base --treat runs/round1
+  sqlgym serve --tasks shop                         # rewards for TRL, verl, OpenRLHF
   sqlgym verify --tasks tasks.jsonl --predictions preds.jsonl --db-dir data/database`,
 	}
 	root.SetIn(io.In)
