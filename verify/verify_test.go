@@ -300,3 +300,49 @@ func TestTestSuiteDoesNotHideASecondStatement(t *testing.T) {
 		t.Fatalf("got %s %s (%s), want error multiple_statements", r.Outcome, r.ErrorKind, r.Detail)
 	}
 }
+
+// TestPublicScorerVerdictsOnDefog checks hand-worked verdicts on defog's
+// academic database, where the writes table gives Ashish Vaswani three
+// publications, Larry Summers two and Noam Shazeer one.
+func TestPublicScorerVerdictsOnDefog(t *testing.T) {
+	data := testenv.SharedData(t)
+	path := testenv.CopyFile(t, filepath.Join(data, "defog", "database", "academic", "academic.sqlite"))
+	cat, err := catalog.New(catalog.Config{Refs: []string{"academic=sqlite:" + path}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	const join = " FROM author JOIN writes ON writes.aid = author.aid"
+	tasks := []sqlgym.Task{
+		{ID: "authors", DB: "academic", SQL: "SELECT DISTINCT author.name" + join},
+		{ID: "counts", DB: "academic", SQL: "SELECT author.name, COUNT(*)" + join + " GROUP BY author.name ORDER BY COUNT(*) DESC"},
+	}
+	C, W := sqlgym.OutcomeCorrect, sqlgym.OutcomeWrong
+	cases := []struct {
+		task, pred string
+		want       map[compare.Mode]sqlgym.Outcome
+	}{
+		// Six rows, one per publication, against three distinct names.
+		{"authors", "SELECT author.name" + join, map[compare.Mode]sqlgym.Outcome{
+			compare.Multiset: W, compare.Bird: C, compare.Strict: W, compare.TestSuite: C, compare.Spider2: W}},
+		// The count first, the name second, in the gold's order.
+		{"counts", "SELECT COUNT(*), author.name" + join + " GROUP BY author.name ORDER BY COUNT(*) DESC", map[compare.Mode]sqlgym.Outcome{
+			compare.Multiset: C, compare.Bird: W, compare.Strict: W, compare.TestSuite: C, compare.Spider2: C}},
+		// The right rows, fewest publications first.
+		{"counts", "SELECT author.name, COUNT(*)" + join + " GROUP BY author.name ORDER BY COUNT(*) ASC", map[compare.Mode]sqlgym.Outcome{
+			compare.Multiset: W, compare.Bird: C, compare.Strict: W, compare.TestSuite: W, compare.Spider2: W}},
+	}
+	v := verify.New(cat, tasks, verify.Config{AllModes: true})
+	for _, c := range cases {
+		r := v.Verify(context.Background(), verify.Answer{TaskID: c.task, SQL: c.pred})
+		for m, o := range c.want {
+			if got := r.Modes[string(m)].Outcome; got != o {
+				t.Errorf("%s: %q under %s: %s (%s), want %s", c.task, c.pred, m, got, r.Modes[string(m)].Why, o)
+			}
+		}
+	}
+	kv := verify.New(cat, tasks, verify.Config{Mode: compare.TestSuite, KeepDistinct: true})
+	if r := kv.Verify(context.Background(), verify.Answer{TaskID: "authors", SQL: "SELECT author.name" + join}); r.Outcome != W {
+		t.Errorf("testsuite with keep-distinct: %s, want wrong", r.Outcome)
+	}
+}
