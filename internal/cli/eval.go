@@ -9,6 +9,7 @@ import (
 	"fmt"
 	goio "io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -188,7 +189,7 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 	}
 	bi := ReadBuildInfo()
 	cfg := eval.Config{
-		Out: opts.Out, Tasks: tasks, TasksFile: opts.Tasks, TasksHash: tasksHash, Split: opts.Split,
+		Out: opts.Out, Tasks: tasks, TasksFile: manifestTasksPath(opts.Tasks), TasksHash: tasksHash, Split: opts.Split,
 		DBs: cat, PostgresSchema: opts.DB.PGSchema, Decoding: dec,
 		Verify:   verify.Config{Mode: mode, Rewards: rewards},
 		Template: tmpl, Concurrency: opts.Concurrency,
@@ -362,10 +363,13 @@ func missingError(res *eval.Result) error {
 	if res.MissingRefused > 0 {
 		what = append(what, fmt.Sprintf("%d samples missing (the policy refused the request)", res.MissingRefused))
 	}
-	return &sqlgym.UserError{
-		Msg:  strings.Join(what, "; ") + ": run the same command again to fill them",
-		Hint: "first failure: " + res.FirstFailure,
+	msg := strings.Join(what, "; ") + ": run the same command again to fill them"
+	if res.MissingRefused == res.Missing {
+		// A refusal (a prompt too long, a bad request) comes back on every
+		// retry: running again will not help until the cause is fixed.
+		msg = strings.Join(what, "; ") + ": fix the cause below, then run the same command again to fill them"
 	}
+	return &sqlgym.UserError{Msg: msg, Hint: "first failure: " + res.FirstFailure}
 }
 
 // knownValues lists, per database of the tasks, the values the baseline
@@ -387,4 +391,17 @@ func knownValues(ctx context.Context, cat *catalog.Catalog, tasks []sqlgym.Task)
 		values[t.DB] = baseline.KnownValues(s)
 	}
 	return values, nil
+}
+
+// manifestTasksPath is the task file as a run's manifest records it:
+// absolute, so report and compare find it from any folder; the built-in
+// set keeps its name.
+func manifestTasksPath(p string) string {
+	if p == shopdb.Name {
+		return p
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }
