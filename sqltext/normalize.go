@@ -12,14 +12,17 @@ import "strings"
 // The result is still valid SQL for the same engines, and
 // Normalize(Normalize(s)) == Normalize(s).
 func Normalize(sql string) string {
-	all := Tokens(sql)
 	var b strings.Builder
 	b.Grow(len(sql))
 	var prev Token
 	prevEnd := -1 // end offset of prev in sql, to see whether [ was glued
 	havePrev := false
 	pendingSemi := false
-	for _, t := range all {
+	// Tokens are read one at a time rather than as a slice: the verifier
+	// normalises every distinct answer of every batch.
+	for i := 0; i < len(sql); {
+		t := TokenAt(sql, i)
+		i = t.End()
 		if !t.Significant() {
 			continue
 		}
@@ -34,17 +37,28 @@ func Normalize(sql string) string {
 			prev = Token{Kind: Punct, Text: ";"}
 			pendingSemi = false
 		}
-		text := t.Text
-		if t.Kind == Word || t.Kind == Number {
-			text = asciiLower(text)
-		}
 		if havePrev && needSpace(prev, t, prevEnd == t.Pos) {
 			b.WriteByte(' ')
 		}
-		b.WriteString(text)
+		if t.Kind == Word || t.Kind == Number {
+			writeLower(&b, t.Text)
+		} else {
+			b.WriteString(t.Text)
+		}
 		prev, prevEnd, havePrev = t, t.End(), true
 	}
 	return b.String()
+}
+
+// writeLower writes s with ASCII letters lower-cased, without allocating.
+func writeLower(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
 }
 
 // needSpace decides the separator between two significant tokens. Glued
@@ -73,19 +87,4 @@ func needSpace(prev, next Token, adjacent bool) bool {
 		return !(next.Kind == Word || next.Kind == QuotedIdent)
 	}
 	return true
-}
-
-func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if b[j] >= 'A' && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
 }
