@@ -3,13 +3,19 @@ package duckdb
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine/enginetest"
 )
 
 func benchQuery(b *testing.B, sql string) {
-	eng, _ := openDB(b, enginetest.Fixture(), Options{})
+	b.Run("worker", func(b *testing.B) { benchQueryOpts(b, sql, Options{}) })
+	b.Run("inprocess", func(b *testing.B) { benchQueryOpts(b, sql, Options{InProcess: true}) })
+}
+
+func benchQueryOpts(b *testing.B, sql string, opts Options) {
+	eng, _ := openDB(b, enginetest.Fixture(), opts)
 	ctx := context.Background()
 	if _, err := eng.Query(ctx, sql, sqlgym.Limits{}); err != nil {
 		b.Fatal(err)
@@ -40,11 +46,18 @@ func BenchmarkQueryJoin(b *testing.B) {
 
 // The cost of a cold open: DuckDB instance, sandbox lock and check, first
 // connection and one trivial query.
+// In worker mode that is the start of a worker process: exec, Go runtime,
+// DuckDB open and sandbox check, in the child.
 func BenchmarkOpenFirstQuery(b *testing.B) {
+	b.Run("worker", func(b *testing.B) { benchOpen(b, Options{}) })
+	b.Run("inprocess", func(b *testing.B) { benchOpen(b, Options{InProcess: true}) })
+}
+
+func benchOpen(b *testing.B, opts Options) {
 	path := newDB(b, enginetest.Fixture())
 	ctx := context.Background()
 	for b.Loop() {
-		eng, err := Open(path, Options{})
+		eng, err := Open(path, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -52,6 +65,21 @@ func BenchmarkOpenFirstQuery(b *testing.B) {
 			b.Fatal(err)
 		}
 		if err := eng.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// A statement that overran its time limit costs a worker: this is the
+// kill and the replacement's start, as the next statement sees it.
+func BenchmarkTimeoutThenQuery(b *testing.B) {
+	eng, _ := openDB(b, enginetest.Fixture(), Options{PoolSize: 1})
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := eng.Query(ctx, "SELECT len(range(100000000))", sqlgym.Limits{Timeout: 10 * time.Millisecond}); err == nil {
+			b.Fatal("the runaway statement succeeded")
+		}
+		if _, err := eng.Query(ctx, "SELECT 1", sqlgym.Limits{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -20,6 +20,9 @@ var _ sqlgym.Describer = (*Engine)(nil)
 // statements on a pooled connection. Tables come in name order, those of
 // the main schema first; tables outside it are named schema.table.
 func (e *Engine) Describe(ctx context.Context) (*sqlgym.Schema, error) {
+	if e.useWorkers() {
+		return e.describeWorker(ctx)
+	}
 	p, err := e.handle(ctx)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,9 @@
 // SELECT and EXPLAIN), the mapping of DuckDB's typed values and errors onto
 // sqlgym's canonical ones, Describe (the schema from DuckDB's catalog
 // functions), and Create, which builds a new DuckDB file from portable SQL
-// for tests and conversions. docs/sandbox-duckdb.md says what
-// the sandbox enforces and what it does not.
+// for tests and conversions. On Linux, model SQL runs in worker processes
+// (this binary re-executed; see worker.go) that are killed when a
+// statement overruns its time limit and whose memory is capped.
+// docs/sandbox-duckdb.md says what the sandbox enforces and what it does
+// not.
 package duckdb

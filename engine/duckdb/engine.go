@@ -21,17 +21,28 @@ import (
 
 // Options tune an Engine. Zero fields take the defaults.
 type Options struct {
-	// MemoryLimit is DuckDB's memory_limit for the whole database, shared
-	// by every statement running on it ("1GB" when empty). Results never
-	// spill to disk: past the limit a statement fails.
+	// MemoryLimit is DuckDB's memory_limit ("1GB" when empty). Results
+	// never spill to disk: past the limit a statement fails. In worker mode
+	// (the default on Linux) every worker process is its own DuckDB
+	// instance, so the limit holds per worker, that is per running
+	// statement, and the worker's whole data segment is capped at the limit
+	// plus WorkerHeadroom (RLIMIT_DATA). In-process, it is shared by every
+	// statement on the database.
 	MemoryLimit string
 	// Threads is DuckDB's worker thread count (1 when zero). The verifier
 	// runs many statements side by side, one per pooled connection, so more
 	// threads per statement mostly add contention.
 	Threads int
 	// PoolSize is the most connections, hence statements, running at once
-	// (max(4, GOMAXPROCS) when zero).
+	// (max(4, GOMAXPROCS) when zero). In worker mode it is the most worker
+	// processes.
 	PoolSize int
+	// InProcess runs DuckDB inside this process instead of in worker
+	// processes. DuckDB then cannot be stopped in the parts of its work
+	// that ignore interrupts, nor held to a hard memory cap (see
+	// docs/sandbox-duckdb.md); it is for tests and for platforms other than
+	// Linux, where it is the only mode.
+	InProcess bool
 }
 
 // Defaults for Options.
@@ -61,7 +72,8 @@ type Engine struct {
 	opts Options
 
 	mu     sync.Mutex
-	pool   *pool
+	pool   *pool       // in-process mode
+	procs  *workerPool // worker mode
 	closed bool
 	// running counts statements still executing, including ones whose
 	// caller already got ErrTimeout; Close waits for them.
@@ -115,6 +127,9 @@ func (e *Engine) Dialect() sqlgym.Dialect { return sqlgym.DialectDuckDB }
 
 // Path is the database file the engine reads.
 func (e *Engine) Path() string { return e.path }
+
+// useWorkers reports whether statements run in worker processes.
+func (e *Engine) useWorkers() bool { return workersSupported && !e.opts.InProcess }
 
 // sandboxSettings are DuckDB's startup settings that make the sandbox.
 // DuckDB applies them all before the database accepts a statement; lockSQL
@@ -241,8 +256,9 @@ func lockAndVerify(ctx context.Context, p *pool) error {
 	return nil
 }
 
-// Close waits for running statements, including ones already reported as
-// timed out, then closes the database. Queries after Close fail with an
+// Close waits for running statements (in-process, also ones already
+// reported as timed out; a worker running those was killed), then closes
+// the database and ends the workers. Queries after Close fail with an
 // *sqlgym.InfraError.
 func (e *Engine) Close() error {
 	e.mu.Lock()
@@ -251,9 +267,12 @@ func (e *Engine) Close() error {
 		return nil
 	}
 	e.closed = true
-	p := e.pool
+	p, wp := e.pool, e.procs
 	e.mu.Unlock()
 	e.running.Wait()
+	if wp != nil {
+		wp.close()
+	}
 	if p == nil {
 		return nil
 	}

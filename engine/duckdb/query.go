@@ -30,10 +30,21 @@ type outcome struct {
 
 // Query runs one statement under the sandbox and the limits.
 func (e *Engine) Query(ctx context.Context, query string, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
+	if e.useWorkers() {
+		return e.queryWorker(ctx, query, lim)
+	}
+	res, err, _ := e.queryInProcess(ctx, query, lim)
+	return res, err
+}
+
+// queryInProcess runs the statement on a connection of this process.
+// abandoned reports a statement still running after Query gave up on it,
+// which a worker process answers by exiting.
+func (e *Engine) queryInProcess(ctx context.Context, query string, lim sqlgym.Limits) (_ *sqlgym.ResultSet, _ error, abandoned bool) {
 	lim = lim.WithDefaults()
 	p, err := e.handle(ctx)
 	if err != nil {
-		return nil, err
+		return nil, err, false
 	}
 	// The connection is taken before the clock starts: waiting for a free
 	// one is the pool's delay, not the statement's time.
@@ -41,9 +52,9 @@ func (e *Engine) Query(ctx context.Context, query string, lim sqlgym.Limits) (*s
 	if err != nil {
 		e.running.Done()
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("duckdb: waiting for a connection: %w", ctx.Err())
+			return nil, fmt.Errorf("duckdb: waiting for a connection: %w", ctx.Err()), false
 		}
-		return nil, &sqlgym.InfraError{Err: err}
+		return nil, &sqlgym.InfraError{Err: err}, false
 	}
 	qctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	done := make(chan outcome, 1)
@@ -57,19 +68,21 @@ func (e *Engine) Query(ctx context.Context, query string, lim sqlgym.Limits) (*s
 
 	select {
 	case o := <-done:
-		return finish(ctx, qctx, o, lim)
+		res, err := finish(ctx, qctx, o, lim)
+		return res, err, false
 	case <-qctx.Done():
 	}
 	grace := time.NewTimer(min(timeoutGrace, lim.Timeout/10))
 	defer grace.Stop()
 	select {
 	case o := <-done:
-		return finish(ctx, qctx, o, lim)
+		res, err := finish(ctx, qctx, o, lim)
+		return res, err, false
 	case <-grace.C:
 		// The driver keeps interrupting it; whatever is left finishes on
 		// the side without holding up the next statement.
 		l.abandon()
-		return nil, stopped(ctx, lim)
+		return nil, stopped(ctx, lim), true
 	}
 }
 

@@ -1,0 +1,630 @@
+package duckdb
+
+import (
+	"bufio"
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sqlgym/sqlgym"
+)
+
+// Worker mode: every statement runs in a child process, the binary itself
+// re-executed with workerEnv set, which serves one DuckDB database over a
+// pair of pipes (see worker_serve.go). DuckDB does not check for interrupts
+// while it folds constant expressions at plan time, nor count that memory
+// against memory_limit; only a process can be killed in the middle of
+// such work and hand all its memory back, and only a process can have a
+// hard memory cap (RLIMIT_DATA) without risking the caller.
+
+// WorkerHeadroom is what a worker may use on top of MemoryLimit: the Go
+// runtime, DuckDB's code and catalog, and the result being converted and
+// sent (up to Limits.MaxBytes, a few times over while it is encoded).
+const WorkerHeadroom = 768 << 20
+
+// workerStartTimeout bounds a worker's exec, DuckDB open and sandbox check.
+const workerStartTimeout = 30 * time.Second
+
+// workerSlack is how long, past the worker's own time limit and grace, the
+// parent waits for its answer before killing it: the worker times the
+// statement from when it reads the request, and the answer has to cross a
+// pipe on a possibly loaded machine.
+func workerSlack(timeout time.Duration) time.Duration {
+	return min(timeoutGrace, timeout/10) + min(100*time.Millisecond, timeout/4)
+}
+
+// workerConfig is the first message a worker reads: what to open and how.
+type workerConfig struct {
+	Path        string
+	MemoryLimit string
+	Threads     int
+	DataLimit   uint64 // RLIMIT_DATA in bytes
+}
+
+// workerRequest is one statement, or a Describe when Describe is set.
+type workerRequest struct {
+	Describe bool
+	SQL      string
+	Limits   sqlgym.Limits
+}
+
+// workerResponse answers the config (ready, or why the database could not
+// be opened) and each request.
+type workerResponse struct {
+	Res    *sqlgym.ResultSet
+	Schema *sqlgym.Schema
+	Err    *wireError
+	// Abandoned says the statement is still running in the worker, which
+	// exits after answering; the parent kills it as well.
+	Abandoned bool
+}
+
+// wireError carries an error's identity across the pipe: errors.Is and
+// errors.As must keep working on the parent's side.
+type wireError struct {
+	Code wireCode
+	Kind sqlgym.ErrorKind
+	Msg  string // ExecError.Msg
+	Text string // Error()
+}
+
+type wireCode uint8
+
+const (
+	wireOther wireCode = iota
+	wireExec
+	wireTimeout
+	wireTooLarge
+	wireInfra
+	wireCanceled
+	wireDeadline
+)
+
+func toWire(err error) *wireError {
+	if err == nil {
+		return nil
+	}
+	w := &wireError{Text: err.Error()}
+	var ee *sqlgym.ExecError
+	switch {
+	case errors.As(err, &ee):
+		w.Code, w.Kind, w.Msg = wireExec, ee.Kind, ee.Msg
+	case errors.Is(err, sqlgym.ErrTimeout):
+		w.Code = wireTimeout
+	case errors.Is(err, sqlgym.ErrTooLarge):
+		w.Code = wireTooLarge
+	case sqlgym.IsInfra(err):
+		w.Code = wireInfra
+	case errors.Is(err, context.Canceled):
+		w.Code = wireCanceled
+	case errors.Is(err, context.DeadlineExceeded):
+		w.Code = wireDeadline
+	}
+	return w
+}
+
+// remoteError is an error from the worker that wraps a sentinel.
+type remoteError struct {
+	text string
+	is   error
+}
+
+func (e *remoteError) Error() string { return e.text }
+func (e *remoteError) Unwrap() error { return e.is }
+
+func (w *wireError) err() error {
+	switch w.Code {
+	case wireExec:
+		return &sqlgym.ExecError{Kind: w.Kind, Msg: w.Msg}
+	case wireTimeout:
+		return &remoteError{w.Text, sqlgym.ErrTimeout}
+	case wireTooLarge:
+		return &remoteError{w.Text, sqlgym.ErrTooLarge}
+	case wireInfra:
+		return &sqlgym.InfraError{Err: errors.New(strings.TrimPrefix(w.Text, "database unavailable: "))}
+	case wireCanceled:
+		return &remoteError{w.Text, context.Canceled}
+	case wireDeadline:
+		return &remoteError{w.Text, context.DeadlineExceeded}
+	}
+	return errors.New(w.Text)
+}
+
+// worker is one child process serving the database.
+type worker struct {
+	cmd    *exec.Cmd
+	req    *os.File // requests, parent's end
+	resp   *os.File // responses, parent's end
+	bw     *bufio.Writer
+	enc    *gob.Encoder
+	dec    *gob.Decoder
+	stderr *tailBuffer
+
+	killed atomic.Bool
+	// exited is closed once the process is reaped; waitErr is then set.
+	exited  chan struct{}
+	waitErr error
+}
+
+// reply is a response or the reason there is none.
+type reply struct {
+	resp workerResponse
+	err  error
+}
+
+// roundTrip sends msg and reads the answer on its own goroutine, so that
+// the caller can give up waiting and kill the worker.
+func (w *worker) roundTrip(msg any) <-chan reply {
+	ch := make(chan reply, 1)
+	go func() {
+		if err := w.enc.Encode(msg); err != nil {
+			ch <- reply{err: fmt.Errorf("send to duckdb worker: %w", err)}
+			return
+		}
+		if err := w.bw.Flush(); err != nil {
+			ch <- reply{err: fmt.Errorf("send to duckdb worker: %w", err)}
+			return
+		}
+		// A fresh value each time: gob leaves fields absent from the
+		// message untouched.
+		var r workerResponse
+		if err := w.dec.Decode(&r); err != nil {
+			ch <- reply{err: fmt.Errorf("read from duckdb worker: %w", err)}
+			return
+		}
+		ch <- reply{resp: r}
+	}()
+	return ch
+}
+
+// kill stops the worker at once; the kernel takes its memory back even
+// before it is reaped.
+func (w *worker) kill() {
+	w.killed.Store(true)
+	_ = w.cmd.Process.Kill()
+}
+
+func (w *worker) alive() bool {
+	select {
+	case <-w.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// death describes how the worker ended, once it has, for an error message.
+func (w *worker) death() string {
+	select {
+	case <-w.exited:
+	case <-time.After(2 * time.Second):
+		return "it stopped answering"
+	}
+	msg := "it exited"
+	if w.waitErr != nil {
+		msg = w.waitErr.Error()
+	}
+	if tail := strings.TrimSpace(w.stderr.String()); tail != "" {
+		msg += ": " + tail
+	}
+	return msg
+}
+
+// workerEnvKeep are the variables a worker inherits; the rest of the
+// environment (credentials of a reward server, say) stays out of it.
+var workerEnvKeep = []string{"HOME", "TMPDIR", "TZ", "LANG", "GODEBUG", "GOTRACEBACK", "GOMAXPROCS", "GOGC", "GORACE", "GOCOVERDIR"}
+
+// startWorker runs a worker and waits until it has opened and checked the
+// database.
+func startWorker(ctx context.Context, cfg workerConfig) (*worker, error) {
+	exe, err := workerExecutable()
+	if err != nil {
+		return nil, err
+	}
+	reqR, reqW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("duckdb worker: %w", err)
+	}
+	respR, respW, err := os.Pipe()
+	if err != nil {
+		reqR.Close()
+		reqW.Close()
+		return nil, fmt.Errorf("duckdb worker: %w", err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Args = []string{"sqlgym-duckdb-worker"}
+	cmd.Env = []string{workerEnv + "=1"}
+	for _, k := range workerEnvKeep {
+		if v, ok := os.LookupEnv(k); ok {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
+	// Fixed descriptors 3 and 4 rather than stdin and stdout: nothing
+	// DuckDB or a library prints can then corrupt the protocol.
+	cmd.ExtraFiles = []*os.File{reqR, respW}
+	w := &worker{cmd: cmd, req: reqW, resp: respR, stderr: &tailBuffer{max: 2048}, exited: make(chan struct{})}
+	cmd.Stderr = w.stderr
+	err = cmd.Start()
+	reqR.Close()
+	respW.Close()
+	if err != nil {
+		reqW.Close()
+		respR.Close()
+		return nil, fmt.Errorf("start duckdb worker %s: %w", exe, err)
+	}
+	go func() {
+		w.waitErr = cmd.Wait()
+		w.req.Close()
+		w.resp.Close()
+		close(w.exited)
+	}()
+	w.bw = bufio.NewWriter(reqW)
+	w.enc = gob.NewEncoder(w.bw)
+	w.dec = gob.NewDecoder(bufio.NewReader(respR))
+
+	timer := time.NewTimer(workerStartTimeout)
+	defer timer.Stop()
+	select {
+	case r := <-w.roundTrip(cfg):
+		if r.err != nil {
+			w.kill()
+			return nil, fmt.Errorf("duckdb worker did not start: %s", w.death())
+		}
+		if r.resp.Err != nil {
+			w.kill()
+			return nil, fmt.Errorf("duckdb worker: %w", r.resp.Err.err())
+		}
+		return w, nil
+	case <-ctx.Done():
+		w.kill()
+		return nil, ctx.Err()
+	case <-timer.C:
+		w.kill()
+		return nil, fmt.Errorf("duckdb worker did not start within %s", workerStartTimeout)
+	}
+}
+
+// workerPool keeps the worker processes of one engine: at most size busy
+// or idle at once, each running one statement at a time.
+type workerPool struct {
+	cfg   workerConfig
+	slots chan struct{}
+
+	mu     sync.Mutex
+	idle   []*worker
+	live   map[*worker]struct{}
+	closed bool
+	// refills counts replacements being started in the background.
+	refills sync.WaitGroup
+}
+
+func newWorkerPool(cfg workerConfig, size int) *workerPool {
+	return &workerPool{cfg: cfg, slots: make(chan struct{}, size), live: map[*worker]struct{}{}}
+}
+
+// acquire takes a slot and an idle worker, or starts one; an error is the
+// infrastructure's (or ctx's) fault.
+func (p *workerPool) acquire(ctx context.Context) (*worker, error) {
+	select {
+	case p.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	for {
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			<-p.slots
+			return nil, errors.New("duckdb engine is closed")
+		}
+		var w *worker
+		if n := len(p.idle); n > 0 {
+			w, p.idle = p.idle[n-1], p.idle[:n-1]
+		}
+		p.mu.Unlock()
+		if w == nil {
+			break
+		}
+		// One that died while idle (the OOM killer, an operator) is not
+		// the next statement's fault.
+		if w.alive() {
+			return w, nil
+		}
+		p.forget(w)
+	}
+	w, err := startWorker(ctx, p.cfg)
+	if err != nil {
+		<-p.slots
+		return nil, err
+	}
+	p.mu.Lock()
+	p.live[w] = struct{}{}
+	p.mu.Unlock()
+	return w, nil
+}
+
+// release puts a worker whose statement has ended back.
+func (p *workerPool) release(w *worker) {
+	p.mu.Lock()
+	// A refill may have raced a start in acquire: keep at most size.
+	drop := p.closed || len(p.live) > cap(p.slots)
+	if !drop {
+		p.idle = append(p.idle, w)
+	}
+	p.mu.Unlock()
+	<-p.slots
+	if drop {
+		p.shutdown(w)
+	}
+}
+
+// discard kills a worker and frees its slot; the next statement starts a
+// fresh one.
+func (p *workerPool) discard(w *worker) {
+	w.kill()
+	p.forget(w)
+	<-p.slots
+	p.refill()
+}
+
+// refill starts a replacement for a killed worker in the background, so
+// that the statement after a timeout does not wait for a process start.
+// A replacement that fails to start is dropped: the next acquire starts
+// one itself and reports the error.
+func (p *workerPool) refill() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || len(p.live) >= cap(p.slots) {
+		return
+	}
+	p.refills.Go(func() {
+		w, err := startWorker(context.Background(), p.cfg)
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		keep := !p.closed && len(p.live) < cap(p.slots)
+		if keep {
+			p.live[w] = struct{}{}
+			p.idle = append(p.idle, w)
+		}
+		p.mu.Unlock()
+		if !keep {
+			p.shutdown(w)
+		}
+	})
+}
+
+func (p *workerPool) forget(w *worker) {
+	p.mu.Lock()
+	delete(p.live, w)
+	p.mu.Unlock()
+}
+
+// shutdown ends an idle worker: closing its requests lets it exit on its
+// own, with a kill if it does not.
+func (p *workerPool) shutdown(w *worker) {
+	p.forget(w)
+	w.req.Close()
+	select {
+	case <-w.exited:
+	case <-time.After(2 * time.Second):
+		w.kill()
+		<-w.exited
+	}
+}
+
+// close ends every worker. Callers first wait for running statements.
+func (p *workerPool) close() {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	p.refills.Wait()
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	var busy []*worker
+	for w := range p.live {
+		if !containsWorker(idle, w) {
+			busy = append(busy, w)
+		}
+	}
+	p.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, w := range idle {
+		wg.Go(func() { p.shutdown(w) })
+	}
+	for _, w := range busy {
+		w.kill()
+	}
+	wg.Wait()
+}
+
+func containsWorker(ws []*worker, w *worker) bool {
+	for _, x := range ws {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
+
+// pids lists the live workers' process ids, for tests.
+func (p *workerPool) pids() []int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []int
+	for w := range p.live {
+		out = append(out, w.cmd.Process.Pid)
+	}
+	return out
+}
+
+// workerHandle returns the engine's worker pool, creating it on first use,
+// and counts a running call that the caller must end with e.running.Done.
+func (e *Engine) workerHandle() (*workerPool, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, &sqlgym.InfraError{Err: errors.New("duckdb engine is closed")}
+	}
+	if e.procs == nil {
+		limit, err := parseSize(e.opts.MemoryLimit)
+		if err != nil {
+			return nil, &sqlgym.InfraError{Err: fmt.Errorf("duckdb memory limit: %w", err)}
+		}
+		e.procs = newWorkerPool(workerConfig{
+			Path:        e.path,
+			MemoryLimit: e.opts.MemoryLimit,
+			Threads:     e.opts.Threads,
+			DataLimit:   limit + WorkerHeadroom,
+		}, e.opts.PoolSize)
+	}
+	e.running.Add(1)
+	return e.procs, nil
+}
+
+// acquireWorker is workerHandle and a worker, with Query's error mapping.
+func (e *Engine) acquireWorker(ctx context.Context) (*workerPool, *worker, error) {
+	p, err := e.workerHandle()
+	if err != nil {
+		return nil, nil, err
+	}
+	// The file may have gone since Open; DuckDB would create a new one.
+	if err := checkFile(e.path); err != nil {
+		e.running.Done()
+		return nil, nil, &sqlgym.InfraError{Err: err}
+	}
+	w, err := p.acquire(ctx)
+	if err != nil {
+		e.running.Done()
+		if ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("duckdb: waiting for a worker: %w", ctx.Err())
+		}
+		return nil, nil, &sqlgym.InfraError{Err: err}
+	}
+	return p, w, nil
+}
+
+// queryWorker runs the statement in a worker process. The worker enforces
+// the limits itself; the parent only kills it when it overruns them, and
+// takes a dead worker as the statement's doing.
+func (e *Engine) queryWorker(ctx context.Context, query string, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
+	lim = lim.WithDefaults()
+	p, w, err := e.acquireWorker(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer e.running.Done()
+	// As in-process, the clock starts once a worker is ready: starting one
+	// is the pool's delay, not the statement's time.
+	qctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	defer cancel()
+	answer := w.roundTrip(workerRequest{SQL: query, Limits: lim})
+	select {
+	case r := <-answer:
+		return p.settle(ctx, qctx, w, r, lim)
+	case <-qctx.Done():
+	}
+	if ctx.Err() == nil {
+		grace := time.NewTimer(workerSlack(lim.Timeout))
+		defer grace.Stop()
+		select {
+		case r := <-answer:
+			return p.settle(ctx, qctx, w, r, lim)
+		case <-grace.C:
+		case <-ctx.Done():
+		}
+	}
+	p.discard(w)
+	return nil, stopped(ctx, lim)
+}
+
+// settle turns a worker's answer into Query's, and returns or kills the
+// worker.
+func (p *workerPool) settle(ctx, qctx context.Context, w *worker, r reply, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
+	if r.err != nil {
+		p.discard(w)
+		if qctx.Err() != nil {
+			return nil, stopped(ctx, lim)
+		}
+		// Past RLIMIT_DATA, the Go runtime or DuckDB may abort instead of
+		// failing the allocation; the statement caused it either way.
+		return nil, &sqlgym.ExecError{Kind: sqlgym.ErrKindOther, Err: r.err,
+			Msg: "out of memory: the DuckDB worker process running the statement died (" + w.death() + ")"}
+	}
+	if r.resp.Abandoned {
+		p.discard(w)
+	} else {
+		p.release(w)
+	}
+	if r.resp.Err != nil {
+		return nil, r.resp.Err.err()
+	}
+	res := r.resp.Res
+	if res == nil {
+		return nil, &sqlgym.InfraError{Err: errors.New("duckdb worker sent neither a result nor an error")}
+	}
+	// gob drops empty slices; an empty result has an empty, non-nil Rows.
+	if res.Rows == nil {
+		res.Rows = [][]sqlgym.Value{}
+	}
+	if res.Columns == nil {
+		res.Columns = []string{}
+	}
+	return res, nil
+}
+
+// describeWorker runs Describe in a worker: the parent never opens DuckDB.
+func (e *Engine) describeWorker(ctx context.Context) (*sqlgym.Schema, error) {
+	p, w, err := e.acquireWorker(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer e.running.Done()
+	select {
+	case r := <-w.roundTrip(workerRequest{Describe: true}):
+		if r.err != nil {
+			p.discard(w)
+			return nil, &sqlgym.InfraError{Err: fmt.Errorf("duckdb describe %s: %s", e.path, w.death())}
+		}
+		p.release(w)
+		if r.resp.Err != nil {
+			return nil, r.resp.Err.err()
+		}
+		return r.resp.Schema, nil
+	case <-ctx.Done():
+		p.discard(w)
+		return nil, fmt.Errorf("duckdb describe: %w", ctx.Err())
+	}
+}
+
+// tailBuffer keeps the last max bytes written: a worker's dying words.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}

@@ -1,0 +1,137 @@
+package duckdb
+
+import (
+	"bufio"
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// workerEnv set to "1" turns the process into a DuckDB worker.
+const workerEnv = "SQLGYM_DUCKDB_WORKER"
+
+// The worker's entry point is an init function, not a subcommand of
+// sqlgym's CLI, so that every binary linking this package can serve as its
+// own worker: the sqlgym command, a reward server embedding sqlgym, and the
+// test binaries of every package that opens DuckDB engines, none of which
+// need a hook in main or TestMain. It runs before main and TestMain, and
+// before the init functions of packages that do not depend on this one,
+// and never returns: the process is the worker. Without the variable it
+// does nothing.
+func init() {
+	if os.Getenv(workerEnv) != "1" {
+		return
+	}
+	os.Exit(serveWorker(os.NewFile(3, "duckdb-requests"), os.NewFile(4, "duckdb-responses")))
+}
+
+// serveWorker reads a workerConfig, opens the database in-process under
+// the sandbox, answers ready, then runs requests one at a time until the
+// parent closes the pipe. It returns the exit code.
+func serveWorker(in, out *os.File) int {
+	if in == nil || out == nil {
+		fmt.Fprintln(os.Stderr, "duckdb worker: descriptors 3 and 4 are not open")
+		return 2
+	}
+	dec := gob.NewDecoder(bufio.NewReader(in))
+	bw := bufio.NewWriter(out)
+	enc := gob.NewEncoder(bw)
+	send := func(r workerResponse) error {
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	fail := func(err error) int {
+		_ = send(workerResponse{Err: toWire(err)})
+		return 2
+	}
+
+	var cfg workerConfig
+	if err := dec.Decode(&cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "duckdb worker: read config: %v\n", err)
+		return 2
+	}
+	if err := setDataLimit(cfg.DataLimit); err != nil {
+		return fail(fmt.Errorf("set the worker's memory cap: %w", err))
+	}
+	eng := &Engine{path: cfg.Path, opts: Options{
+		MemoryLimit: cfg.MemoryLimit, Threads: cfg.Threads, PoolSize: 1, InProcess: true,
+	}.withDefaults()}
+	ctx := context.Background()
+	if _, err := eng.handle(ctx); err != nil {
+		return fail(err)
+	}
+	eng.running.Done()
+	if err := send(workerResponse{}); err != nil {
+		return 2
+	}
+
+	// Requests are read on their own goroutine so that a parent that goes
+	// away (its end of the pipe closes) ends the worker at once, even in
+	// the middle of a statement DuckDB will not interrupt.
+	reqs := make(chan workerRequest)
+	go func() {
+		for {
+			var r workerRequest
+			if err := dec.Decode(&r); err != nil {
+				os.Exit(0)
+			}
+			reqs <- r
+		}
+	}()
+	for r := range reqs {
+		var resp workerResponse
+		if r.Describe {
+			s, err := eng.Describe(ctx)
+			resp.Schema, resp.Err = s, toWire(err)
+		} else {
+			res, err, abandoned := eng.queryInProcess(ctx, r.SQL, r.Limits)
+			resp.Res, resp.Err, resp.Abandoned = res, toWire(err), abandoned
+		}
+		if err := send(resp); err != nil {
+			return 2
+		}
+		if resp.Abandoned {
+			// The runaway statement ends with the process.
+			return 0
+		}
+	}
+	return 0
+}
+
+// parseSize reads a DuckDB memory size such as "1GB", "512 MiB" or
+// "1.5gb": decimal units are powers of 1000, binary ones of 1024, as in
+// DuckDB.
+func parseSize(s string) (uint64, error) {
+	t := strings.TrimSpace(s)
+	i := strings.IndexFunc(t, func(r rune) bool { return !unicode.IsDigit(r) && r != '.' })
+	num, unit := t, ""
+	if i >= 0 {
+		num, unit = t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
+	}
+	n, err := strconv.ParseFloat(num, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("cannot read %q as a size such as 1GB", s)
+	}
+	mult, ok := sizeUnits[unit]
+	if !ok {
+		return 0, fmt.Errorf("cannot read %q as a size: unknown unit %q", s, unit)
+	}
+	v := n * float64(mult)
+	if v >= 1<<62 {
+		return 0, errors.New("memory limit " + s + " is too large for a worker's memory cap")
+	}
+	return uint64(v), nil
+}
+
+var sizeUnits = map[string]uint64{
+	"": 1, "b": 1, "byte": 1, "bytes": 1,
+	"k": 1e3, "kb": 1e3, "m": 1e6, "mb": 1e6, "g": 1e9, "gb": 1e9, "t": 1e12, "tb": 1e12,
+	"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
+}
