@@ -357,32 +357,20 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 		bestScore  = 1.0
 	)
 	for ci, c := range p.checks {
-		// The candidate's own failure decides first: it is the answer's.
-		cd := cands[c.key]
-		if cd.err != nil {
-			return failVerdict(cd.err, verdict)
-		}
-		var best compare.Verdict
-		ran := 0
+		// The golds decide first: a task whose gold fails cannot judge
+		// any answer, so even an answer that errors is not scored.
+		var usable []string
 		var goldErr error
 		for _, g := range c.golds {
-			gr := golds[execKey{c.url, g}]
-			if gr.err != nil {
+			if gr := golds[execKey{c.url, g}]; gr.err != nil {
 				if goldErr == nil {
 					goldErr = gr.err
 				}
-				continue
-			}
-			ran++
-			vd := cd.compare(v.prepared(execKey{c.url, g}, gr, p.mode, t))
-			if ran == 1 || vd.Score > best.Score || vd.Match && !best.Match {
-				best = vd
-			}
-			if vd.Match {
-				break
+			} else {
+				usable = append(usable, g)
 			}
 		}
-		if ran == 0 {
+		if len(usable) == 0 {
 			if ci > 0 && !isInfra(goldErr) {
 				// A test-suite variant on which the gold itself fails
 				// cannot judge anything: skip it, as the official script
@@ -393,6 +381,21 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 				return verdict(sqlgym.OutcomeInfraError, 0), "gold: " + goldErr.Error(), ""
 			}
 			return verdict(sqlgym.OutcomeGoldError, 0), "gold query failed: " + goldErr.Error(), ""
+		}
+		// Then the candidate's own failure: it is the answer's.
+		cd := cands[c.key]
+		if cd.err != nil {
+			return failVerdict(cd.err, verdict)
+		}
+		var best compare.Verdict
+		for i, g := range usable {
+			vd := cd.compare(v.prepared(execKey{c.url, g}, golds[execKey{c.url, g}], p.mode, t))
+			if i == 0 || vd.Score > best.Score || vd.Match && !best.Match {
+				best = vd
+			}
+			if vd.Match {
+				break
+			}
 		}
 		if !best.Match {
 			matchedAll = false

@@ -83,6 +83,8 @@ func TestOutcomesAndRewardsOnShop(t *testing.T) {
 		{verify.Answer{TaskID: "orders", Completion: "<think>long", FinishReason: "length"}, sqlgym.OutcomeTruncated, nil, ""},
 		{verify.Answer{TaskID: "top", SQL: "SELECT order_id FROM orders ORDER BY order_id DESC LIMIT 3"}, sqlgym.OutcomeWrong, ptr(0.1), ""},
 		{verify.Answer{TaskID: "broken", SQL: "SELECT 1"}, sqlgym.OutcomeGoldError, nil, ""},
+		// The gold fails: even an answer that does not run is not scored.
+		{verify.Answer{TaskID: "broken", SQL: "SELECT * FROM nope"}, sqlgym.OutcomeGoldError, nil, ""},
 		{verify.Answer{TaskID: "missing", SQL: "SELECT 1"}, sqlgym.OutcomeGoldError, nil, ""},
 	}
 	answers := make([]verify.Answer, len(cases))
@@ -101,8 +103,8 @@ func TestOutcomesAndRewardsOnShop(t *testing.T) {
 		}
 	}
 	s := verify.Summarize(res)
-	// 12 answers; gold_error x2 are not scored; 2 correct of 10 scored.
-	if s.Total != 12 || s.Scored != 10 || s.Accuracy != 0.2 {
+	// 13 answers; gold_error x3 are not scored; 2 correct of 10 scored.
+	if s.Total != 13 || s.Scored != 10 || s.Accuracy != 0.2 {
 		t.Fatalf("summary %+v", s)
 	}
 }
