@@ -7,17 +7,14 @@ and the TRL environment. The binary is $SQLGYM_BIN, or built with `go build`.
 import asyncio
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 
 import sqlgym_agent as sa  # noqa: E402
+from serve_fixture import Serve  # noqa: E402
 
 TASKS = [
     {"id": "orders", "db": "shop", "question": "How many orders?", "sql": "SELECT count(*) FROM orders", "split": "train"},
@@ -33,33 +30,12 @@ def call(name, args, cid="c1"):
 class EpisodeTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="sqlgym-agent-py-")
-        b = os.environ.get("SQLGYM_BIN")
-        if not b:
-            b = os.path.join(cls.tmp, "sqlgym")
-            subprocess.run(["go", "build", "-o", b, "./cmd/sqlgym"], cwd=REPO, check=True)
-        tasks = os.path.join(cls.tmp, "tasks.jsonl")
-        with open(tasks, "w") as f:
-            for t in TASKS:
-                f.write(json.dumps(t) + "\n")
-        env = dict(os.environ, SQLGYM_CACHE=os.path.join(cls.tmp, "cache"))
-        cls.proc = subprocess.Popen(
-            [b, "serve", "--tasks", tasks, "--addr", "127.0.0.1:0", "--json", "--max-episodes", "8", "--retry-after", "1s"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
-        line = cls.proc.stdout.readline()
-        if not line:
-            raise RuntimeError("sqlgym serve did not start: " + cls.proc.stderr.read())
-        cls.url = json.loads(line)["url"]
+        cls.serve = Serve(TASKS, "--max-episodes", "8", "--retry-after", "1s")
+        cls.url = cls.serve.url
 
     @classmethod
     def tearDownClass(cls):
-        cls.proc.terminate()
-        try:
-            cls.proc.wait(timeout=30)
-        finally:
-            cls.proc.stdout.close()
-            cls.proc.stderr.close()
-            shutil.rmtree(cls.tmp, ignore_errors=True)
+        cls.serve.stop()
 
     def test_client_plays_a_whole_episode(self):
         c = sa.EpisodeClient(self.url)

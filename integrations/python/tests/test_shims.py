@@ -6,19 +6,17 @@ The binary is $SQLGYM_BIN, or built from this repository with `go build`.
 import asyncio
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 import urllib.error
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 
 import sqlgym_reward as sr  # noqa: E402
+from serve_fixture import Serve  # noqa: E402
 
 TASKS = [
     {"id": "orders", "db": "shop", "question": "How many orders?", "sql": "SELECT count(*) FROM orders", "split": "train"},
@@ -33,46 +31,19 @@ BROKEN = "```sql\nSELECT nope FROM orders\n```"
 CUT = "```sql\nSELECT count(*) FROM ord"
 
 
-def binary(tmp):
-    b = os.environ.get("SQLGYM_BIN")
-    if b:
-        return b
-    out = os.path.join(tmp, "sqlgym")
-    subprocess.run(["go", "build", "-o", out, "./cmd/sqlgym"], cwd=REPO, check=True)
-    return out
-
-
 class ServeTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="sqlgym-py-")
-        cls.bin = binary(cls.tmp)
-        cls.tasks = os.path.join(cls.tmp, "tasks.jsonl")
-        with open(cls.tasks, "w") as f:
-            for t in TASKS:
-                f.write(json.dumps(t) + "\n")
-        env = dict(os.environ, SQLGYM_CACHE=os.path.join(cls.tmp, "cache"))
-        cls.env = env
         # A database that is down: nothing listens on port 1.
-        cls.proc = subprocess.Popen(
-            [cls.bin, "serve", "--tasks", cls.tasks, "--addr", "127.0.0.1:0", "--json", "--retry-after", "1s",
-             "--db", "down=postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
-        line = cls.proc.stdout.readline()
-        if not line:
-            raise RuntimeError("sqlgym serve did not start: " + cls.proc.stderr.read())
-        cls.url = json.loads(line)["url"]
+        cls.serve = Serve(TASKS, "--retry-after", "1s",
+                          "--db", "down=postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+        cls.tmp, cls.bin, cls.tasks, cls.env, cls.url = (
+            cls.serve.tmp, cls.serve.bin, cls.serve.tasks, cls.serve.env, cls.serve.url)
         os.environ["SQLGYM_URL"] = cls.url
 
     @classmethod
     def tearDownClass(cls):
-        cls.proc.terminate()
-        try:
-            cls.proc.wait(timeout=30)
-        finally:
-            cls.proc.stdout.close()
-            cls.proc.stderr.close()
-            shutil.rmtree(cls.tmp, ignore_errors=True)
+        cls.serve.stop()
 
     def verify_cli(self, items):
         """The rewards `sqlgym verify` gives the same answers."""
