@@ -268,6 +268,15 @@ func pkWords(t *table) string {
 // labelIsKey reports whether a table is named by its key alone.
 func labelIsKey(t *table) bool { return len(t.label) == 1 && t.label[0] == t.pk }
 
+// labelName is how a question asks for a row's label: "id" when the label
+// is the key, else the label's words ("first and last name").
+func labelName(t *table) string {
+	if labelIsKey(t) {
+		return "id"
+	}
+	return t.labelWords
+}
+
 func capitalize(s string) string {
 	if s == "" {
 		return s

@@ -408,10 +408,7 @@ func genWinTopPerGroup(g *gen) (Candidate, bool) {
 		return Candidate{}, false
 	}
 	dir, dw := dirWords(g.rng.IntN(2) == 0)
-	lw := t.labelWords
-	if labelIsKey(t) {
-		lw = "id"
-	}
+	lw := labelName(t)
 	if l, ok := pickOne(g, t.parents); ok && hasLabel(l.parent) && !labelIsKey(l.parent) && l.parent.rows <= 50 && g.rng.IntN(2) == 0 {
 		inner := fmt.Sprintf("SELECT %s, %s, %s, RANK() OVER (PARTITION BY %s ORDER BY %s %s) AS rnk FROM %s WHERE %s IS NOT NULL",
 			col(l.fk, false), labelSQL(t, false), col(n, false), col(l.fk, false), col(n, false), dir, ident(t.name), col(n, false))
@@ -482,10 +479,7 @@ func genWinRank(g *gen) (Candidate, bool) {
 	if !ok {
 		return Candidate{}, false
 	}
-	lw := t.labelWords
-	if labelIsKey(t) {
-		lw = "id"
-	}
+	lw := labelName(t)
 	fn, how := "RANK", "tied "+plural(n.words)+" share a rank and the next rank skips ahead (1, 2, 2, 4)"
 	if g.rng.IntN(2) == 0 {
 		fn, how = "DENSE_RANK", "tied "+plural(n.words)+" share a rank and the next rank follows on (1, 2, 2, 3)"
@@ -551,10 +545,7 @@ func genWinDiffAvg(g *gen) (Candidate, bool) {
 	if !ok {
 		return Candidate{}, false
 	}
-	lw := t.labelWords
-	if labelIsKey(t) {
-		lw = "id"
-	}
+	lw := labelName(t)
 	of := "all " + t.plural
 	if e != "" {
 		of = "these " + t.plural

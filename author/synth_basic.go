@@ -253,10 +253,7 @@ func genJoinPair(g *gen) (Candidate, bool) {
 	} else {
 		return Candidate{}, false
 	}
-	cw := l.child.labelWords
-	if labelIsKey(l.child) {
-		cw = "id"
-	}
+	cw := labelName(l.child)
 	return Candidate{
 		Question: "For each " + l.child.singular + " " + pred + ", give its " + cw + " and the " + l.parent.labelWords + " of its " + l.parent.singular + ".",
 		SQL:      fmt.Sprintf("SELECT %s, %s %s WHERE %s", labelSQL(l.child, true), labelSQL(l.parent, true), joinSQL(l), where),

@@ -161,10 +161,7 @@ func genTopK(g *gen) (Candidate, bool) {
 	k := 2 + g.rng.IntN(9)
 	dir, dw := dirWords(g.rng.IntN(2) == 0)
 	where := fmt.Sprintf(" WHERE %s IS NOT NULL", col(n, false))
-	lw := t.labelWords
-	if labelIsKey(t) {
-		lw = "id"
-	}
+	lw := labelName(t)
 	ks := strconv.Itoa(k)
 	q := g.pick("List the "+plural(lw)+" and "+plural(n.words)+" of the "+ks+" "+t.plural+" with the "+dw+" "+n.words+".",
 		"Which "+ks+" "+t.plural+" have the "+dw+" "+n.words+"? Give each one's "+lw+" and "+n.words+".")
@@ -192,10 +189,7 @@ func genArgMax(g *gen) (Candidate, bool) {
 	}
 	dir, dw := dirWords(g.rng.IntN(2) == 0)
 	where := fmt.Sprintf(" WHERE %s IS NOT NULL", col(n, false))
-	lw := t.labelWords
-	if labelIsKey(t) {
-		lw = "id"
-	}
+	lw := labelName(t)
 	q := g.pick("Which "+t.singular+" has the "+dw+" "+n.words+"? Give its "+lw+".", "Give the "+lw+" of the "+t.singular+" with the "+dw+" "+n.words+".")
 	if c, ok := pickOne(g, t.colsWhere(isCat)); ok && g.rng.IntN(2) == 0 {
 		v, _, _ := g.catValue(c, 0)
