@@ -24,7 +24,7 @@ type Prediction struct {
 func ReadPredictions(path string) ([]Answer, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("open predictions: %w", err)
+		return nil, sqlgym.Userf(`give --predictions a JSONL file of {"task_id", "sql" | "completion"} lines`, "open predictions: %v", err)
 	}
 	defer f.Close()
 	return DecodePredictions(f, path)
