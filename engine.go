@@ -16,16 +16,32 @@ const (
 
 // Default limits for one statement.
 const (
+	// DefaultTimeout is the wall-clock limit that decides `timeout` on
+	// engines without a deterministic step counter (PostgreSQL, DuckDB).
 	DefaultTimeout  = 5 * time.Second
 	DefaultMaxRows  = 100_000
 	DefaultMaxBytes = 64 << 20
+	// DefaultVMSteps is SQLite's deterministic budget in virtual-machine
+	// steps: what decides `timeout` on SQLite, whatever the machine's load.
+	// docs/verifier.md records how it was calibrated against C SQLite on an
+	// idle machine.
+	DefaultVMSteps = 2_000_000_000
+	// DefaultSafetyNet is, on SQLite with a step budget, the wall-clock
+	// time after which a statement is abandoned as an infrastructure
+	// failure (the machine is too busy to finish it), never scored.
+	DefaultSafetyNet = 60 * time.Second
+	// GoldFactor scales every limit for gold queries (GoldLimits): BIRD
+	// golds can need tens of seconds, and a gold over its limit is the
+	// task's gold_error, never the model's.
+	GoldFactor = 10
 )
 
 // Limits bound one statement. Zero fields take the defaults above, except
-// StopAfter and VMSteps, where zero means off.
+// StopAfter, where zero means off.
 type Limits struct {
-	// Timeout is wall-clock time; the engine interrupts the statement when it
-	// passes and reports ErrTimeout.
+	// Timeout is wall-clock time. On PostgreSQL and DuckDB the engine
+	// interrupts the statement when it passes and reports ErrTimeout. On
+	// SQLite it decides only when the step budget is off (VMSteps < 0).
 	Timeout time.Duration
 	// MaxRows and MaxBytes are hard caps: a result past either is
 	// ErrTooLarge.
@@ -35,11 +51,18 @@ type Limits struct {
 	// rows and return the result with Capped set. It is how a verifier stops
 	// reading a candidate whose verdict is already decided.
 	StopAfter int
-	// VMSteps is a deterministic budget in SQLite virtual-machine steps
-	// (checked every 1000 steps); past it the statement fails with
-	// ErrTimeout whatever the machine's load. Engines other than SQLite
-	// ignore it.
+	// VMSteps is a deterministic budget in SQLite virtual-machine steps;
+	// past it the statement fails with ErrTimeout (wrapping
+	// ErrStepBudget) whatever the machine's load. Zero means
+	// DefaultVMSteps; negative turns the budget off, and then Timeout
+	// decides on SQLite too. Engines other than SQLite ignore it.
 	VMSteps int64
+	// SafetyNet is SQLite's wall-clock stop while a step budget is on: a
+	// statement still running then is stopped and reported as an
+	// *InfraError wrapping ErrSafetyNet, which callers retry and never
+	// score, because the budget, not the clock, decides the model's
+	// timeout. Zero means DefaultSafetyNet.
+	SafetyNet time.Duration
 }
 
 // WithDefaults fills zero fields with the defaults.
@@ -53,6 +76,26 @@ func (l Limits) WithDefaults() Limits {
 	if l.MaxBytes <= 0 {
 		l.MaxBytes = DefaultMaxBytes
 	}
+	if l.VMSteps == 0 {
+		l.VMSteps = DefaultVMSteps
+	}
+	if l.SafetyNet <= 0 {
+		l.SafetyNet = DefaultSafetyNet
+	}
+	return l
+}
+
+// GoldLimits are the limits a gold query runs under: the candidate's
+// limits (with defaults filled) with Timeout, VMSteps and SafetyNet scaled
+// by GoldFactor. Row and byte caps stay: a gold past them is unusable.
+func (l Limits) GoldLimits() Limits {
+	l = l.WithDefaults()
+	l.Timeout *= GoldFactor
+	l.SafetyNet *= GoldFactor
+	if l.VMSteps > 0 {
+		l.VMSteps *= GoldFactor
+	}
+	l.StopAfter = 0
 	return l
 }
 
@@ -62,9 +105,24 @@ func (l Limits) WithDefaults() Limits {
 // and keep a pool of connections.
 //
 // Query returns an *ExecError for a statement the database rejects or the
-// sandbox refuses, ErrTimeout (wrapped) when a limit on time stops it,
-// ErrTooLarge (wrapped) for a result past the caps, and an *InfraError when
-// the database itself cannot be reached: that is never the SQL's fault.
+// sandbox refuses, ErrTimeout (wrapped) when the statement's own limit
+// stops it (SQLite: the step budget; others: Limits.Timeout), ErrTooLarge
+// (wrapped) for a result past the caps, and an *InfraError when the
+// database itself cannot be used: unreachable, closed, out of connections,
+// a session killed from outside, a worker process that died without the
+// statement hitting one of its caps, SQLite's wall-clock safety net. An
+// InfraError is never the SQL's fault and is never cached or scored.
+//
+// The caller's context: when ctx is cancelled or its deadline passes
+// before the statement ends, Query stops the statement and returns an
+// error for which errors.Is(err, ctx.Err()) holds and which is neither an
+// *ExecError nor ErrTimeout nor ErrTooLarge: the statement was abandoned,
+// so nothing can be concluded from it, and a caller must not memoise it.
+// A caller's deadline is never reported as the statement's timeout.
+//
+// No statement may crash the process or leak a connection: a panic or a
+// crashed worker inside the engine becomes an error for that statement,
+// and every connection and slot is returned on every path.
 type Engine interface {
 	Dialect() Dialect
 	Query(ctx context.Context, sql string, lim Limits) (*ResultSet, error)

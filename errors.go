@@ -33,6 +33,12 @@ func (e *ExecError) Unwrap() error { return e.Err }
 var (
 	ErrTimeout  = errors.New("statement stopped: time limit reached")
 	ErrTooLarge = errors.New("result too large")
+	// ErrStepBudget is wrapped (with ErrTimeout) when SQLite's
+	// deterministic step budget stopped a statement.
+	ErrStepBudget = errors.New("virtual-machine step budget spent")
+	// ErrSafetyNet is wrapped by the *InfraError a SQLite statement gets
+	// when the wall-clock safety net, not its step budget, stopped it.
+	ErrSafetyNet = errors.New("stopped by the wall-clock safety net before its step budget was spent: the machine is too busy")
 )
 
 // InfraError means the database could not be used (unreachable, closed,
