@@ -26,7 +26,7 @@ import (
 //
 // Where Key gives up (see keyOK): a control character other than tab and
 // newline (PostgreSQL and DuckDB end a -- comment at \r, SQLite does not),
-// invalid UTF-8, a backslash (E'' strings, standard_conforming_strings),
+// invalid UTF-8, a backslash (E'x' strings, standard_conforming_strings),
 // $ (dollar quotes, parameters), an unterminated string, identifier or
 // comment, a /* inside a block comment (PostgreSQL and DuckDB nest them,
 // SQLite does not), non-ASCII outside quotes, a comment after a semicolon,
