@@ -108,10 +108,15 @@ func (k keyEngine) run(t testing.TB, sql string) string {
 	switch {
 	case errors.As(err, &ee):
 		return "error " + string(ee.Kind)
+	case errors.Is(err, sqlgym.ErrTimeout):
+		return "timeout"
+	case errors.Is(err, sqlgym.ErrTooLarge):
+		return "too large"
 	case err != nil:
 		t.Fatalf("%s: %q: %v", k.d, sql, err)
 	}
 	var b strings.Builder
+	b.WriteString("rows\n")
 	for _, r := range rs.Rows {
 		for _, v := range r {
 			fmt.Fprintf(&b, "%v:%s|", v.Kind, v.String())
