@@ -17,12 +17,14 @@ import (
 //
 // What Key merges: runs of spaces, tabs, newlines and comments between
 // tokens; the spacing next to ( ) , ; and between an operator and a
-// neighbour that cannot join it; and, on PostgreSQL only, the ASCII case of
-// unquoted words, which its lexer folds to lower case before anything
-// reads them. SQLite and DuckDB compare names case-insensitively but keep
-// the written case (DuckDB even turns an alias into a struct field name a
-// value can show), so there case is kept. Strings, quoted identifiers and
-// every operator are kept byte for byte.
+// neighbour that cannot join it; and the ASCII case of unquoted words on
+// PostgreSQL, whose lexer folds them to lower case before anything reads
+// them, and on SQLite, which matches keywords and every kind of name
+// without regard to ASCII case and shows the written case nowhere but in
+// result column labels (which the written spacing changes too, and no
+// score reads). DuckDB keeps an alias's case in values (a struct field
+// name, to_json's keys), so there case is kept. Strings, quoted
+// identifiers and every operator are kept byte for byte.
 //
 // Where Key gives up (see keyOK): a control character other than tab and
 // newline (PostgreSQL and DuckDB end a -- comment at \r, SQLite does not),
@@ -126,7 +128,7 @@ func keyOK(d sqlgym.Dialect, sql string) (string, bool) {
 	if !ascii && !utf8.ValidString(sql) {
 		return "", false
 	}
-	fold := d == sqlgym.DialectPostgres
+	fold := d != sqlgym.DialectDuckDB
 	// Only PostgreSQL and DuckDB join 'a'<newline>'b' into one string.
 	joinsStrings := d != sqlgym.DialectSQLite
 

@@ -21,9 +21,10 @@ func TestKeyMerges(t *testing.T) {
 		a, b string
 		want string
 	}{
-		{dSQLite, "SELECT  a ,b\nFROM t -- c\nWHERE a=1 ;", "SELECT a, b FROM t /* x */ WHERE a = 1;", "SELECT a,b FROM t WHERE a=1;"},
-		{dSQLite, "SELECT count ( * ) FROM t", "SELECT count(*) FROM t", "SELECT count(*)FROM t"},
-		{dSQLite, "SELECT [a b] ,`c` FROM t", "SELECT [a b], `c`  FROM t", "SELECT [a b],`c` FROM t"},
+		{dSQLite, "SELECT  a ,b\nFROM t -- c\nWHERE a=1 ;", "SELECT a, b FROM t /* x */ WHERE a = 1;", "select a,b from t where a=1;"},
+		{dSQLite, "SELECT count ( * ) FROM t", "SELECT COUNT(*) FROM t", "select count(*)from t"},
+		{dSQLite, "SELECT [a b] ,`c` FROM t", "SELECT [a b], `c`  FROM t", "select [a b],`c` from t"},
+		{dSQLite, "SELECT Name FROM Singer WHERE X'AB' = b", "select name from singer where x'AB'=b", "select name from singer where x'AB'=b"},
 		{dPostgres, "SELECT A FROM T WHERE B = 'X'", "select a from t where b='X'", "select a from t where b='X'"},
 		{dPostgres, "SELECT x :: INT, E'a' FROM t", "select x::int, e'a' from t", "select x::int,e'a' from t"},
 		{dDuckDB, "SELECT [1, 2] [1], {'a' : 1}", "SELECT [1,2][1],{'a':1}", "SELECT[1,2][1],{'a':1}"},
@@ -42,8 +43,8 @@ func TestKeyKeepsApart(t *testing.T) {
 		d    sqlgym.Dialect
 		a, b string
 	}{
-		{dSQLite, "SELECT A FROM t", "SELECT a FROM t"},                            // case is kept but on PostgreSQL
-		{dDuckDB, "SELECT 1 AS A", "SELECT 1 AS a"},                                // ... where it can show in values
+		{dSQLite, "SELECT [A] FROM t", "SELECT [a] FROM t"},                        // quoted names never fold
+		{dDuckDB, "SELECT 1 AS A", "SELECT 1 AS a"},                                // DuckDB keeps case: values can show it
 		{dPostgres, "SELECT 'A'", "SELECT 'a'"},                                    // strings never fold
 		{dPostgres, `SELECT "A" FROM t`, `SELECT "a" FROM t`},                      // nor quoted names
 		{dPostgres, "SELECT 1 |-1", "SELECT 1 | -1"},                               // operator runs stay as written

@@ -116,14 +116,21 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 		return us, nil
 	}
 
-	// Plan every answer under every mode. Normalising is tokenising: do it
-	// once per distinct text in the batch.
-	norm := map[string]string{}
-	normalize := func(q string) string {
-		n, ok := norm[q]
+	// Plan every answer under every mode. A candidate's key (for the batch
+	// and the cache) is tokenised by its engine's own rules, so that texts
+	// merge only where that engine reads the same statement: do it once
+	// per distinct text and dialect in the batch.
+	type normKey struct {
+		d sqlgym.Dialect
+		q string
+	}
+	norm := map[normKey]string{}
+	normalize := func(u, q string) string {
+		k := normKey{sqlgym.URLDialect(u), q}
+		n, ok := norm[k]
 		if !ok {
-			n = sqltext.Normalize(q)
-			norm[q] = n
+			n = sqltext.Key(k.d, q)
+			norm[k] = n
 		}
 		return n
 	}
@@ -150,7 +157,7 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 				golds = gs
 			}
 			for _, u := range us {
-				p.checks = append(p.checks, variantCheck{url: u, golds: golds, pred: pred, key: execKey{u, normalize(pred)}})
+				p.checks = append(p.checks, variantCheck{url: u, golds: golds, pred: pred, key: execKey{u, normalize(u, pred)}})
 			}
 			j.plans = append(j.plans, p)
 		}
