@@ -60,16 +60,28 @@ const (
 
 type keyTable [256]uint8
 
-var keyTables = map[sqlgym.Dialect]*keyTable{
+var (
 	// SQLite's tokenize.c: - + * / % = < > ! | & ~ are its operator
 	// characters; ? : @ # $ start parameters, which stay unmerged.
-	sqlgym.DialectSQLite: newKeyTable("-+*/%=<>!|&~", "(),;", "'\"`["),
-	// PostgreSQL's scan.l op_chars (without ` and $ cases), plus : whose
+	sqliteKeys = newKeyTable("-+*/%=<>!|&~", "(),;", "'\"`[")
+	// PostgreSQL's scan.l op_chars but ` (and $, refused), plus : whose
 	// tokens (:, ::, :=) are fixed by their bytes too; [ ] are self tokens.
-	sqlgym.DialectPostgres: newKeyTable("~!@#^&|?+-*/%<>=:", "(),;[]", "'\""),
+	postgresKeys = newKeyTable("~!@#^&|?+-*/%<>=:", "(),;[]", "'\"")
 	// DuckDB's scanner is PostgreSQL's, with ? and # taken by parameters
 	// and positional references, and { } for struct literals.
-	sqlgym.DialectDuckDB: newKeyTable("~!@^&|+-*/%<>=:", "(),;[]{}", "'\""),
+	duckdbKeys = newKeyTable("~!@^&|+-*/%<>=:", "(),;[]{}", "'\"")
+)
+
+func keyTableOf(d sqlgym.Dialect) *keyTable {
+	switch d {
+	case sqlgym.DialectSQLite:
+		return sqliteKeys
+	case sqlgym.DialectPostgres:
+		return postgresKeys
+	case sqlgym.DialectDuckDB:
+		return duckdbKeys
+	}
+	return nil
 }
 
 func newKeyTable(ops, punct, quotes string) *keyTable {
@@ -111,7 +123,7 @@ func newKeyTable(ops, punct, quotes string) *keyTable {
 // same order, glued or spaced the same where that matters, are the same
 // token sequence.
 func keyOK(d sqlgym.Dialect, sql string) (string, bool) {
-	tab := keyTables[d]
+	tab := keyTableOf(d)
 	if tab == nil {
 		return "", false
 	}
@@ -210,7 +222,7 @@ func keyOK(d sqlgym.Dialect, sql string) (string, bool) {
 			b.WriteByte(' ')
 		}
 		unit := sql[i : i+n]
-		if cls == kWord && fold {
+		if cls == kWord && fold && hasUpper(unit) {
 			writeLower(&b, unit)
 		} else {
 			b.WriteString(unit)
@@ -265,4 +277,13 @@ func quotedLen(s string, q byte) int {
 		}
 	}
 	return 0
+}
+
+func hasUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
