@@ -87,6 +87,8 @@ func checkKey(t *testing.T, eng keyEngine, sql string, pos, piece int) int {
 		strings.ToLower(sql),
 		strings.ReplaceAll(sql, " ", "\n/* x */ "),
 		strings.ReplaceAll(sql, " ", " -- x\n"),
+		"/* x */ " + sql + "\n",
+		"-- x\n" + sql + " -- y",
 	}
 	var want string
 	ran := 0

@@ -2,7 +2,9 @@ package sqltext
 
 import "strings"
 
-// Normalize returns a canonical form of sql for deduplication and caching:
+// Normalize returns a canonical form of sql for deduplication where a rare
+// false merge costs nothing worse than a dropped duplicate (authored tasks,
+// screening):
 // comments removed, keywords, unquoted identifiers and numbers lower-cased
 // (ASCII only, as the engines fold case), strings and quoted identifiers
 // kept byte for byte, empty statements and trailing semicolons removed, and
@@ -11,6 +13,10 @@ import "strings"
 // white space or comments normalize equal, while 'ABC' and 'abc' do not.
 // The result is still valid SQL for the same engines, and
 // Normalize(Normalize(s)) == Normalize(s).
+//
+// It is not a key for results: its one lexer reads all three dialects at
+// once, so it can merge texts that an engine reads differently (a -- comment
+// ended by \r, nested comments, [x--]). The verifier keys results by Key.
 func Normalize(sql string) string {
 	var b strings.Builder
 	b.Grow(len(sql))
