@@ -3,10 +3,9 @@ package sqltext
 import "strings"
 
 // Normalize returns a canonical form of sql for deduplication where a rare
-// false merge costs nothing worse than a dropped duplicate (authored tasks,
-// screening):
-// comments removed, keywords, unquoted identifiers and numbers lower-cased
-// (ASCII only, as the engines fold case), strings and quoted identifiers
+// false merge costs no more than a dropped duplicate (authored tasks,
+// screening): comments removed, keywords, unquoted identifiers and numbers
+// lower-cased (ASCII only), strings and quoted identifiers
 // kept byte for byte, empty statements and trailing semicolons removed, and
 // tokens separated by one space or none according to the pair of tokens
 // alone, never the input's spacing. So two queries that differ only in case,
