@@ -103,7 +103,7 @@ func (k keyEngine) run(t testing.TB, sql string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	rs, err := k.eng.Query(ctx, sql, sqlgym.Limits{Timeout: 5 * time.Second, MaxRows: 100, MaxBytes: 1 << 20})
+	rs, err := k.eng.Query(ctx, sql, sqlgym.Limits{Timeout: 2 * time.Second, MaxRows: 100, MaxBytes: 1 << 20})
 	var ee *sqlgym.ExecError
 	switch {
 	case errors.As(err, &ee):
