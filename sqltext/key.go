@@ -21,10 +21,12 @@ import (
 // PostgreSQL, whose lexer folds them to lower case before anything reads
 // them, and on SQLite, which matches keywords and every kind of name
 // without regard to ASCII case and shows the written case nowhere but in
-// result column labels (which the written spacing changes too, and no
-// score reads). DuckDB keeps an alias's case in values (a struct field
-// name, to_json's keys), so there case is kept. Strings, quoted
-// identifiers and every operator are kept byte for byte.
+// result column labels (which no score reads) and EXPLAIN QUERY PLAN
+// (which keeps its text). DuckDB keeps an alias's case in values (a struct
+// field name, to_json's keys), so there case is kept. Strings, quoted
+// identifiers and every operator are kept byte for byte. On SQLite a text
+// with a quoted name or NATURAL is kept whole: there the written spacing
+// of a result column can decide what a name refers to.
 //
 // Where Key gives up (see keyOK): a control character other than tab and
 // newline (PostgreSQL and DuckDB end a -- comment at \r, SQLite does not),
@@ -62,8 +64,13 @@ type keyTable [256]uint8
 
 var (
 	// SQLite's tokenize.c: - + * / % = < > ! | & ~ are its operator
-	// characters; ? : @ # $ start parameters, which stay unmerged.
-	sqliteKeys = newKeyTable("-+*/%=<>!|&~", "(),;", "'\"`[")
+	// characters; ? : @ # $ start parameters, which stay unmerged. Its
+	// quoted names ("x", `x`, [x]) stay unmerged too: SQLite names a
+	// result column without AS by its text as written, spacing and
+	// comments included, and a quoted name can refer to it (so can
+	// NATURAL JOIN, see keyOK): SELECT "a+1" FROM (SELECT a + 1 FROM t)
+	// finds no such column and reads "a+1" as a string.
+	sqliteKeys = newKeyTable("-+*/%=<>!|&~", "(),;", "'")
 	// PostgreSQL's scan.l op_chars but ` (and $, refused), plus : whose
 	// tokens (:, ::, :=) are fixed by their bytes too; [ ] are self tokens.
 	postgresKeys = newKeyTable("~!@#^&|?+-*/%<>=:", "(),;[]", "'\"")
@@ -190,6 +197,13 @@ func keyOK(d sqlgym.Dialect, sql string) (string, bool) {
 			n = 1
 			for i+n < len(sql) && tab[sql[i+n]] == kWord {
 				n++
+			}
+			// SQLite's NATURAL JOIN matches columns by their written
+			// names (see sqliteKeys), and EXPLAIN QUERY PLAN shows
+			// aliases in their written case.
+			if n == 7 && d == sqlgym.DialectSQLite &&
+				(strings.EqualFold(sql[i:i+7], "natural") || strings.EqualFold(sql[i:i+7], "explain")) {
+				return "", false
 			}
 		case kOp:
 			n = 1

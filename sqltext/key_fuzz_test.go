@@ -40,6 +40,9 @@ func keySeeds() []string {
 		"SELECT a FROM t WHERE a > 1e-/**/1 OR a < 1E+ 1",
 		"SELECT a FROM t WHERE b = U &'x' OR b = u &\"b\"",
 		"SELECT a FROM t WHERE a = 1 ; SELECT 2",
+		"EXPLAIN SELECT a FROM t AS X WHERE a = 1",
+		"SELECT \"(a + 1)\", \"a+1\" FROM (SELECT a+1 FROM t)",
+		"SELECT count(*) FROM (SELECT a+1 AS x FROM t) NATURAL JOIN (SELECT a + 1 AS x FROM t)",
 	}
 	for _, p := range keyPoisons {
 		s = append(s, p.sql)
