@@ -143,6 +143,9 @@ func keyOK(d sqlgym.Dialect, sql string) (string, bool) {
 		if c >= 0x80 {
 			ascii = false
 		}
+		if l := c | 0x20; (l == 'c' || l == 'p' || l == 's' || l == 'd') && readsOwnText(sql[i:]) {
+			return "", false
+		}
 	}
 	if !ascii && !utf8.ValidString(sql) {
 		return "", false
@@ -296,6 +299,22 @@ func quotedLen(s string, q byte) int {
 func hasUpper(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if 'A' <= s[i] && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// ownText are names (in any case, anywhere in a text) of what shows a
+// statement its own text as a value: PostgreSQL's and DuckDB's
+// current_query(), PostgreSQL's pg_stat_activity and pg_prepared_statements
+// (pgx prepares every statement), DuckDB's duckdb_prepared_statements() and
+// SQLite's sqlite_stmt. Any two texts differ there, so none is merged.
+var ownText = []string{"current_query", "pg_stat", "prepared_statements", "sqlite_stmt", "duckdb_queries"}
+
+func readsOwnText(s string) bool {
+	for _, w := range ownText {
+		if len(s) >= len(w) && strings.EqualFold(s[:len(w)], w) {
 			return true
 		}
 	}

@@ -41,6 +41,8 @@ func keySeeds() []string {
 		"SELECT a FROM t WHERE b = U &'x' OR b = u &\"b\"",
 		"SELECT a FROM t WHERE a = 1 ; SELECT 2",
 		"EXPLAIN SELECT a FROM t AS X WHERE a = 1",
+		"SELECT current_query(), a FROM t",
+		"SELECT PG_SLEEP(0), pg_sleep /* x */ (0), \"pg_sleep\"(0)",
 		"SELECT \"(a + 1)\", \"a+1\" FROM (SELECT a+1 FROM t)",
 		"SELECT count(*) FROM (SELECT a+1 AS x FROM t) NATURAL JOIN (SELECT a + 1 AS x FROM t)",
 	}

@@ -70,6 +70,8 @@ func TestKeyGivesUp(t *testing.T) {
 		"SELECT 'a\xff'", "SELECT E'\\''", "SELECT '\\'", "SELECT $$x$$", "SELECT $1", "SELECT 'open", "SELECT \"open",
 		"SELECT /* open", "SELECT /* /* */ 1", "SELECT /* a /*/ 1", "SELECT 1; -- c", "SELECT 1; /* c */", "SELECT 1e-1",
 		"SELECT U&'x'", "SELECT 'a'\n'b'", "SELECT 'a' -- c\n'b'", "SELECT naïve", "-- only a comment", "", "   ",
+		"SELECT Current_Query()", "SELECT \"current_query\"()", "SELECT * FROM pg_catalog.PG_STAT_ACTIVITY",
+		"SELECT * FROM pg_prepared_statements", "SELECT * FROM duckdb_prepared_statements()", "SELECT sql FROM sqlite_stmt",
 	}
 	for _, d := range allDialects {
 		for _, s := range texts {
@@ -129,6 +131,9 @@ var keyPoisons = []struct {
 	{"SELECT count(*) FROM (SELECT a+1 FROM t) NATURAL JOIN (SELECT a + 1 FROM t)", []sqlgym.Dialect{dSQLite}},
 	// EXPLAIN QUERY PLAN shows an alias as written.
 	{"EXPLAIN QUERY PLAN SELECT a FROM t AS X", []sqlgym.Dialect{dSQLite}},
+	// current_query() shows the statement its own text.
+	{"SELECT current_query()", []sqlgym.Dialect{dPostgres, dDuckDB}},
+	{"SELECT query FROM pg_stat_activity WHERE pid = pg_backend_pid()", []sqlgym.Dialect{dPostgres}},
 	// DuckDB keeps an alias's case, and to_json shows it.
 	{"SELECT to_json(s) FROM (SELECT 1 AS A) s", []sqlgym.Dialect{dDuckDB}},
 }
