@@ -143,7 +143,7 @@ func keyOK(d sqlgym.Dialect, sql string) (string, bool) {
 		if c >= 0x80 {
 			ascii = false
 		}
-		if l := c | 0x20; (l == 'c' || l == 'p' || l == 's' || l == 'd') && readsOwnText(sql[i:]) {
+		if readsOwnText(sql[i:]) {
 			return "", false
 		}
 	}
@@ -305,18 +305,31 @@ func hasUpper(s string) bool {
 	return false
 }
 
-// ownText are names (in any case, anywhere in a text) of what shows a
-// statement its own text as a value: PostgreSQL's and DuckDB's
-// current_query(), PostgreSQL's pg_stat_activity and pg_prepared_statements
-// (pgx prepares every statement), DuckDB's duckdb_prepared_statements() and
-// SQLite's sqlite_stmt. Any two texts differ there, so none is merged.
-var ownText = []string{"current_query", "pg_stat", "prepared_statements", "sqlite_stmt", "duckdb_queries"}
-
+// readsOwnText reports whether s starts with the name (in any case) of
+// something that shows a statement its own text as a value: PostgreSQL's
+// and DuckDB's current_query(), PostgreSQL's pg_stat_activity (any
+// pg_stat_ view or function) and pg_prepared_statements (pgx prepares every
+// statement), DuckDB's duckdb_prepared_statements(), SQLite's sqlite_stmt.
+// Any two texts differ there, so a text naming one anywhere is not merged.
 func readsOwnText(s string) bool {
-	for _, w := range ownText {
-		if len(s) >= len(w) && strings.EqualFold(s[:len(w)], w) {
-			return true
-		}
+	if len(s) < 7 {
+		return false
 	}
-	return false
+	var w string
+	switch s[0] | 0x20 {
+	case 'c':
+		w = "current_query"
+	case 'p':
+		w = "prepared_statements"
+		if s[1]|0x20 == 'g' {
+			w = "pg_stat"
+		}
+	case 's':
+		w = "sqlite_stmt"
+	case 'd':
+		w = "duckdb_prepared_statements"
+	default:
+		return false
+	}
+	return len(s) >= len(w) && s[1]|0x20 == w[1] && strings.EqualFold(s[:len(w)], w)
 }
