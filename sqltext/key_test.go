@@ -1,6 +1,7 @@
 package sqltext
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sqlgym/sqlgym"
@@ -131,6 +132,8 @@ var keyPoisons = []struct {
 	{"SELECT count(*) FROM (SELECT a+1 FROM t) NATURAL JOIN (SELECT a + 1 FROM t)", []sqlgym.Dialect{dSQLite}},
 	// EXPLAIN QUERY PLAN shows an alias as written.
 	{"EXPLAIN QUERY PLAN SELECT a FROM t AS X", []sqlgym.Dialect{dSQLite}},
+	// Past engine/sqlite's 1 MiB cap on a statement's text, padding fails.
+	{"SELECT a FROM t WHERE a = 1" + strings.Repeat(" ", 1<<20), []sqlgym.Dialect{dSQLite}},
 	// current_query() shows the statement its own text.
 	{"SELECT current_query()", []sqlgym.Dialect{dPostgres, dDuckDB}},
 	{"SELECT query FROM pg_stat_activity WHERE pid = pg_backend_pid()", []sqlgym.Dialect{dPostgres}},
@@ -178,6 +181,26 @@ func TestURLDialect(t *testing.T) {
 		}
 		if got := sqlgym.URLDialect(u); got != want {
 			t.Errorf("URLDialect(%q) = %q, engine.ParseURL says %q", u, got, want)
+		}
+	}
+}
+
+// TestKeyMaxLenRuns holds the engines to what keyMaxLen assumes: a text
+// of that length is not refused for its length, so padding cannot make a
+// merged text fail where its twin runs. Past it, texts keep their bytes.
+func TestKeyMaxLenRuns(t *testing.T) {
+	engs := []keyEngine{sqliteOracle(t), duckdbOracle(t)}
+	if testingPostgres(t) {
+		engs = append(engs, postgresOracle(t))
+	}
+	short := "SELECT a FROM t WHERE a = 1"
+	long := short + strings.Repeat(" ", keyMaxLen-len(short))
+	for _, e := range engs {
+		if got, want := e.run(t, long), e.run(t, short); got != want {
+			t.Errorf("%s: %d bytes run as %q, %d as %q", e.d, len(long), got, len(short), want)
+		}
+		if Key(e.d, long) != Key(e.d, short) || Key(e.d, long+" ") == Key(e.d, short) {
+			t.Errorf("%s: keyMaxLen is not where Key stops merging", e.d)
 		}
 	}
 }
