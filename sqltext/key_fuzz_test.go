@@ -47,7 +47,9 @@ func keySeeds() []string {
 		"SELECT count(*) FROM (SELECT a+1 AS x FROM t) NATURAL JOIN (SELECT a + 1 AS x FROM t)",
 	}
 	for _, p := range keyPoisons {
-		s = append(s, p.sql)
+		if len(p.sql) <= 400 { // what checkKey runs
+			s = append(s, p.sql)
+		}
 	}
 	return s
 }
