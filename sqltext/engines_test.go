@@ -68,10 +68,10 @@ func duckdbOracle(t testing.TB) keyEngine {
 // statements and must never reach a shared server.
 func postgresOracle(t testing.TB) keyEngine {
 	t.Helper()
-	dsn := testenv.Postgres(t)
-	if u, err := url.Parse(dsn); err != nil || u.Hostname() != "127.0.0.1" {
+	if dsn := os.Getenv("SQLGYM_TEST_POSTGRES"); dsn != "" && !loopbackDSN(dsn) {
 		t.Skipf("the key oracle only connects to 127.0.0.1; SQLGYM_TEST_POSTGRES names another host")
 	}
+	dsn := testenv.Postgres(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	schema := testenv.UniqueName("sqlgym_key")
@@ -94,6 +94,17 @@ func postgresOracle(t testing.TB) keyEngine {
 	}
 	t.Cleanup(func() { eng.Close() })
 	return keyEngine{sqlgym.DialectPostgres, eng}
+}
+
+// loopbackDSN reports whether a postgres:// URL can only reach
+// 127.0.0.1: its host is that, and no query parameter names another.
+func loopbackDSN(dsn string) bool {
+	u, err := url.Parse(dsn)
+	if err != nil || u.Hostname() != "127.0.0.1" {
+		return false
+	}
+	q := u.Query()
+	return !q.Has("host") && !q.Has("hostaddr") && !q.Has("service")
 }
 
 // run returns what the verifier keeps of a statement: its rows, or the

@@ -204,3 +204,19 @@ func TestKeyMaxLenRuns(t *testing.T) {
 		}
 	}
 }
+
+func TestLoopbackDSN(t *testing.T) {
+	for dsn, want := range map[string]bool{
+		"postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable": true,
+		"postgres://127.0.0.1/db":                                     true,
+		"postgres://db.example.com/db":                                false,
+		"postgres://localhost/db":                                     false,
+		"postgres://127.0.0.1/db?host=db.example.com":                 false,
+		"postgres://127.0.0.1/db?hostaddr=10.0.0.1":                   false,
+		"host=127.0.0.1 dbname=postgres":                              false,
+	} {
+		if got := loopbackDSN(dsn); got != want {
+			t.Errorf("loopbackDSN(%q) = %v, want %v", dsn, got, want)
+		}
+	}
+}
