@@ -138,14 +138,13 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 			p := modePlan{mode: m}
 			golds := j.task.Golds()
 			pred := j.sql
-			// The official script keeps only the first statement when it
-			// removes DISTINCT; an answer of several statements must still
-			// meet the engine's one-statement rule, so it runs as written.
-			if ts && !v.cfg.KeepDistinct && sqltext.CountStatements(pred) <= 1 {
-				pred = sqltext.RemoveDistinct(pred)
+			// Both queries as the official test-suite evaluation rewrites
+			// them before running them (see sqltext.TestSuitePred).
+			if ts {
+				pred = sqltext.TestSuitePred(pred, v.cfg.KeepDistinct)
 				gs := make([]string, len(golds))
 				for i, g := range golds {
-					gs[i] = sqltext.RemoveDistinct(g)
+					gs[i] = sqltext.TestSuiteGold(g, v.cfg.KeepDistinct)
 				}
 				golds = gs
 			}
@@ -257,7 +256,7 @@ type goldOut struct {
 // answers to a task, and every later batch, compare against the same one.
 func (v *Verifier) prepared(k execKey, gr goldOut, m compare.Mode, t *sqlgym.Task) *compare.Gold {
 	if gr.ge == nil {
-		return compare.Prepare(m, gr.rs, modeOptions(m, t, k.sql))
+		return compare.Prepare(m, gr.rs, modeOptions(m, t, k.sql, v.cfg.Order))
 	}
 	// Options depend on the mode and the gold, which the entry is for, and
 	// in spider2 on the task's settings; deriving them tokenises the gold,
@@ -277,7 +276,7 @@ func (v *Verifier) prepared(k execKey, gr goldOut, m compare.Mode, t *sqlgym.Tas
 	if g, ok := gr.ge.prepared[pk]; ok {
 		return g
 	}
-	g := compare.Prepare(m, gr.rs, modeOptions(m, t, k.sql))
+	g := compare.Prepare(m, gr.rs, modeOptions(m, t, k.sql, v.cfg.Order))
 	if gr.ge.prepared == nil {
 		gr.ge.prepared = map[prepKey]*compare.Gold{}
 	}
@@ -427,8 +426,8 @@ func failVerdict(err error, verdict func(sqlgym.Outcome, float64) ModeVerdict) (
 }
 
 // modeOptions derives a comparison's options from the gold and the task.
-func modeOptions(m compare.Mode, t *sqlgym.Task, gold string) compare.Options {
-	var o compare.Options
+func modeOptions(m compare.Mode, t *sqlgym.Task, gold string, order compare.OrderPolicy) compare.Options {
+	o := compare.Options{Order: order}
 	switch m {
 	case compare.Multiset, compare.Strict:
 		o.GoldOrdered = sqltext.HasTopLevelOrderBy(gold)

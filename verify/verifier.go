@@ -31,6 +31,10 @@ type Config struct {
 	// KeepDistinct turns off the test-suite mode's default removal of
 	// DISTINCT from both queries.
 	KeepDistinct bool
+	// Order says when row order matters in strict and multiset (also
+	// under AllModes); empty is each mode's default: ignore in strict,
+	// gold_order_by in multiset. The other modes follow their scorers.
+	Order compare.OrderPolicy
 	// Concurrency bounds the statements run at once (default 2 x CPUs).
 	Concurrency int
 	// InfraRetries is how often a statement that failed because the
@@ -128,6 +132,16 @@ func New(dbs Databases, tasks []sqlgym.Task, cfg Config) *Verifier {
 		v.tasks[tasks[i].ID] = &tasks[i]
 	}
 	return v
+}
+
+// ModeLabel names Mode with its order policy when the policy is not the
+// mode's default ("strict order=always"), so that records of runs judged
+// under different policies never look alike; otherwise it is the mode.
+func (c Config) ModeLabel() string {
+	if c.Mode.Orders() && c.Order != compare.OrderDefault && c.Order != compare.OrderDefault.Resolve(c.Mode) {
+		return string(c.Mode) + " order=" + string(c.Order)
+	}
+	return string(c.Mode)
 }
 
 // Config returns the verifier's settings, defaults filled in.
