@@ -19,6 +19,7 @@ type serveOptions struct {
 	Tasks          string
 	Addr           string
 	Mode           string
+	Order          string
 	Reward         string
 	Timeout        time.Duration
 	VMSteps        int64
@@ -88,6 +89,7 @@ See docs/training.md.`,
 	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL), or shop for the built-in set")
 	f.StringVar(&opts.Addr, "addr", "127.0.0.1:8421", "address to listen on (port 0: any free port)")
 	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+modeNames())
+	f.StringVar(&opts.Order, "order", "", orderUsage)
 	f.StringVar(&opts.Reward, "reward", "", "reward overrides, e.g. correct=1,wrong=0.1,truncated=null")
 	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement")
 	f.Int64Var(&opts.VMSteps, "vm-steps", 0, "SQLite only: deterministic budget in virtual-machine steps (0: off)")
@@ -130,6 +132,10 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
+	order, err := parseOrder(opts.Order, mode, false)
+	if err != nil {
+		return err
+	}
 	rewards, err := verify.ParseRewards(opts.Reward)
 	if err != nil {
 		return err
@@ -152,7 +158,7 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	defer cat.Close()
 	srv, err := serve.New(serve.Config{
 		Tasks: tasks, IncludeHoldout: opts.IncludeHoldout, DBs: cat,
-		Verify: verify.Config{Mode: mode, Rewards: rewards, Concurrency: opts.Concurrency,
+		Verify: verify.Config{Mode: mode, Order: order, Rewards: rewards, Concurrency: opts.Concurrency,
 			Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps}},
 		CacheEntries: opts.CacheEntries, CacheBytes: int64(opts.CacheMB) << 20,
 		DBSlots: opts.DBSlots, Queue: opts.Queue, MaxBodyBytes: int64(opts.MaxBodyMB) << 20, MaxItems: opts.MaxItems,
@@ -163,7 +169,7 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
-	info := serveInfo{Tasks: len(tasks), Mode: string(mode), Rewards: rewards.String()}
+	info := serveInfo{Tasks: len(tasks), Mode: verify.Config{Mode: mode, Order: order}.ModeLabel(), Rewards: rewards.String()}
 	if opts.Warm {
 		rep, err := srv.Warm(ctx)
 		if err != nil {

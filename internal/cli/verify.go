@@ -23,6 +23,7 @@ type verifyOptions struct {
 	Tasks        string
 	Predictions  string
 	Mode         string
+	Order        string
 	AllModes     bool
 	KeepDistinct bool
 	Reward       string
@@ -65,6 +66,7 @@ results take stdout.`,
 	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL), or shop for the built-in shop task set")
 	f.StringVar(&opts.Predictions, "predictions", "", "predictions file (JSONL)")
 	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+modeNames())
+	f.StringVar(&opts.Order, "order", "", orderUsage)
 	f.BoolVar(&opts.AllModes, "all-modes", false, "add every mode's verdict to each result")
 	f.BoolVar(&opts.KeepDistinct, "keep-distinct", false, "testsuite mode: keep DISTINCT (the official script removes it by default)")
 	f.StringVar(&opts.Reward, "reward", "", "reward overrides, e.g. correct=1,wrong=0.1,truncated=null")
@@ -92,6 +94,10 @@ const verifyChunk = 2048
 
 func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 	mode, err := parseMode(opts.Mode)
+	if err != nil {
+		return err
+	}
+	order, err := parseOrder(opts.Order, mode, opts.AllModes)
 	if err != nil {
 		return err
 	}
@@ -133,7 +139,7 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 	}
 	defer cat.Close()
 	v := verify.New(cat, tasks, verify.Config{
-		Mode: mode, AllModes: opts.AllModes, Rewards: rewards, KeepDistinct: opts.KeepDistinct,
+		Mode: mode, Order: order, AllModes: opts.AllModes, Rewards: rewards, KeepDistinct: opts.KeepDistinct,
 		Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps},
 	})
 
@@ -182,10 +188,10 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 	if opts.JSON {
 		return writeJSON(summaryTo, sum)
 	}
-	return printSummary(summaryTo, sum, mode)
+	return printSummary(summaryTo, sum, v.Config().ModeLabel())
 }
 
-func printSummary(w goio.Writer, s verify.Summary, mode compare.Mode) error {
+func printSummary(w goio.Writer, s verify.Summary, mode string) error {
 	fmt.Fprintf(w, "%d answers, mode %s: accuracy %.1f%% (%d scored), mean reward %.3f\n",
 		s.Total, mode, 100*s.Accuracy, s.Scored, s.MeanReward)
 	var keys []string
