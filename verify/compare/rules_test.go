@@ -254,6 +254,7 @@ func TestPySortKey(t *testing.T) {
 		{sqlgym.Bytes([]byte("x")), "b'x'<class 'bytes'>"},
 		{sqlgym.Bool(true), "True<class 'bool'>"},
 		{D("1.50"), "1.50<class 'decimal.Decimal'>"},
+		{D("0.0000001"), "1E-7<class 'decimal.Decimal'>"}, // str(Decimal) turns scientific below 1e-6
 	}
 	for _, c := range cases {
 		if got := string(appendPySortKey(nil, c.v)); got != c.want {
