@@ -138,7 +138,7 @@ func New(dbs Databases, tasks []sqlgym.Task, cfg Config) *Verifier {
 // mode's default ("strict order=always"), so that records of runs judged
 // under different policies never look alike; otherwise it is the mode.
 func (c Config) ModeLabel() string {
-	if c.Mode.Orders() && c.Order != compare.OrderDefault && c.Order != compare.OrderDefault.Resolve(c.Mode) {
+	if c.Mode.TakesOrder() && c.Order != compare.OrderDefault && c.Order != compare.OrderDefault.Resolve(c.Mode) {
 		return string(c.Mode) + " order=" + string(c.Order)
 	}
 	return string(c.Mode)

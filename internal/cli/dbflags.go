@@ -75,7 +75,7 @@ func parseOrder(s string, m compare.Mode, allModes bool) (compare.OrderPolicy, e
 	if err != nil {
 		return "", usagef("--order: %v (ignore, gold_order_by or always)", err)
 	}
-	if p != compare.OrderDefault && !m.Orders() && !allModes {
+	if p != compare.OrderDefault && !m.TakesOrder() && !allModes {
 		return "", usagef("--order applies to --mode strict and multiset; --mode %s follows its scorer's own row order rule", m)
 	}
 	return p, nil

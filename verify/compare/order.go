@@ -46,8 +46,8 @@ func ParseOrder(s string) (OrderPolicy, error) {
 	return "", sqlgym.Userf("valid order policies: ignore, gold_order_by, always", "unknown order policy %q", s)
 }
 
-// Orders reports whether mode m takes an order policy.
-func (m Mode) Orders() bool { return m == Strict || m == Multiset }
+// TakesOrder reports whether mode m takes an order policy.
+func (m Mode) TakesOrder() bool { return m == Strict || m == Multiset }
 
 // Resolve is the policy that applies in mode m: p itself, or m's default
 // when p is OrderDefault.
@@ -65,7 +65,7 @@ func (p OrderPolicy) Resolve(m Mode) OrderPolicy {
 // mode m with options o. In testsuite it is the official quirk the caller
 // computed (GoldOrdered); in strict and multiset the policy decides.
 func rowsOrdered(m Mode, o Options) bool {
-	if !m.Orders() {
+	if !m.TakesOrder() {
 		return o.GoldOrdered
 	}
 	switch o.Order.Resolve(m) {
