@@ -22,10 +22,10 @@ const ShopName = "shop"
 
 // Catalog maps database names to locations and keeps their engines open.
 type Catalog struct {
-	refs   map[string]string
-	dbDir  string
-	cache  string
-	opts   engine.Options
+	refs  map[string]string
+	dbDir string
+	cache string
+	opts  engine.Options
 
 	// engines opens each URL once and keeps only engines that opened: a
 	// PostgreSQL that was down when first asked for is tried again by the
