@@ -22,6 +22,10 @@ type countingDBs struct {
 	*catalog.Catalog
 	mu    sync.Mutex
 	calls map[string]int // sql -> executions
+	// faults, when set for a statement, is asked on each of its calls
+	// (numbered from 1) for a failure to report instead of running it:
+	// an outage or a safety-net stop cannot be caused on demand.
+	faults map[string]func(call int) error
 }
 
 type countingEngine struct {
@@ -32,7 +36,13 @@ type countingEngine struct {
 func (e countingEngine) Query(ctx context.Context, q string, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
 	e.c.mu.Lock()
 	e.c.calls[q]++
+	n, fault := e.c.calls[q], e.c.faults[q]
 	e.c.mu.Unlock()
+	if fault != nil {
+		if err := fault(n); err != nil {
+			return nil, err
+		}
+	}
 	return e.Engine.Query(ctx, q, lim)
 }
 
