@@ -108,22 +108,28 @@ func TestStepBudgetTimeoutIsCachedOnSQLite(t *testing.T) {
 func TestAbandonedCandidateIsNotJudgedNorCached(t *testing.T) {
 	dbs := newCounting(t, catalog.Config{CacheDir: t.TempDir()})
 	cache := verify.NewResultCache(100, 1<<20)
-	tasks := []sqlgym.Task{{ID: "n", DB: "shop", SQL: "SELECT 1000000"}}
+	tasks := []sqlgym.Task{{ID: "n", DB: "shop", SQL: "SELECT 1000"}}
 	v := verify.New(dbs, tasks, verify.Config{Cache: cache})
-	slow := countTo(1_000_000)
-	if r := v.Verify(context.Background(), verify.Answer{TaskID: "n", SQL: "SELECT 1000000"}); r.Outcome != sqlgym.OutcomeCorrect {
+	cand := countTo(1000)
+	if r := v.Verify(context.Background(), verify.Answer{TaskID: "n", SQL: "SELECT 1000"}); r.Outcome != sqlgym.OutcomeCorrect {
 		t.Fatalf("warm-up: %s %s", r.Outcome, r.Detail)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	r := v.Verify(ctx, verify.Answer{TaskID: "n", SQL: slow})
+	ctx := newExpiringCtx()
+	// The deadline passes as the statement starts.
+	dbs.faults = map[string]func(int) error{cand: func(n int) error {
+		if n == 1 {
+			ctx.expire()
+		}
+		return nil
+	}}
+	r := v.Verify(ctx, verify.Answer{TaskID: "n", SQL: cand})
 	if r.Outcome != sqlgym.OutcomeInfraError || r.Reward != nil || !strings.Contains(r.Detail, "not judged") {
 		t.Errorf("cut short by the caller: %s reward %v (%s), want infra_error without reward", r.Outcome, fmtp(r.Reward), r.Detail)
 	}
 	if st := cache.Stats(); st.Entries != 0 {
 		t.Errorf("cache %+v after an abandoned statement, want it empty", st)
 	}
-	if r := v.Verify(context.Background(), verify.Answer{TaskID: "n", SQL: slow}); r.Outcome != sqlgym.OutcomeCorrect {
+	if r := v.Verify(context.Background(), verify.Answer{TaskID: "n", SQL: cand}); r.Outcome != sqlgym.OutcomeCorrect {
 		t.Errorf("next request: %s (%s), want correct", r.Outcome, r.Detail)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,23 +18,62 @@ func countTo(n int) string {
 	return fmt.Sprintf("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < %d) SELECT count(*) FROM c", n)
 }
 
-// A request's deadline must not decide a gold: the first request gives
-// up waiting, the gold's run goes on, and a later request without a
-// deadline scores against it.
+// expiringCtx is a request context whose deadline passes when the test
+// says, so a test can have it pass while a statement runs without racing
+// a clock.
+type expiringCtx struct {
+	context.Context
+	done chan struct{}
+	once sync.Once
+}
+
+func newExpiringCtx() *expiringCtx {
+	return &expiringCtx{Context: context.Background(), done: make(chan struct{})}
+}
+
+func (c *expiringCtx) Deadline() (time.Time, bool) { return time.Now().Add(time.Hour), true }
+func (c *expiringCtx) Done() <-chan struct{}       { return c.done }
+func (c *expiringCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+func (c *expiringCtx) expire() { c.once.Do(func() { close(c.done) }) }
+
+// A request's deadline must not decide a gold: the deadline passes while
+// the gold runs, the request gives up waiting, the gold's run goes on, and
+// a later request without a deadline scores against it.
 func TestGoldOutlivesTheRequestDeadline(t *testing.T) {
 	dbs := newCounting(t, catalog.Config{CacheDir: t.TempDir()})
-	slow := countTo(1_000_000) // hundreds of milliseconds of SQLite work
-	tasks := []sqlgym.Task{{ID: "slow", DB: "shop", SQL: slow}, {ID: "warm", DB: "shop", SQL: "SELECT 1"}}
+	gold := countTo(1000)
+	tasks := []sqlgym.Task{{ID: "n", DB: "shop", SQL: gold}, {ID: "warm", DB: "shop", SQL: "SELECT 1"}}
 	v := verify.New(dbs, tasks, verify.Config{})
-	answer := verify.Answer{TaskID: "slow", SQL: "SELECT 1000000"}
+	answer := verify.Answer{TaskID: "n", SQL: "SELECT 1000"}
 	// The database is open, as in a server that has been up for a while.
 	if r := v.Verify(context.Background(), verify.Answer{TaskID: "warm", SQL: "SELECT 1"}); r.Outcome != sqlgym.OutcomeCorrect {
 		t.Fatalf("warm-up: %s %s", r.Outcome, r.Detail)
 	}
-
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
+	ctx := newExpiringCtx()
+	firstDone := make(chan struct{})
+	dbs.faults = map[string]func(int) error{gold: func(n int) error {
+		if n == 1 {
+			// The deadline passes as the gold starts, and the gold is
+			// still running when the request gives up. (Before golds had
+			// their own context this ran on the request's goroutine:
+			// then the wait ends on the bound, not on firstDone.)
+			ctx.expire()
+			select {
+			case <-firstDone:
+			case <-time.After(5 * time.Second):
+			}
+		}
+		return nil
+	}}
 	r := v.Verify(ctx, answer)
+	close(firstDone)
 	if r.Outcome != sqlgym.OutcomeInfraError || r.Reward != nil || !strings.Contains(r.Detail, "not judged") {
 		t.Errorf("request past its deadline: %s reward %v (%s), want infra_error without reward, not judged", r.Outcome, fmtp(r.Reward), r.Detail)
 	}
@@ -41,7 +81,7 @@ func TestGoldOutlivesTheRequestDeadline(t *testing.T) {
 	if r.Outcome != sqlgym.OutcomeCorrect {
 		t.Fatalf("next request: %s (%s), want correct: the first request's deadline poisoned the gold", r.Outcome, r.Detail)
 	}
-	if n := dbs.calls[slow]; n != 1 {
+	if n := dbs.calls[gold]; n != 1 {
 		t.Errorf("the gold ran %d times, want 1: the run the first request left is the one the second used", n)
 	}
 }
