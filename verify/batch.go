@@ -16,6 +16,7 @@ type answerJob struct {
 	res   *Result
 	task  *sqlgym.Task
 	sql   string
+	rerun bool // run even when it is a gold's text (Answer.Rerun)
 	plans []modePlan
 	// fail is set when the answer's verdict was decided before comparing
 	// (a database that does not resolve).
@@ -50,6 +51,7 @@ type candidate struct {
 	sql       string
 	stopAfter int // 0: read everything
 	readAll   bool
+	rerun     bool
 	uses      []candUse
 	useSeen   map[useKey]bool
 	err       error
@@ -212,6 +214,7 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 					cands[c.key] = cd
 					order = append(order, cd)
 				}
+				cd.rerun = cd.rerun || j.rerun
 				if uk := (useKey{p.mode, j.task, c.url}); !cd.useSeen[uk] {
 					cd.useSeen[uk] = true
 					cd.uses = append(cd.uses, candUse{p.mode, j.task, c.url, c.golds})
@@ -233,7 +236,7 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 	}
 	run := order[:0:0]
 	for _, cd := range order {
-		if gr, ok := goldByText[cd.key]; ok {
+		if gr, ok := goldByText[cd.key]; ok && !cd.rerun {
 			v.digest(cd, gr.rs, goldRes)
 			continue
 		}

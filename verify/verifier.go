@@ -63,6 +63,10 @@ type Answer struct {
 	// Task, when set, is used instead of looking TaskID up: for answers
 	// to ad-hoc tasks that carry their own database and gold.
 	Task *sqlgym.Task
+	// Rerun runs the SQL even when it is the gold's own text, which is
+	// otherwise judged on the gold's result: serve's Warm uses it to find
+	// golds that do not give the same rows twice.
+	Rerun bool
 }
 
 // Result is the verdict on one answer.
@@ -209,7 +213,7 @@ func (v *Verifier) VerifyBatch(ctx context.Context, answers []Answer) []Result {
 			sql = ex.SQL
 		}
 		r.SQL = sql
-		jobs = append(jobs, &answerJob{res: r, task: task, sql: sql})
+		jobs = append(jobs, &answerJob{res: r, task: task, sql: sql, rerun: a.Rerun})
 	}
 	if len(jobs) > 0 {
 		v.run(ctx, jobs)
