@@ -82,8 +82,8 @@ func (s *Server) handleRewards(w http.ResponseWriter, r *http.Request) {
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	rc := http.NewResponseController(w)
 	// The deadline is the body's, not the request's: it is lifted once
-	// the body is read, since a deadline left on the connection would
-	// cancel the request's context while it is scored.
+	// the body is read (net/http lifts it too when it starts watching the
+	// connection), so scoring that takes longer is not cut short.
 	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.ReadTimeout))
 	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
 	err := json.NewDecoder(body).Decode(v)
