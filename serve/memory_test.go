@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/verify"
 )
 
 // stall opens a connection that sends a request's headers and part of
@@ -105,9 +106,10 @@ func eventually(t *testing.T, cond func() bool, what string) {
 // The read timeout is the body's: scoring that takes longer than it, once
 // the body is in, is not cut short.
 func TestReadTimeoutDoesNotCutScoring(t *testing.T) {
-	slow := "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 200000) SELECT count(*) FROM c"
-	tasks := []sqlgym.Task{{ID: "n", DB: "shop", SQL: "SELECT 200000", Split: sqlgym.SplitTrain}}
-	_, hs := newTestServer(t, Config{Tasks: tasks, ReadTimeout: 10 * time.Millisecond})
+	slow := "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 50000) SELECT count(*) FROM c"
+	tasks := []sqlgym.Task{{ID: "n", DB: "shop", SQL: "SELECT 50000", Split: sqlgym.SplitTrain}}
+	_, hs := newTestServer(t, Config{Tasks: tasks, ReadTimeout: 10 * time.Millisecond,
+		Verify: verify.Config{Limits: sqlgym.Limits{Timeout: time.Minute}}})
 	start := time.Now()
 	resp, out := post(t, hs.URL+"/v1/rewards", RewardsRequest{Items: []Item{{TaskID: "n", SQL: str(slow)}}})
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(out), `"outcome":"correct"`) {
