@@ -53,7 +53,6 @@ type candidate struct {
 	readAll   bool
 	rerun     bool
 	uses      []candUse
-	useSeen   map[useKey]bool
 	err       error
 	cause     cause
 	preview   *Preview
@@ -74,7 +73,9 @@ type candUse struct {
 	golds []string
 }
 
+// useKey names one candUse of one candidate, to record each once.
 type useKey struct {
+	cand execKey
 	mode compare.Mode
 	task *sqlgym.Task
 	url  string
@@ -205,18 +206,19 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 	// and every (mode, task, variant) it is judged for.
 	cands := map[execKey]*candidate{}
 	var order []*candidate
+	seenUse := map[useKey]bool{}
 	for _, j := range jobs {
 		for _, p := range j.plans {
 			for _, c := range p.checks {
 				cd := cands[c.key]
 				if cd == nil {
-					cd = &candidate{key: c.key, sql: c.pred, useSeen: map[useKey]bool{}}
+					cd = &candidate{key: c.key, sql: c.pred}
 					cands[c.key] = cd
 					order = append(order, cd)
 				}
 				cd.rerun = cd.rerun || j.rerun
-				if uk := (useKey{p.mode, j.task, c.url}); !cd.useSeen[uk] {
-					cd.useSeen[uk] = true
+				if uk := (useKey{c.key, p.mode, j.task, c.url}); !seenUse[uk] {
+					seenUse[uk] = true
 					cd.uses = append(cd.uses, candUse{p.mode, j.task, c.url, c.golds})
 				}
 				for _, g := range c.golds {
