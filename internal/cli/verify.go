@@ -29,6 +29,7 @@ type verifyOptions struct {
 	Reward       string
 	Timeout      time.Duration
 	VMSteps      int64
+	SafetyNet    time.Duration
 	Out          string
 	JSON         bool
 	DB           dbFlags
@@ -70,8 +71,9 @@ results take stdout.`,
 	f.BoolVar(&opts.AllModes, "all-modes", false, "add every mode's verdict to each result")
 	f.BoolVar(&opts.KeepDistinct, "keep-distinct", false, "testsuite mode: keep DISTINCT (the official script removes it by default)")
 	f.StringVar(&opts.Reward, "reward", "", "reward overrides, e.g. correct=1,wrong=0.1,truncated=null")
-	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement")
-	f.Int64Var(&opts.VMSteps, "vm-steps", 0, "SQLite only: deterministic budget in virtual-machine steps (0: off)")
+	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement on PostgreSQL and DuckDB (on SQLite only with --vm-steps -1)")
+	f.Int64Var(&opts.VMSteps, "vm-steps", 0, "SQLite: deterministic budget in virtual-machine steps that decides timeout, whatever the load (0: the default 2,000,000,000; -1: off, --timeout decides)")
+	f.DurationVar(&opts.SafetyNet, "safety-net", 0, "SQLite with a step budget: wall-clock time after which a statement is stopped as infra_error, never scored (0: the default 60s)")
 	f.StringVar(&opts.Out, "out", "", "results file (JSONL)")
 	f.BoolVar(&opts.JSON, "json", false, "print the summary as JSON")
 	addDBFlags(cmd, &opts.DB)
@@ -140,7 +142,7 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 	defer cat.Close()
 	v := verify.New(cat, tasks, verify.Config{
 		Mode: mode, Order: order, AllModes: opts.AllModes, Rewards: rewards, KeepDistinct: opts.KeepDistinct,
-		Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps},
+		Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps, SafetyNet: opts.SafetyNet},
 	})
 
 	var out goio.Writer
