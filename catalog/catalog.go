@@ -9,9 +9,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine"
+	"github.com/sqlgym/sqlgym/internal/memo"
 )
 
 // ShopName is the name that always resolves to the built-in database,
@@ -20,20 +22,29 @@ const ShopName = "shop"
 
 // Catalog maps database names to locations and keeps their engines open.
 type Catalog struct {
-	refs   map[string]string
-	dbDir  string
-	cache  string
-	opts   engine.Options
-	mu     sync.Mutex
-	open   map[string]*entry
-	closed bool
+	refs  map[string]string
+	dbDir string
+	cache string
+	opts  engine.Options
+
+	// engines opens each URL once and keeps only engines that opened: a
+	// PostgreSQL that was down when first asked for is tried again by the
+	// next caller.
+	engines memo.Map[string, sqlgym.Engine]
+
+	mu      sync.Mutex
+	closed  bool
+	opened  []sqlgym.Engine // every engine kept, for Close
+	opening sync.WaitGroup  // opens in flight, which Close waits for
 }
 
-type entry struct {
-	once sync.Once
-	eng  sqlgym.Engine
-	err  error
-}
+// openTimeout bounds one attempt to open a database. The attempt does not
+// end with the caller that started it (other callers may wait for it), so
+// it needs a bound of its own.
+const openTimeout = 30 * time.Second
+
+// errClosed is what a closed catalog answers.
+var errClosed = errors.New("catalog closed")
 
 // Config is how a command was told about its databases.
 type Config struct {
@@ -49,7 +60,7 @@ type Config struct {
 // New checks the references and builds a catalog. No database is opened
 // until it is used.
 func New(cfg Config) (*Catalog, error) {
-	c := &Catalog{refs: map[string]string{}, dbDir: cfg.DBDir, cache: cfg.CacheDir, opts: cfg.Engine, open: map[string]*entry{}}
+	c := &Catalog{refs: map[string]string{}, dbDir: cfg.DBDir, cache: cfg.CacheDir, opts: cfg.Engine}
 	for _, r := range cfg.Refs {
 		name, url, ok := strings.Cut(r, "=")
 		name = strings.TrimSpace(name)
@@ -156,33 +167,60 @@ func (c *Catalog) Engine(ctx context.Context, name string) (sqlgym.Engine, error
 	return c.EngineURL(ctx, u)
 }
 
-// EngineURL is Engine for a database URL (a test-suite variant, say).
+// EngineURL is Engine for a database URL (a test-suite variant, say). A
+// failure to open is returned to the callers waiting for that attempt and
+// then forgotten: the next call tries again.
 func (c *Catalog) EngineURL(ctx context.Context, url string) (sqlgym.Engine, error) {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return nil, errClosed
+	}
+	return c.engines.Do(ctx, url, func() (sqlgym.Engine, error) { return c.openEngine(ctx, url) },
+		func(eng sqlgym.Engine, err error) bool { return err == nil })
+}
+
+// openEngine opens one engine and records it for Close, unless Close came
+// first: then the engine is closed at once, so none outlives the catalog.
+func (c *Catalog) openEngine(ctx context.Context, url string) (sqlgym.Engine, error) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return nil, errors.New("catalog closed")
+		return nil, errClosed
 	}
-	e, ok := c.open[url]
-	if !ok {
-		e = &entry{}
-		c.open[url] = e
-	}
+	c.opening.Add(1)
 	c.mu.Unlock()
-	e.once.Do(func() { e.eng, e.err = engine.Open(ctx, url, c.opts) })
-	return e.eng, e.err
-}
-
-// Close closes every engine the catalog opened.
-func (c *Catalog) Close() error {
+	defer c.opening.Done()
+	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), openTimeout)
+	defer cancel()
+	eng, err := engine.Open(octx, url, c.opts)
+	if err != nil {
+		return nil, err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.closed {
+		return nil, errors.Join(errClosed, eng.Close())
+	}
+	c.opened = append(c.opened, eng)
+	return eng, nil
+}
+
+// Close closes every engine the catalog opened, after the opens in flight
+// have ended. Calls after it fail.
+func (c *Catalog) Close() error {
+	c.mu.Lock()
 	c.closed = true
+	c.mu.Unlock()
+	c.opening.Wait()
+	c.mu.Lock()
+	opened := c.opened
+	c.opened = nil
+	c.mu.Unlock()
 	var errs []error
-	for _, e := range c.open {
-		if e.eng != nil {
-			errs = append(errs, e.eng.Close())
-		}
+	for _, eng := range opened {
+		errs = append(errs, eng.Close())
 	}
 	return errors.Join(errs...)
 }

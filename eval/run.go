@@ -69,7 +69,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		SqlgymVersion: cfg.Version, GitCommit: cfg.GitCommit,
 		TasksFile: cfg.TasksFile, TasksHash: cfg.TasksHash, Split: cfg.Split, TaskCount: len(cfg.Tasks),
 		DBDigests: digests, Policy: kind, Model: cfg.Model, BaseURL: cfg.BaseURL, Decoding: cfg.Decoding,
-		Mode: string(vc.Mode), Rewards: vc.Rewards.String(), PromptHash: cfg.Template.Hash(),
+		Mode: vc.ModeLabel(), Rewards: vc.Rewards.String(), PromptHash: cfg.Template.Hash(),
 		Started: time.Now().UTC(),
 	}
 	if cfg.Agent != nil {

@@ -37,6 +37,20 @@ type Config struct {
 	// MaxBodyBytes and MaxItems bound one request (413 past them).
 	MaxBodyBytes int64
 	MaxItems     int
+	// ReadTimeout bounds reading one request's body: a client that stalls
+	// mid-body gets 408 and its connection is closed, instead of holding
+	// a slot and memory for as long as it likes.
+	ReadTimeout time.Duration
+	// BodyBytes bounds the request bodies being read and scored at once,
+	// across the process (each takes its Content-Length, or MaxBodyBytes
+	// when it sends none): past it, 429 with Retry-After. A decoded body
+	// costs about twice its size while it is scored.
+	BodyBytes int64
+	// ResultBytes bounds the candidates' results the process holds at
+	// once, shared by every batch (verify.Config.Budget): a statement takes
+	// its byte cap (Verify.Limits.MaxBytes) before it runs, so at most
+	// ResultBytes/MaxBytes candidates run at once.
+	ResultBytes int64
 	// Deadline bounds one request from arrival to answer, waiting
 	// included; past it the request gets 503.
 	Deadline time.Duration
@@ -62,8 +76,11 @@ const (
 	DefaultCacheBytes   = 256 << 20
 	DefaultDBSlots      = 2
 	DefaultQueue        = 64
-	DefaultMaxBodyBytes = 64 << 20
+	DefaultMaxBodyBytes = 32 << 20
 	DefaultMaxItems     = 8192
+	DefaultReadTimeout  = 30 * time.Second
+	DefaultBodyBytes    = 128 << 20
+	DefaultResultBytes  = verify.DefaultResultBytes
 	DefaultDeadline     = 120 * time.Second
 	DefaultRetryAfter   = time.Second
 	DefaultAdhocGolds   = 10_000
@@ -91,6 +108,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxItems <= 0 {
 		c.MaxItems = DefaultMaxItems
+	}
+	if c.ReadTimeout <= 0 {
+		c.ReadTimeout = DefaultReadTimeout
+	}
+	if c.BodyBytes <= 0 {
+		c.BodyBytes = DefaultBodyBytes
+	}
+	if c.ResultBytes <= 0 {
+		c.ResultBytes = DefaultResultBytes
 	}
 	if c.Deadline <= 0 {
 		c.Deadline = DefaultDeadline

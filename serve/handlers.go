@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -21,19 +22,42 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
-// instrument counts and times a scoring route and gives each request its
-// deadline.
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// instrument counts and times a scoring route, gives each request its
+// deadline, and holds its body's bytes in the process's body budget for as
+// long as the request is served: a request that does not fit is turned
+// away (429) before its body is read.
 func (s *Server) instrument(route string, h func(http.ResponseWriter, *http.Request)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		s.m.inflight.Inc()
 		defer s.m.inflight.Dec()
+		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+		defer func() {
+			s.m.requests.WithLabelValues(route, strconv.Itoa(sw.code)).Inc()
+			s.m.duration.WithLabelValues(route).Observe(time.Since(start).Seconds())
+		}()
+		size := r.ContentLength
+		switch {
+		case size > s.cfg.MaxBodyBytes:
+			s.m.rejected.WithLabelValues("too_large").Inc()
+			s.writeError(sw, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body of %d bytes, over %d: send smaller batches", size, s.cfg.MaxBodyBytes))
+			return
+		case size < 0:
+			size = s.cfg.MaxBodyBytes // chunked: it may be as large as allowed
+		}
+		if !s.bodies.TryAcquire(size) {
+			s.m.rejected.WithLabelValues("busy").Inc()
+			s.retryAfter(sw)
+			s.writeError(sw, http.StatusTooManyRequests, fmt.Sprintf("%d bytes of request bodies in flight already (the server's limit is %d): retry after the Retry-After seconds", s.bodies.Stats().Taken, s.bodies.Limit()))
+			return
+		}
+		defer s.bodies.Release(size)
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Deadline)
 		defer cancel()
-		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
 		h(sw, r.WithContext(ctx))
-		s.m.requests.WithLabelValues(route, strconv.Itoa(sw.code)).Inc()
-		s.m.duration.WithLabelValues(route).Observe(time.Since(start).Seconds())
 	})
 }
 
@@ -53,22 +77,36 @@ func (s *Server) handleRewards(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusOK, RewardsResponse{Results: res})
 }
 
-// decode reads a JSON body within the size limit; on failure it has
-// answered already (413 or 400).
+// decode reads a JSON body within the size limit and the read timeout;
+// on failure it has answered already (413, 408 or 400).
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	rc := http.NewResponseController(w)
+	// The deadline is the body's, not the request's: it is lifted once
+	// the body is read (net/http lifts it too when it starts watching the
+	// connection), so scoring that takes longer is not cut short.
+	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.ReadTimeout))
 	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
-	if err := json.NewDecoder(body).Decode(v); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			s.m.rejected.WithLabelValues("too_large").Inc()
-			s.writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes: send smaller batches", s.cfg.MaxBodyBytes))
-			return false
-		}
+	err := json.NewDecoder(body).Decode(v)
+	var (
+		mbe *http.MaxBytesError
+		ne  net.Error
+	)
+	switch {
+	case err == nil:
+		_ = rc.SetReadDeadline(time.Time{})
+		return true
+	case errors.As(err, &ne) && ne.Timeout():
+		s.m.rejected.WithLabelValues("read_timeout").Inc()
+		w.Header().Set("Connection", "close")
+		s.writeError(w, http.StatusRequestTimeout, fmt.Sprintf("request body not received within %v", s.cfg.ReadTimeout))
+	case errors.As(err, &mbe):
+		s.m.rejected.WithLabelValues("too_large").Inc()
+		s.writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes: send smaller batches", s.cfg.MaxBodyBytes))
+	default:
 		s.m.rejected.WithLabelValues("bad_request").Inc()
 		s.writeError(w, http.StatusBadRequest, "request body is not the expected JSON: "+err.Error())
-		return false
 	}
-	return true
+	return false
 }
 
 func (s *Server) checkSize(w http.ResponseWriter, n int) bool {
@@ -116,7 +154,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 	}
 	cfg := s.v.Config()
 	s.writeJSON(w, http.StatusOK, map[string]any{
-		"status": "ok", "tasks": len(s.tasks), "mode": cfg.Mode, "rewards": cfg.Rewards.String(), "cache": s.cache.Stats(),
+		"status": "ok", "tasks": len(s.tasks), "mode": cfg.Mode, "rewards": cfg.Rewards.String(), "cache": s.cache.Stats(), "memory": s.MemoryStats(),
 	})
 }
 

@@ -60,7 +60,7 @@ func newMetrics(cache *verify.ResultCache) *metrics {
 			Name: "sqlgym_serve_inflight_requests", Help: "Scoring requests being served.",
 		}),
 		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "sqlgym_serve_rejected_total", Help: "Requests turned away, by reason (busy, too_large, deadline, bad_request, infra).",
+			Name: "sqlgym_serve_rejected_total", Help: "Requests turned away, by reason (busy, too_large, read_timeout, deadline, bad_request, infra).",
 		}, []string{"reason"}),
 		episodes: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "sqlgym_serve_episodes_started_total", Help: "Agent episodes opened with POST /v1/episodes.",

@@ -24,6 +24,8 @@ type Server struct {
 	tasks    map[string]*sqlgym.Task
 	v        *verify.Verifier
 	cache    *verify.ResultCache
+	results  *verify.ByteBudget // candidates' results held at once
+	bodies   *verify.ByteBudget // request bodies read and scored at once
 	adhoc    *adhoc
 	limit    *limiter
 	m        *metrics
@@ -58,8 +60,11 @@ func New(cfg Config) (*Server, error) {
 	s.cache = verify.NewResultCache(cfg.CacheEntries, cfg.CacheBytes)
 	s.m = newMetrics(s.cache)
 	s.dbs = timedDBs{cfg.DBs, s.m}
+	s.results = verify.NewByteBudget(cfg.ResultBytes)
+	s.bodies = verify.NewByteBudget(cfg.BodyBytes)
 	vc := cfg.Verify
 	vc.Cache = s.cache
+	vc.Budget = s.results
 	s.v = verify.New(s.dbs, cfg.Tasks, vc)
 	for i := range cfg.Tasks {
 		s.tasks[cfg.Tasks[i].ID] = &cfg.Tasks[i]
@@ -88,6 +93,18 @@ func (s *Server) Verifier() *verify.Verifier { return s.v }
 // CacheStats reports the cross-request cache.
 func (s *Server) CacheStats() verify.CacheStats { return s.cache.Stats() }
 
+// MemoryStats reports the process's two byte budgets: candidates' results
+// held by batches and request bodies being read and scored.
+type MemoryStats struct {
+	Results verify.BudgetStats `json:"results"`
+	Bodies  verify.BudgetStats `json:"bodies"`
+}
+
+// MemoryStats returns the byte budgets' counters.
+func (s *Server) MemoryStats() MemoryStats {
+	return MemoryStats{Results: s.results.Stats(), Bodies: s.bodies.Stats()}
+}
+
 // WarmReport says what warming found.
 type WarmReport struct {
 	Tasks int `json:"tasks"`
@@ -106,7 +123,9 @@ func (s *Server) Warm(ctx context.Context) (WarmReport, error) {
 	var answers []verify.Answer
 	for _, t := range s.cfg.Tasks {
 		if s.servable(&t) {
-			answers = append(answers, verify.Answer{TaskID: t.ID, SQL: t.SQL})
+			// Rerun: judged on its own result, the gold shows whether it
+			// gives the same rows twice.
+			answers = append(answers, verify.Answer{TaskID: t.ID, SQL: t.SQL, Rerun: true})
 		}
 	}
 	rep := WarmReport{Tasks: len(answers)}
@@ -145,7 +164,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration
 	hs := &http.Server{
 		Handler:           s.mux,
 		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		// Bodies have their own deadline (Config.ReadTimeout, set per
+		// request so it does not cut the scoring that follows); idle
+		// keep-alive connections are not kept forever either.
+		IdleTimeout: 2 * time.Minute,
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -16,6 +16,7 @@ type answerJob struct {
 	res   *Result
 	task  *sqlgym.Task
 	sql   string
+	rerun bool // run even when it is a gold's text (Answer.Rerun)
 	plans []modePlan
 	// fail is set when the answer's verdict was decided before comparing
 	// (a database that does not resolve).
@@ -41,36 +42,43 @@ type variantCheck struct {
 	key   execKey // the candidate: url and normalised pred
 }
 
-// candidate is one distinct statement of the batch.
+// candidate is one distinct statement of the batch. Its rows are judged
+// against every gold its answers need as soon as they arrive and then
+// dropped: what stays until the batch is judged is the verdicts, the
+// failure if any, and a preview.
 type candidate struct {
 	key       execKey
 	sql       string
 	stopAfter int // 0: read everything
 	readAll   bool
-	rs        *sqlgym.ResultSet
+	rerun     bool
+	uses      []candUse
 	err       error
+	cause     cause
+	preview   *Preview
 
-	// verdicts memoises comparisons: the answers that share this
-	// candidate share its verdict against a prepared gold.
-	mu       sync.Mutex
+	// verdicts holds the comparisons against each prepared gold: the
+	// answers that share this candidate share its verdict. Written by the
+	// one goroutine that runs the candidate, read after the batch's
+	// candidates are done.
 	verdicts map[*compare.Gold]compare.Verdict
 }
 
-func (cd *candidate) compare(g *compare.Gold) compare.Verdict {
-	cd.mu.Lock()
-	vd, ok := cd.verdicts[g]
-	cd.mu.Unlock()
-	if ok {
-		return vd
-	}
-	vd = g.Compare(cd.rs)
-	cd.mu.Lock()
-	if cd.verdicts == nil {
-		cd.verdicts = map[*compare.Gold]compare.Verdict{}
-	}
-	cd.verdicts[g] = vd
-	cd.mu.Unlock()
-	return vd
+// candUse is one way answers use a candidate: under a mode, for a task,
+// on a database variant.
+type candUse struct {
+	mode  compare.Mode
+	task  *sqlgym.Task
+	url   string
+	golds []string
+}
+
+// useKey names one candUse of one candidate, to record each once.
+type useKey struct {
+	cand execKey
+	mode compare.Mode
+	task *sqlgym.Task
+	url  string
 }
 
 func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
@@ -145,14 +153,13 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 			p := modePlan{mode: m}
 			golds := j.task.Golds()
 			pred := j.sql
-			// The official script keeps only the first statement when it
-			// removes DISTINCT; an answer of several statements must still
-			// meet the engine's one-statement rule, so it runs as written.
-			if ts && !v.cfg.KeepDistinct && sqltext.CountStatements(pred) <= 1 {
-				pred = sqltext.RemoveDistinct(pred)
+			// Both queries as the official test-suite evaluation rewrites
+			// them before running them (see sqltext.TestSuitePred).
+			if ts {
+				pred = sqltext.TestSuitePred(pred, v.cfg.KeepDistinct)
 				gs := make([]string, len(golds))
 				for i, g := range golds {
-					gs[i] = sqltext.RemoveDistinct(g)
+					gs[i] = sqltext.TestSuiteGold(g, v.cfg.KeepDistinct)
 				}
 				golds = gs
 			}
@@ -183,15 +190,29 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 	var mu sync.Mutex
 	v.parallel(len(goldKeys), func(i int) {
 		k := goldKeys[i]
-		rs, ge, err := v.gold(ctx, k.url, k.sql)
+		ge, err := v.gold(ctx, k.url, k.sql)
+		out := goldOut{ge: ge, err: err, cause: causeOf(ctx, err)}
+		if ge != nil {
+			out.rs, out.cause = ge.rs, ge.cause
+		}
 		mu.Lock()
-		goldRes[k] = goldOut{rs, err, ge}
+		goldRes[k] = out
 		mu.Unlock()
 	})
+	// An answer whose key is a gold's, on the same database,
+	// is that gold: it is judged on the gold's result, not run again.
+	goldByText := map[execKey]goldOut{}
+	for k, gr := range goldRes {
+		if gr.err == nil {
+			goldByText[execKey{k.url, normalize(k.url, k.sql)}] = gr
+		}
+	}
 
-	// Distinct candidates, each with the largest row budget any use needs.
+	// Distinct candidates, each with the largest row budget any use needs
+	// and every (mode, task, variant) it is judged for.
 	cands := map[execKey]*candidate{}
 	var order []*candidate
+	seenUse := map[useKey]bool{}
 	for _, j := range jobs {
 		for _, p := range j.plans {
 			for _, c := range p.checks {
@@ -200,6 +221,11 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 					cd = &candidate{key: c.key, sql: c.pred}
 					cands[c.key] = cd
 					order = append(order, cd)
+				}
+				cd.rerun = cd.rerun || j.rerun
+				if uk := (useKey{c.key, p.mode, j.task, c.url}); !seenUse[uk] {
+					seenUse[uk] = true
+					cd.uses = append(cd.uses, candUse{p.mode, j.task, c.url, c.golds})
 				}
 				for _, g := range c.golds {
 					gr := goldRes[execKey{c.url, g}]
@@ -216,47 +242,95 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 			}
 		}
 	}
-	if c := v.cfg.Cache; c != nil {
-		// Statements an earlier batch ran need not run again.
-		run := order[:0:0]
-		for _, cd := range order {
+	run := order[:0:0]
+	for _, cd := range order {
+		if gr, ok := goldByText[cd.key]; ok && !cd.rerun {
+			v.digest(cd, gr.rs, goldRes)
+			continue
+		}
+		if c := v.cfg.Cache; c != nil {
+			// Statements an earlier batch ran need not run again.
 			if rs, err, ok := c.get(cd.key, cd.readAll, cd.stopAfter); ok {
-				cd.rs, cd.err = rs, err
-			} else {
-				run = append(run, cd)
+				cd.err, cd.cause = err, causeOf(context.Background(), err)
+				v.digest(cd, rs, goldRes)
+				continue
 			}
 		}
-		order = run
+		run = append(run, cd)
 	}
-	v.parallel(len(order), func(i int) {
-		cd := order[i]
-		defer func() {
-			if c := v.cfg.Cache; c != nil {
-				c.put(cd.key, cd.rs, cd.err, cd.readAll, cd.stopAfter)
-			}
-		}()
-		lim := v.cfg.Limits
-		if !cd.readAll {
-			lim.StopAfter = cd.stopAfter
-		}
-		cd.rs, cd.err = v.retryInfra(ctx, func() (*sqlgym.ResultSet, error) {
-			eng, err := v.dbs.EngineURL(ctx, cd.key.url)
-			if err != nil {
-				return nil, &sqlgym.InfraError{Err: err}
-			}
-			return eng.Query(ctx, cd.sql, lim)
-		})
-	})
+	v.parallel(len(run), func(i int) { v.runCandidate(ctx, run[i], goldRes) })
 
-	// Judging reads the finished maps only, so answers are judged in
+	// Judging reads the finished verdicts only, so answers are judged in
 	// parallel too.
 	v.parallel(len(jobs), func(i int) { v.judge(jobs[i], goldRes, cands) })
 }
 
+// runCandidate runs one candidate within the verifier's byte budget: it
+// takes the statement's byte cap before running, gives back what the
+// result does not use, and the rest once the rows are judged and dropped
+// (serve's cache may keep them; its own bound counts them there).
+func (v *Verifier) runCandidate(ctx context.Context, cd *candidate, golds map[execKey]goldOut) {
+	lim := v.cfg.Limits
+	if !cd.readAll {
+		lim.StopAfter = cd.stopAfter
+	}
+	taken, err := v.budget.Acquire(ctx, lim.MaxBytes)
+	if err != nil {
+		cd.err, cd.cause = err, causeAbandoned
+		return
+	}
+	rs, err := v.exec(ctx, cd.key.url, cd.sql, lim)
+	cd.err, cd.cause = err, causeOf(ctx, err)
+	var size int64
+	if rs != nil {
+		size = min(rs.Bytes, taken)
+	}
+	v.budget.Release(taken - size)
+	v.budget.hold(size)
+	v.digest(cd, rs, golds)
+	if c := v.cfg.Cache; c != nil && cd.cause.memoisable() {
+		c.put(cd.key, rs, err, cd.readAll, cd.stopAfter)
+	}
+	v.budget.hold(-size)
+	v.budget.Release(size)
+}
+
+// digest judges a candidate's rows against every gold its uses need, in
+// the order judgeMode reads them, and keeps a preview when asked: after
+// it, nothing needs the rows.
+func (v *Verifier) digest(cd *candidate, rs *sqlgym.ResultSet, golds map[execKey]goldOut) {
+	if cd.err != nil || rs == nil {
+		return
+	}
+	cd.verdicts = map[*compare.Gold]compare.Verdict{}
+	for _, u := range cd.uses {
+		for _, g := range u.golds {
+			k := execKey{u.url, g}
+			gr := golds[k]
+			if gr.err != nil {
+				continue
+			}
+			pg := v.prepared(k, gr, u.mode, u.task)
+			vd, ok := cd.verdicts[pg]
+			if !ok {
+				vd = pg.Compare(rs)
+				cd.verdicts[pg] = vd
+			}
+			if vd.Match {
+				break
+			}
+		}
+	}
+	if v.cfg.Previews > 0 {
+		cd.preview = NewPreview(rs, v.cfg.Previews)
+	}
+}
+
 type goldOut struct {
-	rs  *sqlgym.ResultSet
-	err error
-	ge  *goldEntry
+	rs    *sqlgym.ResultSet
+	err   error
+	cause cause
+	ge    *goldEntry
 }
 
 // prepared returns the gold canonicalised for a mode and the task's
@@ -264,7 +338,7 @@ type goldOut struct {
 // answers to a task, and every later batch, compare against the same one.
 func (v *Verifier) prepared(k execKey, gr goldOut, m compare.Mode, t *sqlgym.Task) *compare.Gold {
 	if gr.ge == nil {
-		return compare.Prepare(m, gr.rs, modeOptions(m, t, k.sql))
+		return compare.Prepare(m, gr.rs, modeOptions(m, t, k.sql, v.cfg.Order))
 	}
 	// Options depend on the mode and the gold, which the entry is for, and
 	// in spider2 on the task's settings; deriving them tokenises the gold,
@@ -284,7 +358,7 @@ func (v *Verifier) prepared(k execKey, gr goldOut, m compare.Mode, t *sqlgym.Tas
 	if g, ok := gr.ge.prepared[pk]; ok {
 		return g
 	}
-	g := compare.Prepare(m, gr.rs, modeOptions(m, t, k.sql))
+	g := compare.Prepare(m, gr.rs, modeOptions(m, t, k.sql, v.cfg.Order))
 	if gr.ge.prepared == nil {
 		gr.ge.prepared = map[prepKey]*compare.Gold{}
 	}
@@ -367,36 +441,39 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 		// The golds decide first: a task whose gold fails cannot judge
 		// any answer, so even an answer that errors is not scored.
 		var usable []string
-		var goldErr error
+		var goldFail goldOut
 		for _, g := range c.golds {
 			if gr := golds[execKey{c.url, g}]; gr.err != nil {
-				if goldErr == nil {
-					goldErr = gr.err
+				if goldFail.err == nil {
+					goldFail = gr
 				}
 			} else {
 				usable = append(usable, g)
 			}
 		}
 		if len(usable) == 0 {
-			if ci > 0 && !isInfra(goldErr) {
+			if !goldFail.cause.scored() {
+				return v.notJudged(goldFail.err, goldFail.cause, "gold: ")
+			}
+			if ci > 0 {
 				// A test-suite variant on which the gold itself fails
 				// cannot judge anything: skip it, as the official script
 				// would find no reference there.
 				continue
 			}
-			if isInfra(goldErr) {
-				return verdict(sqlgym.OutcomeInfraError, 0), "gold: " + goldErr.Error(), ""
-			}
-			return verdict(sqlgym.OutcomeGoldError, 0), "gold query failed: " + goldErr.Error(), ""
+			return verdict(sqlgym.OutcomeGoldError, 0), v.goldFailed(goldFail), ""
 		}
 		// Then the candidate's own failure: it is the answer's.
 		cd := cands[c.key]
+		if !cd.cause.scored() {
+			return v.notJudged(cd.err, cd.cause, "")
+		}
 		if cd.err != nil {
-			return failVerdict(cd.err, verdict)
+			return failVerdict(cd.err, cd.cause, verdict)
 		}
 		var best compare.Verdict
 		for i, g := range usable {
-			vd := cd.compare(v.prepared(execKey{c.url, g}, golds[execKey{c.url, g}], p.mode, t))
+			vd := cd.verdicts[v.prepared(execKey{c.url, g}, golds[execKey{c.url, g}], p.mode, t)]
 			if i == 0 || vd.Score > best.Score || vd.Match && !best.Match {
 				best = vd
 			}
@@ -420,22 +497,46 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 	return mv, "wrong result: " + worst.Why, ""
 }
 
-func failVerdict(err error, verdict func(sqlgym.Outcome, float64) ModeVerdict) (ModeVerdict, string, sqlgym.ErrorKind) {
-	var ee *sqlgym.ExecError
-	switch {
-	case errors.As(err, &ee):
+// failVerdict is the outcome of a candidate's own failure.
+func failVerdict(err error, c cause, verdict func(sqlgym.Outcome, float64) ModeVerdict) (ModeVerdict, string, sqlgym.ErrorKind) {
+	switch c {
+	case causeSQL:
+		var ee *sqlgym.ExecError
+		errors.As(err, &ee)
 		return verdict(sqlgym.OutcomeError, 0), err.Error(), ee.Kind
-	case errors.Is(err, sqlgym.ErrTimeout):
-		return verdict(sqlgym.OutcomeTimeout, 0), err.Error(), ""
-	case errors.Is(err, sqlgym.ErrTooLarge):
+	case causeTooLarge:
 		return verdict(sqlgym.OutcomeTooLarge, 0), err.Error(), ""
 	}
-	return verdict(sqlgym.OutcomeInfraError, 0), err.Error(), ""
+	return verdict(sqlgym.OutcomeTimeout, 0), err.Error(), ""
+}
+
+// notJudged is the outcome of an answer nothing can be concluded about:
+// the database could not be used after the retries, or the caller's
+// context ended first. No reward in every mode, whatever the table says.
+func (v *Verifier) notJudged(err error, c cause, what string) (ModeVerdict, string, sqlgym.ErrorKind) {
+	mv := ModeVerdict{Outcome: sqlgym.OutcomeInfraError, Reward: v.cfg.Rewards.For(sqlgym.OutcomeInfraError, 0)}
+	if c == causeAbandoned {
+		return mv, what + "not judged: the caller stopped waiting (deadline or cancellation) before the statement finished: " + err.Error(), ""
+	}
+	return mv, fmt.Sprintf("%sinfrastructure failure, not scored (tried %d times): %v", what, v.cfg.InfraRetries+1, err), ""
+}
+
+// goldFailed says why a gold could not judge: its own error, its result
+// past the caps, or its own limits, which are the candidates' scaled by
+// sqlgym.GoldFactor.
+func (v *Verifier) goldFailed(gr goldOut) string {
+	switch gr.cause {
+	case causeBudget, causeClock:
+		gl := v.cfg.Limits.GoldLimits()
+		return fmt.Sprintf("gold query over its own limits (the candidates' x%d: %d VM steps on SQLite, %v elsewhere): %v",
+			sqlgym.GoldFactor, gl.VMSteps, gl.Timeout, gr.err)
+	}
+	return "gold query failed: " + gr.err.Error()
 }
 
 // modeOptions derives a comparison's options from the gold and the task.
-func modeOptions(m compare.Mode, t *sqlgym.Task, gold string) compare.Options {
-	var o compare.Options
+func modeOptions(m compare.Mode, t *sqlgym.Task, gold string, order compare.OrderPolicy) compare.Options {
+	o := compare.Options{Order: order}
 	switch m {
 	case compare.Multiset, compare.Strict:
 		o.GoldOrdered = sqltext.HasTopLevelOrderBy(gold)

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"container/list"
-	"errors"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -18,9 +17,11 @@ import (
 //
 // It is bounded twice, by entries and by the result bytes it holds, and
 // evicts the least recently used entry first. Only outcomes that do not
-// depend on the machine's load are kept: rows, a statement's own error and
-// a result past the caps. Timeouts and infrastructure failures are always
-// run again. Safe for concurrent use.
+// depend on the machine's load or on the caller are kept: rows, a
+// statement's own error, a result past the caps, and SQLite's step budget
+// spent. Wall-clock timeouts, infrastructure failures and statements cut
+// short by the caller's context are always run again. Safe for concurrent
+// use.
 type ResultCache struct {
 	maxEntries int
 	maxBytes   int64
@@ -103,11 +104,9 @@ func (c *ResultCache) get(k execKey, readAll bool, stopAfter int) (*sqlgym.Resul
 	return nil, nil, false
 }
 
-// put records a candidate's outcome, if it is one worth keeping.
+// put records a candidate's outcome; the caller keeps only memoisable
+// ones (see cause).
 func (c *ResultCache) put(k execKey, rs *sqlgym.ResultSet, err error, readAll bool, stopAfter int) {
-	if !cacheable(err) {
-		return
-	}
 	size := int64(entryOverhead + len(k.url) + len(k.sql))
 	if err != nil {
 		size += int64(len(err.Error()))
@@ -141,11 +140,4 @@ func (c *ResultCache) remove(el *list.Element) {
 	c.lru.Remove(el)
 	delete(c.items, e.key)
 	c.bytes -= e.size
-}
-
-// cacheable keeps rows, a statement's own error and a result past the
-// caps: the same statement on the same read-only database gives them
-// again. A timeout depends on the load and an outage is nobody's verdict.
-func cacheable(err error) bool {
-	return err == nil || !errors.Is(err, sqlgym.ErrTimeout) && !isInfra(err)
 }

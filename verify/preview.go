@@ -45,7 +45,7 @@ func (v *Verifier) attachPreviews(r *Result, p modePlan, golds map[execKey]goldO
 	}
 	c := p.checks[0]
 	if cd := cands[c.key]; cd != nil && cd.err == nil {
-		r.PredPreview = NewPreview(cd.rs, v.cfg.Previews)
+		r.PredPreview = cd.preview
 	}
 	for _, g := range c.golds {
 		if gr := golds[execKey{c.url, g}]; gr.err == nil && gr.rs != nil {

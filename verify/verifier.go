@@ -2,13 +2,13 @@ package verify
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"sync"
 	"time"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/memo"
 	"github.com/sqlgym/sqlgym/verify/compare"
 	"github.com/sqlgym/sqlgym/verify/extract"
 )
@@ -31,6 +31,10 @@ type Config struct {
 	// KeepDistinct turns off the test-suite mode's default removal of
 	// DISTINCT from both queries.
 	KeepDistinct bool
+	// Order says when row order matters in strict and multiset (also
+	// under AllModes); empty is each mode's default: ignore in strict,
+	// gold_order_by in multiset. The other modes follow their scorers.
+	Order compare.OrderPolicy
 	// Concurrency bounds the statements run at once (default 2 x CPUs).
 	Concurrency int
 	// InfraRetries is how often a statement that failed because the
@@ -39,6 +43,13 @@ type Config struct {
 	// Cache, when set, keeps candidates' results across batches (the
 	// reward server); nil runs each batch's statements afresh.
 	Cache *ResultCache
+	// Budget bounds the bytes of candidates' results held at once: each
+	// statement takes its byte cap (Limits.MaxBytes) before it runs, so at
+	// most Budget/MaxBytes run at once whatever Concurrency says. Share
+	// one between verifiers to bound a process; nil gives the verifier a
+	// budget of its own of DefaultResultBytes. Gold results are kept for
+	// the verifier's lifetime and are not counted.
+	Budget *ByteBudget
 	// Previews, when positive, keeps the first Previews rows of the
 	// candidate's and the gold's results on answers that ran but were not
 	// correct, so a run folder can show them without the database.
@@ -56,6 +67,10 @@ type Answer struct {
 	// Task, when set, is used instead of looking TaskID up: for answers
 	// to ad-hoc tasks that carry their own database and gold.
 	Task *sqlgym.Task
+	// Rerun runs the SQL even when it is the gold's own text, which is
+	// otherwise judged on the gold's result: serve's Warm uses it to find
+	// golds that do not give the same rows twice.
+	Rerun bool
 }
 
 // Result is the verdict on one answer.
@@ -89,18 +104,21 @@ type ModeVerdict struct {
 // lifetime and runs each distinct candidate query once per batch. Safe for
 // concurrent use.
 type Verifier struct {
-	cfg   Config
-	dbs   Databases
-	tasks map[string]*sqlgym.Task
-	golds sync.Map // execKey -> *goldEntry
+	cfg    Config
+	dbs    Databases
+	tasks  map[string]*sqlgym.Task
+	budget *ByteBudget
+	// golds keeps each gold's outcome when it is the gold's own (rows, its
+	// error, its step budget spent), never an outage or a run cut short.
+	golds memo.Map[execKey, *goldEntry]
 }
 
 type execKey struct{ url, sql string }
 
 type goldEntry struct {
-	once sync.Once
-	rs   *sqlgym.ResultSet
-	err  error
+	rs    *sqlgym.ResultSet
+	err   error
+	cause cause
 
 	mu       sync.Mutex
 	prepared map[prepKey]*compare.Gold
@@ -123,11 +141,24 @@ func New(dbs Databases, tasks []sqlgym.Task, cfg Config) *Verifier {
 		cfg.InfraRetries = 2
 	}
 	cfg.Limits = cfg.Limits.WithDefaults()
-	v := &Verifier{cfg: cfg, dbs: dbs, tasks: make(map[string]*sqlgym.Task, len(tasks))}
+	if cfg.Budget == nil {
+		cfg.Budget = NewByteBudget(DefaultResultBytes)
+	}
+	v := &Verifier{cfg: cfg, dbs: dbs, budget: cfg.Budget, tasks: make(map[string]*sqlgym.Task, len(tasks))}
 	for i := range tasks {
 		v.tasks[tasks[i].ID] = &tasks[i]
 	}
 	return v
+}
+
+// ModeLabel names Mode with its order policy when the policy is not the
+// mode's default ("strict order=always"), so that records of runs judged
+// under different policies never look alike; otherwise it is the mode.
+func (c Config) ModeLabel() string {
+	if c.Mode.TakesOrder() && c.Order != compare.OrderDefault && c.Order != compare.OrderDefault.Resolve(c.Mode) {
+		return string(c.Mode) + " order=" + string(c.Order)
+	}
+	return string(c.Mode)
 }
 
 // Config returns the verifier's settings, defaults filled in.
@@ -196,7 +227,7 @@ func (v *Verifier) VerifyBatch(ctx context.Context, answers []Answer) []Result {
 			sql = ex.SQL
 		}
 		r.SQL = sql
-		jobs = append(jobs, &answerJob{res: r, task: task, sql: sql})
+		jobs = append(jobs, &answerJob{res: r, task: task, sql: sql, rerun: a.Rerun})
 	}
 	if len(jobs) > 0 {
 		v.run(ctx, jobs)
@@ -215,44 +246,48 @@ func (v *Verifier) finish(r *Result, o sqlgym.Outcome, detail string) {
 	}
 }
 
-// retryInfra runs fn, trying again with a short backoff while the database
-// is unavailable.
-func (v *Verifier) retryInfra(ctx context.Context, fn func() (*sqlgym.ResultSet, error)) (*sqlgym.ResultSet, error) {
-	rs, err := fn()
-	for try := 0; try < v.cfg.InfraRetries && err != nil && isInfra(err) && ctx.Err() == nil; try++ {
+// exec runs one statement, trying again with a short backoff while the
+// database is unavailable (Config.InfraRetries times).
+func (v *Verifier) exec(ctx context.Context, url, sql string, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
+	once := func() (*sqlgym.ResultSet, error) {
+		eng, err := v.dbs.EngineURL(ctx, url)
+		if err != nil {
+			if sqlgym.IsInfra(err) || ctx.Err() != nil {
+				return nil, err
+			}
+			return nil, &sqlgym.InfraError{Err: err}
+		}
+		return eng.Query(ctx, sql, lim)
+	}
+	rs, err := once()
+	for try := 0; try < v.cfg.InfraRetries && causeOf(ctx, err).retryable(); try++ {
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Duration(100*(1<<try)) * time.Millisecond):
 		}
-		rs, err = fn()
+		rs, err = once()
 	}
 	return rs, err
 }
 
-// isInfra treats every error that is not the statement's own (an
-// ExecError, a timeout, a result too large) as the infrastructure's, so an
-// unknown failure never becomes a model's mistake.
-func isInfra(err error) bool {
-	var ee *sqlgym.ExecError
-	return !errors.As(err, &ee) && !errors.Is(err, sqlgym.ErrTimeout) && !errors.Is(err, sqlgym.ErrTooLarge)
+// goldBound bounds a gold's run, retries included. The run is detached
+// from the request that started it (a request's deadline must not decide
+// a gold that every later batch relies on), so it needs a bound of its
+// own; the gold limits stop the statement well before it.
+func goldBound(gl sqlgym.Limits, retries int) time.Duration {
+	return time.Duration(retries+1)*max(gl.Timeout, gl.SafetyNet) + 10*time.Second
 }
 
-// gold runs a gold query once per verifier lifetime.
-func (v *Verifier) gold(ctx context.Context, url, sql string) (*sqlgym.ResultSet, *goldEntry, error) {
-	e, _ := v.golds.LoadOrStore(execKey{url, sql}, &goldEntry{})
-	ge := e.(*goldEntry)
-	ge.once.Do(func() {
-		ge.rs, ge.err = v.retryInfra(ctx, func() (*sqlgym.ResultSet, error) {
-			eng, err := v.dbs.EngineURL(ctx, url)
-			if err != nil {
-				return nil, &sqlgym.InfraError{Err: err}
-			}
-			return eng.Query(ctx, sql, v.cfg.Limits)
-		})
-	})
-	if ge.err != nil && isInfra(ge.err) {
-		// Do not keep an outage in the cache: the next batch tries again.
-		v.golds.Delete(execKey{url, sql})
-	}
-	return ge.rs, ge, ge.err
+// gold runs a gold query under the gold limits, once for every caller
+// waiting for it, and keeps its outcome for the verifier's lifetime when
+// that outcome is the gold's own. A caller whose context ends stops
+// waiting; the run goes on, and the next batch finds its result.
+func (v *Verifier) gold(ctx context.Context, url, sql string) (*goldEntry, error) {
+	return v.golds.Do(ctx, execKey{url, sql}, func() (*goldEntry, error) {
+		gl := v.cfg.Limits.GoldLimits()
+		gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), goldBound(gl, v.cfg.InfraRetries))
+		defer cancel()
+		rs, err := v.exec(gctx, url, sql, gl)
+		return &goldEntry{rs: rs, err: err, cause: causeOf(gctx, err)}, err
+	}, func(ge *goldEntry, _ error) bool { return ge.cause.memoisable() })
 }

@@ -64,6 +64,23 @@ func (f dbFlags) catalogFor(tasks []sqlgym.Task) (*catalog.Catalog, error) {
 	return cat, nil
 }
 
+// orderUsage is --order's help, the same in verify, eval and serve.
+const orderUsage = "strict and multiset: when row order matters: ignore, gold_order_by (the gold has a top-level ORDER BY) or always (default: ignore in strict, gold_order_by in multiset)"
+
+// parseOrder reads --order for mode m. A policy for a mode that follows its
+// own scorer's order rule would change nothing, so it is refused unless
+// --all-modes judges strict and multiset too.
+func parseOrder(s string, m compare.Mode, allModes bool) (compare.OrderPolicy, error) {
+	p, err := compare.ParseOrder(s)
+	if err != nil {
+		return "", usagef("--order: %v (ignore, gold_order_by or always)", err)
+	}
+	if p != compare.OrderDefault && !m.TakesOrder() && !allModes {
+		return "", usagef("--order applies to --mode strict and multiset; --mode %s follows its scorer's own row order rule", m)
+	}
+	return p, nil
+}
+
 // parseMode reads --mode; a wrong name is a usage error listing the modes.
 func parseMode(s string) (compare.Mode, error) {
 	m, err := compare.ParseMode(s)

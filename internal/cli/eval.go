@@ -45,6 +45,7 @@ type evalOptions struct {
 	Extra          string
 	Out            string
 	Mode           string
+	Order          string
 	Reward         string
 	PromptTemplate string
 	Concurrency    int
@@ -127,6 +128,7 @@ func newEvalCmd(io IO) *cobra.Command {
 	f.StringVar(&opts.Extra, "extra", "", `JSON object merged into every request body, e.g. '{"top_k":20}'`)
 	f.StringVar(&opts.Out, "out", "", "run folder, e.g. runs/NAME")
 	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+modeNames())
+	f.StringVar(&opts.Order, "order", "", orderUsage)
 	f.StringVar(&opts.Reward, "reward", "", "reward overrides, e.g. correct=1,wrong=0")
 	f.StringVar(&opts.PromptTemplate, "prompt-template", "", "prompt template file (default: the built-in one)")
 	f.IntVar(&opts.Concurrency, "concurrency", eval.DefaultConcurrency, "tasks sampled at once and model requests in flight")
@@ -140,6 +142,10 @@ func newEvalCmd(io IO) *cobra.Command {
 
 func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error {
 	mode, err := parseMode(opts.Mode)
+	if err != nil {
+		return err
+	}
+	order, err := parseOrder(opts.Order, mode, false)
 	if err != nil {
 		return err
 	}
@@ -191,7 +197,7 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 	cfg := eval.Config{
 		Out: opts.Out, Tasks: tasks, TasksFile: manifestTasksPath(opts.Tasks), TasksHash: tasksHash, Split: opts.Split,
 		DBs: cat, PostgresSchema: opts.DB.PGSchema, Decoding: dec,
-		Verify:   verify.Config{Mode: mode, Rewards: rewards},
+		Verify:   verify.Config{Mode: mode, Order: order, Rewards: rewards},
 		Template: tmpl, Concurrency: opts.Concurrency,
 		Version: bi.Version, GitCommit: buildCommit(),
 		Command: argv, Ledger: ledger.PathFor(opts.Out),

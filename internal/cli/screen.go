@@ -62,7 +62,7 @@ weak-task screen".`,
 	f.BoolVar(&opts.KeepDistinct, "keep-distinct", false, "testsuite mode: keep DISTINCT (the official script removes it by default)")
 	f.StringVar(&opts.Kinds, "kinds", "", "mutant kinds, comma-separated (default all): "+kindNames())
 	f.IntVar(&opts.MaxPerKind, "max-per-kind", screen.DefaultMaxPerKind, "most mutants of one kind per gold")
-	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement")
+	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement on PostgreSQL and DuckDB (SQLite: its default step budget decides)")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	addDBFlags(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")

@@ -19,9 +19,11 @@ type serveOptions struct {
 	Tasks          string
 	Addr           string
 	Mode           string
+	Order          string
 	Reward         string
 	Timeout        time.Duration
 	VMSteps        int64
+	SafetyNet      time.Duration
 	Concurrency    int
 	Warm           bool
 	IncludeHoldout bool
@@ -31,6 +33,9 @@ type serveOptions struct {
 	Queue          int
 	MaxBodyMB      int
 	MaxItems       int
+	ReadTimeout    time.Duration
+	BodyMB         int
+	ResultMB       int
 	Deadline       time.Duration
 	RetryAfter     time.Duration
 	Drain          time.Duration
@@ -76,6 +81,8 @@ unless --include-holdout.
 Candidate results are cached across requests (LRU, --cache-entries and
 --cache-mb); each database verifies at most --db-slots batches at once with
 at most --queue more waiting, and answers 429 with Retry-After past that.
+Memory is bounded per request (--max-body-mb, --max-items, --read-timeout)
+and per process (--body-mb of bodies, --result-mb of results at once).
 SIGTERM or Ctrl-C stops accepting requests and drains those in flight.
 See docs/training.md.`,
 		Example: `  sqlgym serve --tasks shop --warm
@@ -88,9 +95,11 @@ See docs/training.md.`,
 	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL), or shop for the built-in set")
 	f.StringVar(&opts.Addr, "addr", "127.0.0.1:8421", "address to listen on (port 0: any free port)")
 	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+modeNames())
+	f.StringVar(&opts.Order, "order", "", orderUsage)
 	f.StringVar(&opts.Reward, "reward", "", "reward overrides, e.g. correct=1,wrong=0.1,truncated=null")
-	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement")
-	f.Int64Var(&opts.VMSteps, "vm-steps", 0, "SQLite only: deterministic budget in virtual-machine steps (0: off)")
+	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement on PostgreSQL and DuckDB (on SQLite only with --vm-steps -1)")
+	f.Int64Var(&opts.VMSteps, "vm-steps", 0, "SQLite: deterministic budget in virtual-machine steps that decides timeout, whatever the load (0: the default 2,000,000,000; -1: off, --timeout decides)")
+	f.DurationVar(&opts.SafetyNet, "safety-net", 0, "SQLite with a step budget: wall-clock time after which a statement is stopped as infra_error, never scored (0: the default 60s)")
 	f.IntVar(&opts.Concurrency, "concurrency", 0, "statements run at once per batch (0: 2 x CPUs)")
 	f.BoolVar(&opts.Warm, "warm", false, "run every task's gold before listening (caches golds, reports broken tasks)")
 	f.BoolVar(&opts.IncludeHoldout, "include-holdout", false, "also score held-out tasks (they are for evaluation, not training)")
@@ -100,6 +109,9 @@ See docs/training.md.`,
 	f.IntVar(&opts.Queue, "queue", serve.DefaultQueue, "batches waiting per database before 429 (-1: none wait)")
 	f.IntVar(&opts.MaxBodyMB, "max-body-mb", serve.DefaultMaxBodyBytes>>20, "largest request body in megabytes (413 past it)")
 	f.IntVar(&opts.MaxItems, "max-items", serve.DefaultMaxItems, "most items in one request (413 past it)")
+	f.DurationVar(&opts.ReadTimeout, "read-timeout", serve.DefaultReadTimeout, "time to receive one request body (408 and the connection closed past it)")
+	f.IntVar(&opts.BodyMB, "body-mb", serve.DefaultBodyBytes>>20, "megabytes of request bodies read and scored at once, whole process (429 past it)")
+	f.IntVar(&opts.ResultMB, "result-mb", serve.DefaultResultBytes>>20, "megabytes of candidates' results held at once, whole process (each statement takes its 64 MiB cap while it runs)")
 	f.DurationVar(&opts.Deadline, "deadline", serve.DefaultDeadline, "time limit per request, queueing included (503 past it)")
 	f.DurationVar(&opts.RetryAfter, "retry-after", serve.DefaultRetryAfter, "Retry-After sent with 429 and 503")
 	f.DurationVar(&opts.Drain, "drain", 60*time.Second, "on shutdown, how long requests in flight may take to finish")
@@ -130,6 +142,10 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
+	order, err := parseOrder(opts.Order, mode, false)
+	if err != nil {
+		return err
+	}
 	rewards, err := verify.ParseRewards(opts.Reward)
 	if err != nil {
 		return err
@@ -152,10 +168,11 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	defer cat.Close()
 	srv, err := serve.New(serve.Config{
 		Tasks: tasks, IncludeHoldout: opts.IncludeHoldout, DBs: cat,
-		Verify: verify.Config{Mode: mode, Rewards: rewards, Concurrency: opts.Concurrency,
-			Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps}},
+		Verify: verify.Config{Mode: mode, Order: order, Rewards: rewards, Concurrency: opts.Concurrency,
+			Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps, SafetyNet: opts.SafetyNet}},
 		CacheEntries: opts.CacheEntries, CacheBytes: int64(opts.CacheMB) << 20,
 		DBSlots: opts.DBSlots, Queue: opts.Queue, MaxBodyBytes: int64(opts.MaxBodyMB) << 20, MaxItems: opts.MaxItems,
+		ReadTimeout: opts.ReadTimeout, BodyBytes: int64(opts.BodyMB) << 20, ResultBytes: int64(opts.ResultMB) << 20,
 		Deadline: opts.Deadline, RetryAfter: opts.RetryAfter,
 		Agent:      agent.Config{Protocol: proto, MaxTurns: opts.MaxTurns, SubmitLast: opts.SubmitLast, MaxTokens: opts.TokenBudget},
 		EpisodeTTL: opts.EpisodeTTL, MaxEpisodes: opts.MaxEpisodes,
@@ -163,7 +180,7 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
-	info := serveInfo{Tasks: len(tasks), Mode: string(mode), Rewards: rewards.String()}
+	info := serveInfo{Tasks: len(tasks), Mode: verify.Config{Mode: mode, Order: order}.ModeLabel(), Rewards: rewards.String()}
 	if opts.Warm {
 		rep, err := srv.Warm(ctx)
 		if err != nil {

@@ -23,11 +23,13 @@ type verifyOptions struct {
 	Tasks        string
 	Predictions  string
 	Mode         string
+	Order        string
 	AllModes     bool
 	KeepDistinct bool
 	Reward       string
 	Timeout      time.Duration
 	VMSteps      int64
+	SafetyNet    time.Duration
 	Out          string
 	JSON         bool
 	DB           dbFlags
@@ -65,11 +67,13 @@ results take stdout.`,
 	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL), or shop for the built-in shop task set")
 	f.StringVar(&opts.Predictions, "predictions", "", "predictions file (JSONL)")
 	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+modeNames())
+	f.StringVar(&opts.Order, "order", "", orderUsage)
 	f.BoolVar(&opts.AllModes, "all-modes", false, "add every mode's verdict to each result")
 	f.BoolVar(&opts.KeepDistinct, "keep-distinct", false, "testsuite mode: keep DISTINCT (the official script removes it by default)")
 	f.StringVar(&opts.Reward, "reward", "", "reward overrides, e.g. correct=1,wrong=0.1,truncated=null")
-	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement")
-	f.Int64Var(&opts.VMSteps, "vm-steps", 0, "SQLite only: deterministic budget in virtual-machine steps (0: off)")
+	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement on PostgreSQL and DuckDB (on SQLite only with --vm-steps -1)")
+	f.Int64Var(&opts.VMSteps, "vm-steps", 0, "SQLite: deterministic budget in virtual-machine steps that decides timeout, whatever the load (0: the default 2,000,000,000; -1: off, --timeout decides)")
+	f.DurationVar(&opts.SafetyNet, "safety-net", 0, "SQLite with a step budget: wall-clock time after which a statement is stopped as infra_error, never scored (0: the default 60s)")
 	f.StringVar(&opts.Out, "out", "", "results file (JSONL)")
 	f.BoolVar(&opts.JSON, "json", false, "print the summary as JSON")
 	addDBFlags(cmd, &opts.DB)
@@ -92,6 +96,10 @@ const verifyChunk = 2048
 
 func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 	mode, err := parseMode(opts.Mode)
+	if err != nil {
+		return err
+	}
+	order, err := parseOrder(opts.Order, mode, opts.AllModes)
 	if err != nil {
 		return err
 	}
@@ -133,8 +141,8 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 	}
 	defer cat.Close()
 	v := verify.New(cat, tasks, verify.Config{
-		Mode: mode, AllModes: opts.AllModes, Rewards: rewards, KeepDistinct: opts.KeepDistinct,
-		Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps},
+		Mode: mode, Order: order, AllModes: opts.AllModes, Rewards: rewards, KeepDistinct: opts.KeepDistinct,
+		Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps, SafetyNet: opts.SafetyNet},
 	})
 
 	var out goio.Writer
@@ -182,10 +190,10 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 	if opts.JSON {
 		return writeJSON(summaryTo, sum)
 	}
-	return printSummary(summaryTo, sum, mode)
+	return printSummary(summaryTo, sum, v.Config().ModeLabel())
 }
 
-func printSummary(w goio.Writer, s verify.Summary, mode compare.Mode) error {
+func printSummary(w goio.Writer, s verify.Summary, mode string) error {
 	fmt.Fprintf(w, "%d answers, mode %s: accuracy %.1f%% (%d scored), mean reward %.3f\n",
 		s.Total, mode, 100*s.Accuracy, s.Scored, s.MeanReward)
 	var keys []string

@@ -9,10 +9,15 @@ import (
 
 // Options carries what rows alone cannot tell.
 type Options struct {
-	// GoldOrdered: row order matters. For multiset and strict the caller
-	// sets it when the gold has a top-level ORDER BY; for testsuite when the
-	// lower-cased gold contains "order by" anywhere (the official quirk).
+	// GoldOrdered is what the caller found in the gold's SQL. For
+	// multiset and strict: the gold has a top-level ORDER BY, which makes
+	// row order matter under OrderGoldOrderBy. For testsuite: the
+	// lower-cased gold contains "order by" anywhere (the official quirk),
+	// which makes row order matter.
 	GoldOrdered bool
+	// Order (multiset, strict) says when row order matters; the zero
+	// value is the mode's default (see OrderPolicy).
+	Order OrderPolicy
 	// ConditionCols (spider2): only these gold columns, 0-based, must be
 	// matched; empty means all.
 	ConditionCols []int
@@ -42,6 +47,8 @@ type Gold struct {
 	opt  Options
 	rows int
 	cols int
+	// ordered: row order matters, from the mode, the policy and the gold.
+	ordered bool
 
 	// Modes over interned keys (multiset, strict, bird, testsuite).
 	key  keyFunc
@@ -64,14 +71,14 @@ func Prepare(m Mode, gold *sqlgym.ResultSet, opt Options) *Gold {
 	if !m.valid() {
 		panic(fmt.Sprintf("compare: unknown mode %q", m))
 	}
-	g := &Gold{mode: m, opt: opt, rows: len(gold.Rows), cols: gold.NumCols()}
+	g := &Gold{mode: m, opt: opt, rows: len(gold.Rows), cols: gold.NumCols(), ordered: rowsOrdered(m, opt)}
 	switch m {
 	case Multiset:
 		g.key = multisetKey
 		g.dict, g.ids = internGold(gold, g.key)
 		g.plan = newPermPlan(&g.ids)
 	case Strict, Bird:
-		g.key = strictKey
+		g.key = rlvrKey
 		if m == Bird {
 			g.key = pyKey
 		}
@@ -139,7 +146,7 @@ func (g *Gold) compareMultiset(pred *sqlgym.ResultSet) Verdict {
 	if !ok {
 		return miss(WhyValues)
 	}
-	if g.opt.GoldOrdered {
+	if g.ordered {
 		if g.plan.matchOrdered(&p) {
 			return matched
 		}
@@ -150,33 +157,6 @@ func (g *Gold) compareMultiset(pred *sqlgym.ResultSet) Verdict {
 		return matched
 	}
 	return miss(g.explainBag(&p, true))
-}
-
-func (g *Gold) compareStrict(pred *sqlgym.ResultSet) Verdict {
-	if pred.Capped {
-		return miss(WhyCapped)
-	}
-	if pred.NumCols() != g.cols {
-		return miss(WhyColumnCount)
-	}
-	pr := len(pred.Rows)
-	if pr != g.rows {
-		return miss(WhyRowCount)
-	}
-	if pr == 0 {
-		return matched
-	}
-	p, ok := lookupPred(pred, g.key, g.dict, true)
-	if !ok {
-		return miss(WhyValues)
-	}
-	if matchIdentity(&g.ids, g.bag, &p, g.opt.GoldOrdered) {
-		return matched
-	}
-	if g.opt.GoldOrdered && matchIdentity(&g.ids, g.bag, &p, false) {
-		return miss(WhyOrder)
-	}
-	return miss(g.explainBag(&p, false))
 }
 
 func (g *Gold) compareBird(pred *sqlgym.ResultSet) Verdict {

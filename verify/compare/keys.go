@@ -206,40 +206,6 @@ func indexByte(b []byte, c byte) int {
 	return -1
 }
 
-// ---- strict: typed, floats to 6 significant digits, text exact ----
-
-func strictKey(dst []byte, v sqlgym.Value) []byte {
-	switch v.Kind {
-	case sqlgym.KindNull:
-		return append(dst, 'N')
-	case sqlgym.KindInt, sqlgym.KindBool:
-		return strconv.AppendInt(append(dst, 'i'), v.Int, 10)
-	case sqlgym.KindFloat:
-		return appendStrictFloat(dst, v.Float)
-	case sqlgym.KindDecimal:
-		if ip, ok := integralDecimal(v.Str); ok {
-			return append(append(dst, 'i'), ip...)
-		}
-		return appendStrictFloat(dst, v.Float)
-	}
-	return appendTagged(dst, v)
-}
-
-func appendStrictFloat(dst []byte, f float64) []byte {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return appendNonFinite(append(dst, 'f'), f)
-	}
-	if f != math.Trunc(f) {
-		var tmp [32]byte
-		r, _ := strconv.ParseFloat(string(strconv.AppendFloat(tmp[:0], f, 'g', 6, 64)), 64)
-		if r != math.Trunc(r) {
-			return strconv.AppendFloat(append(dst, 'f'), r, 'g', -1, 64)
-		}
-		f = r
-	}
-	return appendIntegralFloat(append(dst, 'i'), f)
-}
-
 // appendIntegralFloat writes an integral float's exact integer digits.
 func appendIntegralFloat(dst []byte, f float64) []byte {
 	if f == 0 {

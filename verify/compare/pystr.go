@@ -130,6 +130,8 @@ func appendPyStr(dst []byte, v sqlgym.Value) []byte {
 		return appendPyFloatRepr(dst, v.Float)
 	case sqlgym.KindBytes:
 		return appendPyBytesRepr(dst, v.Str)
+	case sqlgym.KindDecimal:
+		return append(dst, pyDecimalStr(v.Str)...)
 	}
 	return append(dst, v.Str...)
 }

@@ -85,7 +85,7 @@ func (g *Gold) compareTestSuite(pred *sqlgym.ResultSet) Verdict {
 		return miss(WhyValues)
 	}
 	pu := sortedRows(pred, &p)
-	ordered := g.opt.GoldOrdered
+	ordered := g.ordered
 	if g.tsEqual(&p, &pu, ordered) {
 		return matched
 	}

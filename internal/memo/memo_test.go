@@ -1,0 +1,103 @@
+package memo
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+func keepSuccess(_ int, err error) bool { return err == nil }
+
+func TestFailureIsForgottenSuccessIsKept(t *testing.T) {
+	var m Map[string, int]
+	ctx := context.Background()
+	runs := 0
+	down := errors.New("down")
+	fn := func() (int, error) {
+		runs++
+		if runs == 1 {
+			return 0, down
+		}
+		return 42, nil
+	}
+	if _, err := m.Do(ctx, "db", fn, keepSuccess); !errors.Is(err, down) {
+		t.Fatalf("first run: %v, want the failure", err)
+	}
+	for i := 0; i < 3; i++ {
+		v, err := m.Do(ctx, "db", fn, keepSuccess)
+		if err != nil || v != 42 {
+			t.Fatalf("call %d: %d, %v; want 42 once the failure is forgotten", i, v, err)
+		}
+	}
+	if runs != 2 {
+		t.Fatalf("fn ran %d times, want 2: the success must be kept", runs)
+	}
+}
+
+func TestCallersShareOneRun(t *testing.T) {
+	var m Map[int, int]
+	var runs atomic.Int32
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := m.Do(context.Background(), 1, func() (int, error) {
+				runs.Add(1)
+				<-release
+				return 7, nil
+			}, keepSuccess)
+			if err != nil || v != 7 {
+				t.Errorf("got %d, %v", v, err)
+			}
+		}()
+	}
+	for m.Len() == 0 {
+	}
+	close(release)
+	wg.Wait()
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("fn ran %d times for 8 callers at once, want 1", n)
+	}
+}
+
+// A caller that gives up does not take the run with it: the run finishes,
+// and its outcome serves the next caller.
+func TestCallerGivingUpLeavesTheRun(t *testing.T) {
+	var m Map[int, int]
+	release := make(chan struct{})
+	finished := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := m.Do(ctx, 1, func() (int, error) {
+		<-release
+		defer close(finished)
+		return 5, nil
+	}, keepSuccess)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled caller: %v, want context.Canceled", err)
+	}
+	close(release)
+	<-finished
+	v, err := m.Do(context.Background(), 1, func() (int, error) {
+		t.Error("ran again: the finished run's outcome was not kept")
+		return 0, nil
+	}, keepSuccess)
+	if err != nil || v != 5 {
+		t.Fatalf("got %d, %v; want 5 from the run the first caller left", v, err)
+	}
+}
+
+func TestPanicIsAnErrorNotKept(t *testing.T) {
+	var m Map[int, int]
+	_, err := m.Do(context.Background(), 1, func() (int, error) { panic("boom") }, func(int, error) bool { return true })
+	if err == nil {
+		t.Fatal("a panicking run gave no error")
+	}
+	if m.Len() != 0 {
+		t.Fatal("a panicking run's outcome was kept")
+	}
+}
