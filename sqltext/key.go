@@ -21,8 +21,9 @@ import (
 // PostgreSQL, whose lexer folds them to lower case before anything reads
 // them, and on SQLite, which matches keywords and every kind of name
 // without regard to ASCII case and shows the written case nowhere but in
-// result column labels (which no score reads) and EXPLAIN QUERY PLAN
-// (which keeps its text). DuckDB keeps an alias's case in values (a struct
+// result column labels (which no score reads) and EXPLAIN output (a text
+// with EXPLAIN is kept whole, on every engine: DuckDB's EXPLAIN ANALYZE
+// even prints the query). DuckDB keeps an alias's case in values (a struct
 // field name, to_json's keys), so there case is kept. Strings, quoted
 // identifiers and every operator are kept byte for byte. On SQLite a text
 // with a quoted name or NATURAL is kept whole: there the written spacing
@@ -131,7 +132,8 @@ func newKeyTable(ops, punct, quotes string) *keyTable {
 
 // keyOK returns the merged key of sql, or false where it must stay as it
 // is. The text is read as units: word runs, operator runs, punctuation and
-// quoted tokens, kept byte for byte (but for PostgreSQL's case folding).
+// quoted tokens, kept byte for byte (but for case folding on PostgreSQL
+// and SQLite).
 // Every unit boundary is a token boundary for the engine and every unit
 // lexes the same wherever it stands, so texts with the same units in the
 // same order, glued or spaced the same where that matters, are the same
@@ -208,11 +210,12 @@ func keyOK(d sqlgym.Dialect, sql string) (string, bool) {
 			for i+n < len(sql) && tab[sql[i+n]] == kWord {
 				n++
 			}
-			// SQLite's NATURAL JOIN matches columns by their written
-			// names (see sqliteKeys), and EXPLAIN QUERY PLAN shows
-			// aliases in their written case.
-			if n == 7 && d == sqlgym.DialectSQLite &&
-				(strings.EqualFold(sql[i:i+7], "natural") || strings.EqualFold(sql[i:i+7], "explain")) {
+			// EXPLAIN shows names as written (SQLite's query plan, the
+			// query itself in DuckDB's EXPLAIN ANALYZE), and SQLite's
+			// NATURAL JOIN matches columns by their written names (see
+			// sqliteKeys).
+			if n == 7 && (strings.EqualFold(sql[i:i+7], "explain") ||
+				d == sqlgym.DialectSQLite && strings.EqualFold(sql[i:i+7], "natural")) {
 				return "", false
 			}
 		case kOp:

@@ -73,6 +73,7 @@ func TestKeyGivesUp(t *testing.T) {
 		"SELECT U&'x'", "SELECT 'a'\n'b'", "SELECT 'a' -- c\n'b'", "SELECT naïve", "-- only a comment", "", "   ",
 		"SELECT Current_Query()", "SELECT \"current_query\"()", "SELECT * FROM pg_catalog.PG_STAT_ACTIVITY",
 		"SELECT * FROM pg_prepared_statements", "SELECT * FROM duckdb_prepared_statements()", "SELECT sql FROM sqlite_stmt",
+		"EXPLAIN SELECT 1", "explain analyze select 1",
 	}
 	for _, d := range allDialects {
 		for _, s := range texts {
