@@ -49,10 +49,16 @@ var deniedObject = regexp.MustCompile(`^permission denied for (?:column .+ of re
 // were changed under sqlgym (a REVOKE, a table recreated without its
 // grant): an *sqlgym.InfraError that says so, since no SQL could have
 // read the task's data.
-func (e *Engine) blameGrant(ctx context.Context, err error, msg string) error {
+func (e *Engine) blameGrant(ctx context.Context, orig error, msg string) error {
+	err := orig
+	// The InfraError wraps the server's error, not the ExecError, which
+	// errors.As would otherwise still find.
+	if pgErr, ok := asPgError(err); ok {
+		err = pgErr
+	}
 	m := deniedObject.FindStringSubmatch(msg)
 	if m == nil {
-		return err
+		return orig
 	}
 	schema := e.schema
 	if schema == "" {
@@ -60,7 +66,7 @@ func (e *Engine) blameGrant(ctx context.Context, err error, msg string) error {
 	}
 	if m[3] != "" {
 		if m[4] != schema {
-			return err
+			return orig
 		}
 		return &sqlgym.InfraError{Err: fmt.Errorf("the reader role may not use the task's schema %s (GRANT USAGE ON SCHEMA %s TO the reader): %w",
 			schema, pgx.Identifier{schema}.Sanitize(), err)}
@@ -73,7 +79,7 @@ func (e *Engine) blameGrant(ctx context.Context, err error, msg string) error {
 		FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname = $1 AND c.relname = $2`, pgx.QueryExecModeSimpleProtocol, schema, rel).Scan(&denied)
 	if errors.Is(qerr, pgx.ErrNoRows) || qerr == nil && !denied {
-		return err
+		return orig
 	}
 	if qerr != nil {
 		return &sqlgym.InfraError{Err: fmt.Errorf("permission denied, and checking the task's grants failed (%v): %w", qerr, err)}
