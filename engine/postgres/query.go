@@ -42,6 +42,11 @@ func (e *Engine) Query(ctx context.Context, sql string, lim sqlgym.Limits) (*sql
 		if v, refusal = screen(sql); v == verdictRefuse {
 			return nil, refusal
 		}
+		// Too large, not the screen's forbidden: the statement is a query,
+		// only bigger than the sandbox lets it be.
+		if err := refuseHugeStrings(lex(sql)); err != nil {
+			return nil, err
+		}
 	}
 	c, err := e.begin(ctx, lim)
 	if err != nil {

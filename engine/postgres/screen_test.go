@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/sqlgym/sqlgym"
@@ -116,5 +117,39 @@ func TestLexKeepsStringsOpaque(t *testing.T) {
 	}
 	if toks[3].text != `x"y` {
 		t.Errorf("quoted identifier %q, want x\"y", toks[3].text)
+	}
+}
+
+// TestRefuseHugeStrings checks the bound on strings built from
+// constants: single calls, arithmetic, casts and nesting, while lengths
+// taken from columns or small constants pass.
+func TestRefuseHugeStrings(t *testing.T) {
+	cases := []struct {
+		sql    string
+		refuse bool
+	}{
+		{`SELECT repeat('a', 10000)`, false},
+		{`SELECT repeat('a', 10001)`, true},
+		{`SELECT repeat('a', 1e9)`, true},
+		{`SELECT REPEAT('a', 1000 * 1000)`, true},
+		{`SELECT repeat('a', 100000::int)`, true},
+		{`SELECT repeat(repeat('a', 1000), 1000)`, true},
+		{`SELECT lpad('x', 20000, 'y')`, true},
+		{`SELECT rpad(name, 1000000) FROM t`, true},
+		{`SELECT repeat('a', 100000) LIKE '%' || repeat('a', 10000) || 'b'`, true},
+		{`SELECT lpad(a::text, 10, '0'), lpad(b::text, 10, '0'), rpad(c, 20) FROM t`, false},
+		{`SELECT repeat('*', stars) FROM t`, false},
+		{`SELECT repeat('*', (SELECT max(n) FROM t))`, false},
+		{`SELECT repeat(name, 3), repeat('-', 40) FROM t`, false},
+		{`SELECT 'repeat(''a'', 1e9)'`, false},
+	}
+	for _, c := range cases {
+		err := refuseHugeStrings(lex(c.sql))
+		if c.refuse != (err != nil) {
+			t.Errorf("%s: refused %v, want %v (%v)", c.sql, err != nil, c.refuse, err)
+		}
+		if err != nil && !errors.Is(err, sqlgym.ErrTooLarge) {
+			t.Errorf("%s: %v does not wrap ErrTooLarge", c.sql, err)
+		}
 	}
 }
