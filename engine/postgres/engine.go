@@ -24,6 +24,10 @@ type Options struct {
 	// node before it spills to disk); empty means DefaultWorkMem. It is
 	// pinned so a server or role setting cannot raise it for model SQL.
 	WorkMem string
+	// NoLoadRetry turns off the second run of a statement that hit its
+	// time limit while the server was slower than when the engine opened
+	// (see Query). Measurements only.
+	NoLoadRetry bool
 	// AllowPrivileged skips the refusal of superusers and of roles that can
 	// read or write server files. Tests only: model-written SQL must never
 	// run as such a role.
@@ -43,6 +47,10 @@ type Engine struct {
 	// pg_cancel_backend/pg_terminate_backend: then a cancel or
 	// termination may have come from a statement of the same role.
 	canSignal bool
+	// cal is the idle reference of the load calibration; noRetry turns
+	// the retry of timed-out statements on a loaded server off.
+	cal     calibration
+	noRetry bool
 	// unscreened turns the screen off so tests can prove the server-side
 	// layers hold on their own.
 	unscreened bool
@@ -100,6 +108,10 @@ func Open(ctx context.Context, dsn string, opts Options) (*Engine, error) {
 			return nil, &sqlgym.InfraError{Err: fmt.Errorf("postgres pool: %w", err)}
 		}
 		e.maxConns = n
+	}
+	e.noRetry = opts.NoLoadRetry
+	if !e.noRetry {
+		e.calibrate(ctx)
 	}
 	return e, nil
 }

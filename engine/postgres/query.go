@@ -48,6 +48,26 @@ func (e *Engine) Query(ctx context.Context, sql string, lim sqlgym.Limits) (*sql
 			return nil, err
 		}
 	}
+	res, err := e.once(ctx, sql, v, lim)
+	if errors.Is(err, sqlgym.ErrTimeout) && ctx.Err() == nil {
+		// statement_timeout is wall clock: on a loaded machine a statement
+		// well within its limit on an idle one times out. If the server is
+		// slower now than when the engine opened, run the statement once
+		// more with its limit stretched by that slowdown; the second
+		// verdict stands.
+		if f := e.slowdown(ctx); f >= minRetrySlowdown {
+			stretched := lim
+			stretched.Timeout = time.Duration(float64(lim.Timeout) * min(f, maxRetryStretch))
+			if res2, err2 := e.once(ctx, sql, v, stretched); !errors.Is(err2, sqlgym.ErrTimeout) {
+				return res2, err2
+			}
+		}
+	}
+	return res, err
+}
+
+// once runs the statement one time in its own sandbox transaction.
+func (e *Engine) once(ctx context.Context, sql string, v verdict, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
 	c, err := e.begin(ctx, lim)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,98 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// The load calibration that keeps statement_timeout, a wall-clock limit,
+// from deciding `timeout` differently on a busy machine. PostgreSQL has no
+// deterministic step counter, and a backend's CPU time is not visible to
+// a client, so the engine measures how long a fixed CPU-bound probe takes
+// when it opens (the idle reference, refreshed downwards by every later
+// probe) and again when a statement times out. The ratio is the server's
+// slowdown; see Query for how it is used and docs/sandbox-postgres.md for
+// the measured effect.
+const (
+	// probeSQL takes about 20 ms of one core on an idle server: long
+	// enough that scheduler noise does not decide the ratio.
+	probeSQL = "SELECT count(*) FROM generate_series(1, 100000)"
+	// minRetrySlowdown is the slowdown past which a timed-out statement
+	// is run again: below it, noise.
+	minRetrySlowdown = 1.5
+	// maxRetryStretch caps how far a retry stretches the time limit, so a
+	// statement that is simply too slow costs at most this much more.
+	maxRetryStretch = 4.0
+	// calibrationProbes is how many probes Open takes for the reference.
+	calibrationProbes = 3
+)
+
+var errNoProbe = errors.New("no connection free for the load probe")
+
+type calibration struct {
+	mu   sync.Mutex
+	idle time.Duration // 0: unknown, no retry
+}
+
+// calibrate takes the idle reference; failures leave it unknown, which
+// only turns the retry off.
+func (e *Engine) calibrate(ctx context.Context) {
+	for i := 0; i < calibrationProbes; i++ {
+		if _, err := e.probe(ctx); err != nil {
+			return
+		}
+	}
+}
+
+// probe times probeSQL on a pooled session and lowers the reference when
+// it is faster.
+func (e *Engine) probe(ctx context.Context) (time.Duration, error) {
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
+	defer cancel()
+	c, err := e.pool.Acquire(pctx)
+	if err != nil {
+		// A busy pool says nothing about the server's speed.
+		return 0, errNoProbe
+	}
+	defer c.Release()
+	start := time.Now()
+	_, err = c.Conn().PgConn().Exec(pctx, probeSQL).ReadAll()
+	took := time.Since(start)
+	if err != nil {
+		// A probe cut short leaves the session in doubt.
+		discard(c)
+		return 0, err
+	}
+	e.cal.mu.Lock()
+	if e.cal.idle == 0 || took < e.cal.idle {
+		e.cal.idle = took
+	}
+	e.cal.mu.Unlock()
+	return took, nil
+}
+
+// slowdown is how many times slower the server runs the probe now than
+// at its best; 1 when unknown.
+func (e *Engine) slowdown(ctx context.Context) float64 {
+	if e.noRetry {
+		return 1
+	}
+	e.cal.mu.Lock()
+	idle := e.cal.idle
+	e.cal.mu.Unlock()
+	if idle == 0 {
+		return 1
+	}
+	took, err := e.probe(ctx)
+	switch {
+	case err == nil:
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		// The probe itself did not finish in probeTimeout: very busy.
+		return maxRetryStretch
+	default:
+		return 1
+	}
+	return float64(took) / float64(idle)
+}
