@@ -86,6 +86,11 @@ func (e *Engine) slowdown(ctx context.Context) float64 {
 		return 1
 	}
 	took, err := e.probe(ctx)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		// A pooled session the server dropped fails the probe at once;
+		// the next one is fresh.
+		took, err = e.probe(ctx)
+	}
 	switch {
 	case err == nil:
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:

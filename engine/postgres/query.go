@@ -58,7 +58,20 @@ func (e *Engine) Query(ctx context.Context, sql string, lim sqlgym.Limits) (*sql
 		if f := e.slowdown(ctx); f >= minRetrySlowdown {
 			stretched := lim
 			stretched.Timeout = time.Duration(float64(lim.Timeout) * min(f, maxRetryStretch))
-			if res2, err2 := e.once(ctx, sql, v, stretched); !errors.Is(err2, sqlgym.ErrTimeout) {
+			start := time.Now()
+			res2, err2 := e.once(ctx, sql, v, stretched)
+			took := time.Since(start)
+			if err2 == nil && ctx.Err() == nil {
+				// The load changes while the retry runs: judge its elapsed
+				// time by the mean of the slowdowns before and after it,
+				// so a statement past its limit in idle-equivalent time is
+				// still a timeout.
+				mean := (f + max(e.slowdown(ctx), 1)) / 2
+				if took > time.Duration(float64(lim.Timeout)*min(mean, maxRetryStretch)) {
+					return nil, fmt.Errorf("%w (%v): took %v on a server %.1fx slower than idle", sqlgym.ErrTimeout, lim.Timeout, took.Round(time.Millisecond), mean)
+				}
+			}
+			if !errors.Is(err2, sqlgym.ErrTimeout) {
 				return res2, err2
 			}
 		}
