@@ -16,9 +16,10 @@ import (
 // slowdown; see Query for how it is used and docs/sandbox-postgres.md for
 // the measured effect.
 const (
-	// probeSQL takes about 20 ms of one core on an idle server: long
-	// enough that scheduler noise does not decide the ratio.
-	probeSQL = "SELECT count(*) FROM generate_series(1, 100000)"
+	// probeSQL takes about 40 ms of one core on an idle server: long
+	// enough that scheduling latency does not decide the ratio, short
+	// enough to run after every timeout.
+	probeSQL = "SELECT count(*) FROM generate_series(1, 200000)"
 	// minRetrySlowdown is the slowdown past which a timed-out statement
 	// is run again: below it, noise.
 	minRetrySlowdown = 1.5

@@ -62,13 +62,14 @@ func (e *Engine) Query(ctx context.Context, sql string, lim sqlgym.Limits) (*sql
 			res2, err2 := e.once(ctx, sql, v, stretched)
 			took := time.Since(start)
 			if err2 == nil && ctx.Err() == nil {
-				// The load changes while the retry runs: judge its elapsed
-				// time by the mean of the slowdowns before and after it,
-				// so a statement past its limit in idle-equivalent time is
-				// still a timeout.
-				mean := (f + max(e.slowdown(ctx), 1)) / 2
-				if took > time.Duration(float64(lim.Timeout)*min(mean, maxRetryStretch)) {
-					return nil, fmt.Errorf("%w (%v): took %v on a server %.1fx slower than idle", sqlgym.ErrTimeout, lim.Timeout, took.Round(time.Millisecond), mean)
+				// Judge the retry's elapsed time by the smaller of the
+				// slowdowns measured before and after it: the load changes
+				// while it runs, and a short probe overstates the slowdown
+				// a long statement sees (scheduling latency), so the
+				// smaller one errs towards the idle verdict.
+				low := min(f, max(e.slowdown(ctx), 1))
+				if took > time.Duration(float64(lim.Timeout)*min(low, maxRetryStretch)) {
+					return nil, fmt.Errorf("%w (%v): took %v on a server %.1fx slower than idle", sqlgym.ErrTimeout, lim.Timeout, took.Round(time.Millisecond), low)
 				}
 			}
 			if !errors.Is(err2, sqlgym.ErrTimeout) {
