@@ -139,3 +139,71 @@ func TestNULRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestAbandonedBackendsHoldSlots runs statements that ignore cancel
+// requests (a long LIKE on strings built by string_agg, which the screen
+// cannot size) until the engine abandons them, then a burst of small
+// statements: those must wait for the abandoned backends rather than open
+// connections past the role's limit, so none fails with "too many
+// connections" and the role never holds more backends than its limit.
+func TestAbandonedBackendsHoldSlots(t *testing.T) {
+	s := newSandbox(t, enginetest.Fixture())
+	adminExec(t, s.admin, "ALTER ROLE "+pgx.Identifier{s.role}.Sanitize()+" CONNECTION LIMIT 3")
+	eng := s.open(t, Options{MaxConns: 8, NoLoadRetry: true})
+	const deaf = `SELECT (SELECT string_agg('a', '') FROM generate_series(1, 100000)) LIKE '%' || (SELECT string_agg('a', '') FROM generate_series(1, 10000)) || 'b'`
+
+	stop := make(chan struct{})
+	peak := make(chan int64, 1)
+	go func() {
+		var most int64
+		defer func() { peak <- most }()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			most = max(most, adminInt(t, s.admin, `SELECT count(*) FROM pg_stat_activity WHERE usename = $1`, s.role))
+		}
+	}()
+
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := eng.Query(context.Background(), deaf, sqlgym.Limits{Timeout: 300 * time.Millisecond})
+			if !errors.Is(err, sqlgym.ErrTimeout) {
+				t.Errorf("cancel-deaf statement: want ErrTimeout, got %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	abandoned := adminInt(t, s.admin, `SELECT count(*) FROM pg_stat_activity WHERE usename = $1 AND state = 'active'`, s.role)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	errs := make(chan error, 6)
+	for i := 0; i < 6; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := eng.Query(ctx, `SELECT count(*) FROM people`, sqlgym.Limits{})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("statement after abandoned backends: %v", err)
+		}
+	}
+	if most := <-peak; most > 3 {
+		t.Errorf("the role held %d backends, its limit is 3", most)
+	}
+	t.Logf("%d backends were still running the abandoned statements", abandoned)
+	if abandoned == 0 {
+		t.Log("the abandoned statements had already ended: the server was fast enough to make this test prove little")
+	}
+}

@@ -51,6 +51,9 @@ type Engine struct {
 	// the retry of timed-out statements on a loaded server off.
 	cal     calibration
 	noRetry bool
+	// slots bound statements in flight plus abandoned backends.
+	slots *slots
+	close context.CancelFunc
 	// unscreened turns the screen off so tests can prove the server-side
 	// layers hold on their own.
 	unscreened bool
@@ -109,6 +112,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*Engine, error) {
 		}
 		e.maxConns = n
 	}
+	closing, closeFn := context.WithCancel(context.Background())
+	e.close = closeFn
+	e.slots = newSlots(e.maxConns, func() *pgxpool.Pool { return e.pool }, closing)
 	e.noRetry = opts.NoLoadRetry
 	if !e.noRetry {
 		e.calibrate(ctx)
@@ -138,6 +144,7 @@ func (e *Engine) Dialect() sqlgym.Dialect { return sqlgym.DialectPostgres }
 
 // Close closes every connection of the pool.
 func (e *Engine) Close() error {
+	e.close()
 	e.pool.Close()
 	return nil
 }

@@ -82,10 +82,15 @@ func (e *Engine) Query(ctx context.Context, sql string, lim sqlgym.Limits) (*sql
 
 // once runs the statement one time in its own sandbox transaction.
 func (e *Engine) once(ctx context.Context, sql string, v verdict, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
+	if err := e.slots.acquire(ctx); err != nil {
+		return nil, infra(ctx, err)
+	}
 	c, err := e.begin(ctx, lim)
 	if err != nil {
+		e.slots.release()
 		return nil, err
 	}
+	pid := c.Conn().PgConn().PID()
 	var (
 		res    *sqlgym.ResultSet
 		closed bool
@@ -96,6 +101,13 @@ func (e *Engine) once(ctx context.Context, sql string, v verdict, lim sqlgym.Lim
 		res, closed, err = run(ctx, c, sql, lim)
 	}
 	finish(ctx, c, closed)
+	if closed && (ctx.Err() != nil || errors.Is(err, errServerDidNotStop)) {
+		// The connection was abandoned with the statement perhaps still
+		// running on the server: its backend keeps its slot until it ends.
+		e.slots.holdFor(pid)
+	} else {
+		e.slots.release()
+	}
 	return res, e.blame(ctx, err)
 }
 
@@ -328,7 +340,7 @@ func statementError(ctx, qctx context.Context, err error, lim sqlgym.Limits) err
 		return fmt.Errorf("%w: one row is over %d bytes", sqlgym.ErrTooLarge, lim.MaxBytes)
 	}
 	if qctx.Err() != nil || pgconn.Timeout(err) {
-		return fmt.Errorf("%w (%v): the server did not stop the statement itself", sqlgym.ErrTimeout, lim.Timeout)
+		return fmt.Errorf("%w (%v): %w", sqlgym.ErrTimeout, lim.Timeout, errServerDidNotStop)
 	}
 	return &sqlgym.InfraError{Err: fmt.Errorf("postgres: %w", err)}
 }
