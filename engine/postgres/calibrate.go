@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 )
@@ -11,8 +12,8 @@ import (
 // from deciding `timeout` differently on a busy machine. PostgreSQL has no
 // deterministic step counter, and a backend's CPU time is not visible to
 // a client, so the engine measures how long a fixed CPU-bound probe takes
-// when it opens (the idle reference, refreshed downwards by every later
-// probe) and again when a statement times out. The ratio is the server's
+// when it opens (the idle reference) and again when a statement times
+// out. The ratio is the server's
 // slowdown; see Query for how it is used and docs/sandbox-postgres.md for
 // the measured effect.
 const (
@@ -27,7 +28,7 @@ const (
 	// statement that is simply too slow costs at most this much more.
 	maxRetryStretch = 4.0
 	// calibrationProbes is how many probes Open takes for the reference.
-	calibrationProbes = 3
+	calibrationProbes = 5
 )
 
 var errNoProbe = errors.New("no connection free for the load probe")
@@ -37,18 +38,28 @@ type calibration struct {
 	idle time.Duration // 0: unknown, no retry
 }
 
-// calibrate takes the idle reference; failures leave it unknown, which
-// only turns the retry off.
+// calibrate takes the idle reference: the median of calibrationProbes
+// probes. Not the fastest: a minimum is a best case that later probes
+// rarely match, which would overstate every slowdown and stretch limits
+// for statements that are merely over them (measured: see
+// docs/sandbox-postgres.md). Failures leave it unknown, which only turns
+// the retry off.
 func (e *Engine) calibrate(ctx context.Context) {
+	var took []time.Duration
 	for i := 0; i < calibrationProbes; i++ {
-		if _, err := e.probe(ctx); err != nil {
+		d, err := e.probe(ctx)
+		if err != nil {
 			return
 		}
+		took = append(took, d)
 	}
+	slices.Sort(took)
+	e.cal.mu.Lock()
+	e.cal.idle = took[len(took)/2]
+	e.cal.mu.Unlock()
 }
 
-// probe times probeSQL on a pooled session and lowers the reference when
-// it is faster.
+// probe times probeSQL on a pooled session.
 func (e *Engine) probe(ctx context.Context) (time.Duration, error) {
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
 	defer cancel()
@@ -66,11 +77,6 @@ func (e *Engine) probe(ctx context.Context) (time.Duration, error) {
 		discard(c)
 		return 0, err
 	}
-	e.cal.mu.Lock()
-	if e.cal.idle == 0 || took < e.cal.idle {
-		e.cal.idle = took
-	}
-	e.cal.mu.Unlock()
 	return took, nil
 }
 
