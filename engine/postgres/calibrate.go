@@ -17,10 +17,15 @@ import (
 // slowdown; see Query for how it is used and docs/sandbox-postgres.md for
 // the measured effect.
 const (
-	// probeSQL takes about 40 ms of one core on an idle server: long
-	// enough that scheduling latency does not decide the ratio, short
-	// enough to run after every timeout.
-	probeSQL = "SELECT count(*) FROM generate_series(1, 200000)"
+	// The probe is the difference between a large and a small query run
+	// back to back on one session (about 50 ms and 10 ms of one core on an
+	// idle server). Each round trip waits for the backend to be scheduled,
+	// and on a busy machine that wait, not the work, dominates a short
+	// query: measured, a single 40 ms probe overstated the slowdown long
+	// statements saw, which let statements over their limit pass. The
+	// difference cancels the per-round-trip wait.
+	probeSmallSQL = "SELECT count(*) FROM generate_series(1, 50000)"
+	probeLargeSQL = "SELECT count(*) FROM generate_series(1, 250000)"
 	// minRetrySlowdown is the slowdown past which a timed-out statement
 	// is run again: below it, noise.
 	minRetrySlowdown = 1.5
@@ -59,7 +64,8 @@ func (e *Engine) calibrate(ctx context.Context) {
 	e.cal.mu.Unlock()
 }
 
-// probe times probeSQL on a pooled session.
+// probe times the large probe query minus the small one on one pooled
+// session.
 func (e *Engine) probe(ctx context.Context) (time.Duration, error) {
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
 	defer cancel()
@@ -68,16 +74,22 @@ func (e *Engine) probe(ctx context.Context) (time.Duration, error) {
 		// A busy pool says nothing about the server's speed.
 		return 0, errNoProbe
 	}
-	defer c.Release()
+	pc := c.Conn().PgConn()
 	start := time.Now()
-	_, err = c.Conn().PgConn().Exec(pctx, probeSQL).ReadAll()
-	took := time.Since(start)
+	_, err = pc.Exec(pctx, probeSmallSQL).ReadAll()
+	small := time.Since(start)
+	if err == nil {
+		start = time.Now()
+		_, err = pc.Exec(pctx, probeLargeSQL).ReadAll()
+	}
+	large := time.Since(start)
 	if err != nil {
 		// A probe cut short leaves the session in doubt.
 		discard(c)
 		return 0, err
 	}
-	return took, nil
+	c.Release()
+	return max(large-small, time.Microsecond), nil
 }
 
 // slowdown is how many times slower the server runs the probe now than
