@@ -49,7 +49,9 @@ func (e *Engine) Query(ctx context.Context, sql string, lim sqlgym.Limits) (*sql
 		}
 	}
 	res, err := e.once(ctx, sql, v, lim)
-	if errors.Is(err, sqlgym.ErrTimeout) && ctx.Err() == nil {
+	// A statement the server did not stop at its timeout is not run
+	// again: it ignores cancels, and its backend still runs.
+	if errors.Is(err, sqlgym.ErrTimeout) && !errors.Is(err, errServerDidNotStop) && ctx.Err() == nil {
 		// statement_timeout is wall clock: on a loaded machine a statement
 		// well within its limit on an idle one times out. If the server is
 		// slower now than when the engine opened, run the statement once
