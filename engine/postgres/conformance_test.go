@@ -19,7 +19,10 @@ func harness(dir string, extra []string, opened *[]*sandbox) enginetest.Harness 
 			if opened != nil {
 				*opened = append(*opened, s)
 			}
-			eng := s.open(t, Options{})
+			// The suites check how fast runaways are stopped (twice their
+			// budget); the retry under load stretches that by design, and
+			// TestLoadRetry checks its own bound.
+			eng := s.open(t, Options{NoLoadRetry: true})
 			return eng, func() string { return s.digest(t) }
 		},
 	}

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -22,17 +20,40 @@ type Options struct {
 	Schema string
 	// MaxConns bounds the pool; zero means 2*GOMAXPROCS.
 	MaxConns int32
+	// WorkMem is the work_mem of every statement (memory per sort or hash
+	// node before it spills to disk); empty means DefaultWorkMem. It is
+	// pinned so a server or role setting cannot raise it for model SQL.
+	WorkMem string
+	// NoLoadRetry turns off the second run of a statement that hit its
+	// time limit while the server was slower than when the engine opened
+	// (see Query). Measurements only.
+	NoLoadRetry bool
 	// AllowPrivileged skips the refusal of superusers and of roles that can
 	// read or write server files. Tests only: model-written SQL must never
 	// run as such a role.
 	AllowPrivileged bool
 }
 
+// DefaultWorkMem is PostgreSQL's own default work_mem.
+const DefaultWorkMem = "4MB"
+
 // Engine is the PostgreSQL sandbox. It is safe for concurrent use.
 type Engine struct {
 	pool     *pgxpool.Pool
 	maxConns int32
 	schema   string
+	workMem  string
+	// canSignal is true when the reader role may still execute
+	// pg_cancel_backend/pg_terminate_backend: then a cancel or
+	// termination may have come from a statement of the same role.
+	canSignal bool
+	// cal is the idle reference of the load calibration; noRetry turns
+	// the retry of timed-out statements on a loaded server off.
+	cal     calibration
+	noRetry bool
+	// slots bound statements in flight plus abandoned backends.
+	slots *slots
+	close context.CancelFunc
 	// unscreened turns the screen off so tests can prove the server-side
 	// layers hold on their own.
 	unscreened bool
@@ -72,108 +93,50 @@ func Open(ctx context.Context, dsn string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, &sqlgym.InfraError{Err: fmt.Errorf("postgres pool: %w", err)}
 	}
-	e := &Engine{pool: pool, maxConns: cfg.MaxConns, schema: opts.Schema}
-	if err := e.checkRole(ctx, opts); err != nil {
+	e := &Engine{pool: pool, maxConns: cfg.MaxConns, schema: opts.Schema, workMem: opts.WorkMem}
+	if e.workMem == "" {
+		e.workMem = DefaultWorkMem
+	}
+	ri, err := e.checkRole(ctx, opts)
+	if err != nil {
 		pool.Close()
 		return nil, err
+	}
+	e.canSignal = ri.canSignal
+	if n := poolSize(cfg.MaxConns, ri.connLimit); n < cfg.MaxConns {
+		// pgxpool's size is fixed at creation: build it again, smaller.
+		pool.Close()
+		cfg.MaxConns = n
+		if e.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+			return nil, &sqlgym.InfraError{Err: fmt.Errorf("postgres pool: %w", err)}
+		}
+		e.maxConns = n
+	}
+	closing, closeFn := context.WithCancel(context.Background())
+	e.close = closeFn
+	e.slots = newSlots(e.maxConns, func() *pgxpool.Pool { return e.pool }, closing)
+	e.noRetry = opts.NoLoadRetry
+	if !e.noRetry {
+		e.calibrate(ctx)
 	}
 	return e, nil
 }
 
-// roleInfo is what Open learns about the role it logged in as.
-type roleInfo struct {
-	user, database              string
-	superuser, createRole       bool
-	readFiles, writeFiles, exec bool
-	fileFuncs                   bool
-	schemaExists, schemaUsable  bool
-}
-
-const roleQuery = `SELECT current_user::text, current_database()::text,
-  r.rolsuper, r.rolcreaterole,
-  pg_has_role(current_user, 'pg_read_server_files', 'MEMBER'),
-  pg_has_role(current_user, 'pg_write_server_files', 'MEMBER'),
-  pg_has_role(current_user, 'pg_execute_server_program', 'MEMBER'),
-  has_function_privilege('pg_catalog.pg_read_file(text)', 'EXECUTE')
-    OR has_function_privilege('pg_catalog.pg_read_binary_file(text)', 'EXECUTE')
-    OR has_function_privilege('pg_catalog.pg_ls_dir(text)', 'EXECUTE')
-    OR has_function_privilege('pg_catalog.pg_stat_file(text)', 'EXECUTE')
-    OR has_function_privilege('pg_catalog.lo_import(text)', 'EXECUTE')
-    OR has_function_privilege('pg_catalog.lo_export(oid, text)', 'EXECUTE'),
-  n.oid IS NOT NULL,
-  n.oid IS NOT NULL AND has_schema_privilege(n.oid, 'USAGE')
-FROM pg_catalog.pg_roles r
-LEFT JOIN pg_catalog.pg_namespace n ON n.nspname = $1
-WHERE r.rolname = current_user`
-
-func (e *Engine) checkRole(ctx context.Context, opts Options) error {
-	schema := opts.Schema
-	if schema == "" {
-		schema = "public"
+// poolSize is the pool's size under the role's connection limit: one
+// connection below it, kept for the engine's own probe of the server
+// after a session died, so a full pool never makes the server look down.
+// Without that, a pool larger than the limit would fail its last
+// connections with "too many connections" (53300) and every statement
+// that drew one would go unscored.
+func poolSize(want, limit int32) int32 {
+	if limit < 0 {
+		return want
 	}
-	var ri roleInfo
-	// The simple protocol leaves no prepared statement behind on the pooled
-	// connection.
-	err := e.pool.QueryRow(ctx, roleQuery, pgx.QueryExecModeSimpleProtocol, schema).Scan(&ri.user, &ri.database, &ri.superuser, &ri.createRole,
-		&ri.readFiles, &ri.writeFiles, &ri.exec, &ri.fileFuncs, &ri.schemaExists, &ri.schemaUsable)
-	if err != nil {
-		if pgErr, ok := asPgError(err); ok && !isInfraCode(pgErr.Code) {
-			return fmt.Errorf("postgres: check the role's privileges: %w", err)
-		}
-		return &sqlgym.InfraError{Err: fmt.Errorf("postgres: %w", err)}
+	n := limit - 1
+	if n < 1 {
+		n = 1
 	}
-	if !opts.AllowPrivileged {
-		var why []string
-		if ri.superuser {
-			why = append(why, "is a superuser")
-		}
-		if ri.createRole {
-			why = append(why, "has CREATEROLE")
-		}
-		if ri.readFiles {
-			why = append(why, "is a member of pg_read_server_files")
-		}
-		if ri.writeFiles {
-			why = append(why, "is a member of pg_write_server_files")
-		}
-		if ri.exec {
-			why = append(why, "is a member of pg_execute_server_program")
-		}
-		if ri.fileFuncs {
-			why = append(why, "may call server-file functions (pg_read_file, pg_ls_dir, lo_import, ...)")
-		}
-		if len(why) > 0 {
-			return &sqlgym.UserError{
-				Msg: fmt.Sprintf("postgres role %q %s: a read-only transaction does not stop such a role from "+
-					"reading server files or running programs, so sqlgym will not run model-written SQL as it",
-					ri.user, strings.Join(why, ", ")),
-				Hint: ReaderRoleHint(ri.database, schema),
-			}
-		}
-	}
-	if opts.Schema != "" && !ri.schemaExists {
-		return sqlgym.Userf("load it first (sqlgym db create ... --engine postgres --schema "+opts.Schema+") or pass the right --schema",
-			"postgres schema %q does not exist in database %q", opts.Schema, ri.database)
-	}
-	if opts.Schema != "" && !ri.schemaUsable {
-		return sqlgym.Userf(ReaderRoleHint(ri.database, schema),
-			"postgres role %q may not use schema %q", ri.user, opts.Schema)
-	}
-	return nil
-}
-
-// ReaderRoleHint is the SQL, run once as a superuser, that creates the
-// role sqlgym should connect as: it can log in and read the tables of one
-// schema, nothing more.
-func ReaderRoleHint(database, schema string) string {
-	db := pgx.Identifier{database}.Sanitize()
-	sc := pgx.Identifier{schema}.Sanitize()
-	return "connect as a role that can only read, created once by a superuser:\n" +
-		"  CREATE ROLE sqlgym_reader LOGIN PASSWORD 'change-me';\n" +
-		"  GRANT CONNECT ON DATABASE " + db + " TO sqlgym_reader;\n" +
-		"  GRANT USAGE ON SCHEMA " + sc + " TO sqlgym_reader;\n" +
-		"  GRANT SELECT ON ALL TABLES IN SCHEMA " + sc + " TO sqlgym_reader;\n" +
-		"then use user=sqlgym_reader in the DSN (postgres://sqlgym_reader:change-me@HOST:PORT/" + database + ")"
+	return min(want, n)
 }
 
 // Dialect is sqlgym.DialectPostgres.
@@ -181,6 +144,7 @@ func (e *Engine) Dialect() sqlgym.Dialect { return sqlgym.DialectPostgres }
 
 // Close closes every connection of the pool.
 func (e *Engine) Close() error {
+	e.close()
 	e.pool.Close()
 	return nil
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -50,11 +51,11 @@ func isInfraCode(code string) bool {
 }
 
 // classify turns a server error into an *sqlgym.ExecError or an
-// *sqlgym.InfraError. Query-cancel and timeouts are handled by the caller,
-// which knows whether it asked for them.
+// *sqlgym.InfraError. The query path handles statement_timeout and
+// temp_file_limit first, since only it knows whether it sent a cancel.
 func classify(pgErr *pgconn.PgError) error {
-	if isInfraCode(pgErr.Code) {
-		return &sqlgym.InfraError{Err: pgErr}
+	if detail := infraCause(pgErr); detail != "" {
+		return &sqlgym.InfraError{Err: fmt.Errorf("%s: %w", detail, pgErr)}
 	}
 	if pgErr.Code == "42601" && pgErr.Message == multiStatementMsg {
 		return &sqlgym.ExecError{Kind: sqlgym.ErrKindMulti, Msg: pgErr.Message, Err: pgErr}
@@ -64,6 +65,32 @@ func classify(pgErr *pgconn.PgError) error {
 		kind = sqlgym.ErrKindOther
 	}
 	return &sqlgym.ExecError{Kind: kind, Msg: pgErr.Message, Err: pgErr}
+}
+
+// infraCause says, for a server error that is never the statement's
+// fault, what happened; "" for an error that may be.
+func infraCause(pgErr *pgconn.PgError) string {
+	switch {
+	case pgErr.Code == "57P01":
+		return "the server ended the session (an administrator's pg_terminate_backend or a shutdown)"
+	case pgErr.Code == "57P02":
+		return "the server ended the session because another server process crashed"
+	case pgErr.Code == "57P03":
+		return "the server does not accept connections now (starting up, shutting down or in recovery)"
+	case pgErr.Code == "53300":
+		return "too many connections: the server's, the database's or the role's connection limit is reached " +
+			"(other clients of the same role, or backends still running statements sqlgym gave up on)"
+	case pgErr.Code == codeLockTimeout:
+		// A query only takes ACCESS SHARE locks, which conflict with
+		// nothing but ACCESS EXCLUSIVE: DDL, VACUUM FULL, a migration.
+		return "the statement waited longer than lock_timeout for a table lock another session holds (DDL or a migration)"
+	case pgErr.Code == codeQueryCanceled && pgErr.Message != msgStatementTimeout:
+		// sqlgym's own cancels are recognised by the caller before this.
+		return "another session cancelled the statement (pg_cancel_backend)"
+	case isInfraCode(pgErr.Code):
+		return "the database is unusable"
+	}
+	return ""
 }
 
 func asPgError(err error) (*pgconn.PgError, bool) {
@@ -76,4 +103,11 @@ func asPgError(err error) (*pgconn.PgError, bool) {
 const (
 	codeQueryCanceled = "57014" // statement_timeout or a cancel request
 	codeLockTimeout   = "55P03" // lock_timeout
+	codeTempFileLimit = "53400" // configuration_limit_exceeded: temp_file_limit
+	codeInsufficient  = "42501" // insufficient_privilege
+	codeAdminShutdown = "57P01" // admin_shutdown: pg_terminate_backend
+
+	// msgStatementTimeout is how the server words its own
+	// statement_timeout; every other 57014 is a cancel request.
+	msgStatementTimeout = "canceling statement due to statement timeout"
 )

@@ -157,7 +157,7 @@ func TestHostile(t *testing.T) {
 	}
 	var opened []*sandbox
 	h := harness(dir, []string{"CREATE SEQUENCE sqlgym_seq"}, &opened)
-	corpus := append(enginetest.CommonHostile(), postgresHostile()...)
+	corpus := append(append(enginetest.CommonHostile(), postgresHostile()...), screenBypasses...)
 	enginetest.RunHostile(t, h, corpus)
 	if len(opened) != 1 {
 		t.Fatalf("RunHostile opened %d databases, want 1", len(opened))

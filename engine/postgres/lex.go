@@ -38,7 +38,9 @@ func lex(sql string) []token {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
 			i++
 		case c == '-' && i+1 < n && sql[i+1] == '-':
-			for i < n && sql[i] != '\n' {
+			// The server's lexer ends a -- comment at a carriage return as
+			// well as at a newline: "-- x\rpg_sleep(1)" runs the call.
+			for i < n && sql[i] != '\n' && sql[i] != '\r' {
 				i++
 			}
 		case c == '/' && i+1 < n && sql[i+1] == '*':
@@ -86,11 +88,8 @@ func lex(sql string) []token {
 		case c == ')':
 			toks = append(toks, token{kind: tokRParen})
 			i++
-		case c >= '0' && c <= '9':
-			j := i + 1
-			for j < n && (isIdentChar(sql[j]) || sql[j] == '.') {
-				j++
-			}
+		case c >= '0' && c <= '9' || c == '.' && i+1 < n && sql[i+1] >= '0' && sql[i+1] <= '9':
+			j := lexNumber(sql, i)
 			toks = append(toks, token{kind: tokOther, text: sql[i:j]})
 			i = j
 		default:
@@ -99,6 +98,35 @@ func lex(sql string) []token {
 		}
 	}
 	return toks
+}
+
+// lexNumber returns the index just past the numeric constant at i, read
+// as the server reads it: digits, at most one '.', more digits, an
+// exponent. Whatever follows (letters, a second '.') is a new token, so
+// a '.' that selects a field or calls a function by attribute notation
+// is never swallowed into a number.
+func lexNumber(sql string, i int) int {
+	n := len(sql)
+	digits := func(j int) int {
+		for j < n && sql[j] >= '0' && sql[j] <= '9' {
+			j++
+		}
+		return j
+	}
+	j := digits(i)
+	if j < n && sql[j] == '.' && !(j+1 < n && sql[j+1] == '.') {
+		j = digits(j + 1)
+	}
+	if j < n && (sql[j] == 'e' || sql[j] == 'E') {
+		k := j + 1
+		if k < n && (sql[k] == '+' || sql[k] == '-') {
+			k++
+		}
+		if k < n && sql[k] >= '0' && sql[k] <= '9' {
+			j = digits(k)
+		}
+	}
+	return j
 }
 
 func isIdentStart(c byte) bool {

@@ -46,6 +46,12 @@ func TestOpenRefusesPrivilegedRoles(t *testing.T) {
 		"pg_execute_server_program": mk("esp", "GRANT pg_execute_server_program TO {R}"),
 		"server-file functions":     mk("fn", "GRANT EXECUTE ON FUNCTION pg_catalog.pg_read_file(text) TO {R}"),
 		"CREATEROLE":                mk("cr", "ALTER ROLE {R} CREATEROLE"),
+		"CREATEDB":                  mk("cdb", "ALTER ROLE {R} CREATEDB"),
+		"REPLICATION":               mk("repl", "ALTER ROLE {R} REPLICATION"),
+		"BYPASSRLS":                 mk("brls", "ALTER ROLE {R} BYPASSRLS"),
+		"pg_signal_backend":         mk("sig", "GRANT pg_signal_backend TO {R}"),
+		// Indirect membership counts too.
+		"member of pg_signal_backend": mk("sig2", "GRANT "+pgx.Identifier{mk("sig2g", "GRANT pg_signal_backend TO {R}")}.Sanitize()+" TO {R}"),
 	}
 	for why, role := range privileged {
 		dsn := s.admin
@@ -69,6 +75,9 @@ func TestOpenRefusesPrivilegedRoles(t *testing.T) {
 			"GRANT CONNECT ON DATABASE \"postgres\" TO sqlgym_reader;",
 			"GRANT USAGE ON SCHEMA \"" + s.schema + "\" TO sqlgym_reader;",
 			"GRANT SELECT ON ALL TABLES IN SCHEMA \"" + s.schema + "\" TO sqlgym_reader;",
+			"CONNECTION LIMIT",
+			"NOREPLICATION",
+			"REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC",
 		} {
 			if !strings.Contains(ue.Hint, want) {
 				t.Errorf("%s: hint lacks %q:\n%s", why, want, ue.Hint)

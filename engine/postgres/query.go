@@ -31,17 +31,68 @@ const (
 // Query runs one statement in the sandbox. See sqlgym.Engine.
 func (e *Engine) Query(ctx context.Context, sql string, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
 	lim = lim.WithDefaults()
+	// A NUL byte is refused even with the screen off: the wire protocol
+	// cannot carry it, so the server would see a different statement.
+	if ee := refuseNUL(sql); ee != nil {
+		return nil, ee
+	}
 	v := verdictRun
 	if !e.unscreened {
 		var refusal *sqlgym.ExecError
 		if v, refusal = screen(sql); v == verdictRefuse {
 			return nil, refusal
 		}
+		// Too large, not the screen's forbidden: the statement is a query,
+		// only bigger than the sandbox lets it be.
+		if err := refuseHugeStrings(lex(sql)); err != nil {
+			return nil, err
+		}
+	}
+	res, err := e.once(ctx, sql, v, lim)
+	// A statement the server did not stop at its timeout is not run
+	// again: it ignores cancels, and its backend still runs.
+	if errors.Is(err, sqlgym.ErrTimeout) && !errors.Is(err, errServerDidNotStop) && ctx.Err() == nil {
+		// statement_timeout is wall clock: on a loaded machine a statement
+		// well within its limit on an idle one times out. If the server is
+		// slower now than when the engine opened, run the statement once
+		// more with its limit stretched by that slowdown; the second
+		// verdict stands.
+		if f := e.slowdown(ctx); f >= minRetrySlowdown {
+			stretched := lim
+			stretched.Timeout = time.Duration(float64(lim.Timeout) * min(f, maxRetryStretch))
+			start := time.Now()
+			res2, err2 := e.once(ctx, sql, v, stretched)
+			took := time.Since(start)
+			if err2 == nil && ctx.Err() == nil {
+				// Judge the retry's elapsed time by the smaller of the
+				// slowdowns measured before and after it: the load changes
+				// while it runs, and a short probe overstates the slowdown
+				// a long statement sees (scheduling latency), so the
+				// smaller one errs towards the idle verdict.
+				low := min(f, max(e.slowdown(ctx), 1))
+				if took > time.Duration(float64(lim.Timeout)*min(low, maxRetryStretch)) {
+					return nil, fmt.Errorf("%w (%v): took %v on a server %.1fx slower than idle", sqlgym.ErrTimeout, lim.Timeout, took.Round(time.Millisecond), low)
+				}
+			}
+			if !errors.Is(err2, sqlgym.ErrTimeout) {
+				return res2, err2
+			}
+		}
+	}
+	return res, err
+}
+
+// once runs the statement one time in its own sandbox transaction.
+func (e *Engine) once(ctx context.Context, sql string, v verdict, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
+	if err := e.slots.acquire(ctx); err != nil {
+		return nil, infra(ctx, err)
 	}
 	c, err := e.begin(ctx, lim)
 	if err != nil {
+		e.slots.release()
 		return nil, err
 	}
+	pid := c.Conn().PgConn().PID()
 	var (
 		res    *sqlgym.ResultSet
 		closed bool
@@ -52,46 +103,14 @@ func (e *Engine) Query(ctx context.Context, sql string, lim sqlgym.Limits) (*sql
 		res, closed, err = run(ctx, c, sql, lim)
 	}
 	finish(ctx, c, closed)
-	if sqlgym.IsInfra(err) {
-		err = e.blameSession(ctx, err)
+	if closed && (ctx.Err() != nil || errors.Is(err, errServerDidNotStop)) {
+		// The connection was abandoned with the statement perhaps still
+		// running on the server: its backend keeps its slot until it ends.
+		e.slots.holdFor(pid)
+	} else {
+		e.slots.release()
 	}
-	return res, err
-}
-
-// blameSession decides who is at fault when the session died while the
-// model's statement ran. If the server still answers on a fresh
-// connection, the database was available and the statement ended its own
-// session (pg_terminate_backend(pg_backend_pid()) reached by some path
-// the screen missed, or a backend crash it caused): an *sqlgym.ExecError,
-// so such SQL can never turn a wrong answer into an unscored one. If the
-// server does not answer, the error stays an *sqlgym.InfraError.
-func (e *Engine) blameSession(ctx context.Context, err error) error {
-	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
-	defer cancel()
-	// A connection of its own: the pool may be busy with other
-	// statements, and its idle connections prove nothing.
-	probe, perr := pgx.ConnectConfig(pctx, e.pool.Config().ConnConfig)
-	if perr != nil {
-		return err
-	}
-	perr = probe.Ping(pctx)
-	probe.Close(pctx)
-	if perr != nil {
-		return err
-	}
-	// The ExecError must not wrap the InfraError, or IsInfra would still
-	// report it.
-	inner := err
-	var ie *sqlgym.InfraError
-	if errors.As(err, &ie) {
-		inner = ie.Err
-	}
-	msg := inner.Error()
-	if pgErr, ok := asPgError(inner); ok {
-		msg = pgErr.Message
-	}
-	return &sqlgym.ExecError{Kind: sqlgym.ErrKindOther,
-		Msg: msg + " (the server is up: the statement ended its own session)", Err: inner}
+	return res, e.blame(ctx, err)
 }
 
 // begin takes a connection from the pool and opens the sandbox
@@ -125,15 +144,22 @@ func (e *Engine) begin(ctx context.Context, lim sqlgym.Limits) (*pgxpool.Conn, e
 
 // setupSQL opens the read-only transaction and pins, for it alone, the
 // limits and the settings the text decoding relies on. Local settings end
-// with the transaction, so nothing leaks into the pooled session; one
-// set_config per setting in a single SELECT costs the server less than a
-// SET LOCAL statement each.
+// with the transaction, so nothing leaks into the pooled session. SET
+// LOCAL rather than set_config: the reader recipe revokes set_config,
+// which would otherwise let a statement raise work_mem for itself.
 func (e *Engine) setupSQL(lim sqlgym.Limits) string {
 	ms := func(d time.Duration) string { return strconv.FormatInt(max(d.Milliseconds(), 1), 10) }
 	settings := [][2]string{
 		{"statement_timeout", ms(lim.Timeout)},
-		{"lock_timeout", ms(lim.Timeout)},
+		// A lock wait is never the statement's fault (it cannot take a
+		// lock that conflicts with its own ACCESS SHARE): the lock timeout
+		// must fire before statement_timeout, so a migration's lock is
+		// reported as such (55P03, an InfraError) and not as the model's
+		// timeout.
+		{"lock_timeout", ms(lockTimeout(lim.Timeout))},
 		{"idle_in_transaction_session_timeout", ms(max(lim.Timeout, minIdleInTx))},
+		{"work_mem", e.workMem},
+		{"hash_mem_multiplier", "2"},
 		{"TimeZone", "UTC"},
 		{"DateStyle", "ISO, YMD"},
 		{"IntervalStyle", "postgres"},
@@ -144,18 +170,24 @@ func (e *Engine) setupSQL(lim sqlgym.Limits) string {
 		// let one statement take several cores from its neighbours.
 		{"max_parallel_workers_per_gather", "0"},
 	}
-	if e.schema != "" {
-		settings = append(settings, [2]string{"search_path", pgx.Identifier{e.schema}.Sanitize()})
-	}
 	var b strings.Builder
-	b.WriteString("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT ")
-	for i, kv := range settings {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("pg_catalog.set_config(" + quoteLiteral(kv[0]) + ", " + quoteLiteral(kv[1]) + ", true)")
+	b.WriteString("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+	for _, kv := range settings {
+		b.WriteString("; SET LOCAL " + kv[0] + " = " + quoteLiteral(kv[1]))
+	}
+	if e.schema != "" {
+		// An identifier, not a string: SET quotes a string given for
+		// search_path as one element, quotes and all.
+		b.WriteString("; SET LOCAL search_path TO " + pgx.Identifier{e.schema}.Sanitize())
 	}
 	return b.String()
+}
+
+// lockTimeout is half the statement's time limit: what a statement may
+// wait for a table lock before the wait is reported as the database's
+// problem.
+func lockTimeout(timeout time.Duration) time.Duration {
+	return max(timeout/2, time.Millisecond)
 }
 
 // quoteLiteral quotes s as a string constant; standard_conforming_strings
@@ -295,9 +327,13 @@ func statementError(ctx, qctx context.Context, err error, lim sqlgym.Limits) err
 		return fmt.Errorf("postgres: %w (%v)", ctx.Err(), err)
 	}
 	if pgErr, ok := asPgError(err); ok {
-		switch pgErr.Code {
-		case codeQueryCanceled, codeLockTimeout:
+		switch {
+		case pgErr.Code == codeQueryCanceled && (pgErr.Message == msgStatementTimeout || qctx.Err() != nil):
+			// The server's statement_timeout, or the cancel the client sent
+			// at its own deadline.
 			return fmt.Errorf("%w (%v): %s", sqlgym.ErrTimeout, lim.Timeout, pgErr.Message)
+		case pgErr.Code == codeTempFileLimit:
+			return fmt.Errorf("%w: %s", sqlgym.ErrTooLarge, pgErr.Message)
 		}
 		return classify(pgErr)
 	}
@@ -306,7 +342,7 @@ func statementError(ctx, qctx context.Context, err error, lim sqlgym.Limits) err
 		return fmt.Errorf("%w: one row is over %d bytes", sqlgym.ErrTooLarge, lim.MaxBytes)
 	}
 	if qctx.Err() != nil || pgconn.Timeout(err) {
-		return fmt.Errorf("%w (%v): the server did not stop the statement itself", sqlgym.ErrTimeout, lim.Timeout)
+		return fmt.Errorf("%w (%v): %w", sqlgym.ErrTimeout, lim.Timeout, errServerDidNotStop)
 	}
 	return &sqlgym.InfraError{Err: fmt.Errorf("postgres: %w", err)}
 }

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/sqlgym/sqlgym"
@@ -58,6 +59,22 @@ func TestScreen(t *testing.T) {
 		{`SELECT set_config('a.b', 'c', true)`, refuse(sqlgym.ErrKindForbidden)},
 		{`SELECT query_to_xml('select 1', true, true, '')`, refuse(sqlgym.ErrKindForbidden)},
 		{`SELECT dblink_connect('x')`, refuse(sqlgym.ErrKindForbidden)},
+		{"SELECT 1 -- c\r, pg_sleep(1)", refuse(sqlgym.ErrKindForbidden)},
+		{"SELECT 1 -- c\r; DROP TABLE t", refuse(sqlgym.ErrKindMulti)},
+		{"SELECT 1 -- c\n, 2 -- d\r, 3", run},
+		{"SELECT (2.0).pg_sleep", refuse(sqlgym.ErrKindForbidden)},
+		{"SELECT (2.0) . /* x */ PG_SLEEP", refuse(sqlgym.ErrKindForbidden)},
+		{`SELECT (x)."pg_sleep" FROM t`, refuse(sqlgym.ErrKindForbidden)},
+		{`SELECT (x).U&"\0070g_sleep" FROM t`, refuse(sqlgym.ErrKindForbidden)},
+		{"SELECT (pid).pg_terminate_backend FROM pg_stat_activity", refuse(sqlgym.ErrKindForbidden)},
+		{"SELECT (1::bigint).pg_advisory_lock", refuse(sqlgym.ErrKindForbidden)},
+		{"SELECT ('q').ts_stat", refuse(sqlgym.ErrKindForbidden)},
+		{"SELECT pg_create_physical_replication_slot('s', true)", refuse(sqlgym.ErrKindForbidden)},
+		{"SELECT table_to_xml('t', true, false, '')", refuse(sqlgym.ErrKindForbidden)},
+		{"SELECT (t.a).name, t.b, (c).f1 FROM t", run},
+		{"SELECT 1.5e3, .5, 1., 2.e-3 FROM t", run},
+		{"SELECT 1\x00; DROP TABLE t", refuse(sqlgym.ErrKindSyntax)},
+		{"\x00", refuse(sqlgym.ErrKindSyntax)},
 		{"SELEC 1", ask},
 		{"ATTACH 'x' AS y", ask},
 		{"1", ask},
@@ -100,5 +117,39 @@ func TestLexKeepsStringsOpaque(t *testing.T) {
 	}
 	if toks[3].text != `x"y` {
 		t.Errorf("quoted identifier %q, want x\"y", toks[3].text)
+	}
+}
+
+// TestRefuseHugeStrings checks the bound on strings built from
+// constants: single calls, arithmetic, casts and nesting, while lengths
+// taken from columns or small constants pass.
+func TestRefuseHugeStrings(t *testing.T) {
+	cases := []struct {
+		sql    string
+		refuse bool
+	}{
+		{`SELECT repeat('a', 10000)`, false},
+		{`SELECT repeat('a', 10001)`, true},
+		{`SELECT repeat('a', 1e9)`, true},
+		{`SELECT REPEAT('a', 1000 * 1000)`, true},
+		{`SELECT repeat('a', 100000::int)`, true},
+		{`SELECT repeat(repeat('a', 1000), 1000)`, true},
+		{`SELECT lpad('x', 20000, 'y')`, true},
+		{`SELECT rpad(name, 1000000) FROM t`, true},
+		{`SELECT repeat('a', 100000) LIKE '%' || repeat('a', 10000) || 'b'`, true},
+		{`SELECT lpad(a::text, 10, '0'), lpad(b::text, 10, '0'), rpad(c, 20) FROM t`, false},
+		{`SELECT repeat('*', stars) FROM t`, false},
+		{`SELECT repeat('*', (SELECT max(n) FROM t))`, false},
+		{`SELECT repeat(name, 3), repeat('-', 40) FROM t`, false},
+		{`SELECT 'repeat(''a'', 1e9)'`, false},
+	}
+	for _, c := range cases {
+		err := refuseHugeStrings(lex(c.sql))
+		if c.refuse != (err != nil) {
+			t.Errorf("%s: refused %v, want %v (%v)", c.sql, err != nil, c.refuse, err)
+		}
+		if err != nil && !errors.Is(err, sqlgym.ErrTooLarge) {
+			t.Errorf("%s: %v does not wrap ErrTooLarge", c.sql, err)
+		}
 	}
 }

@@ -1,0 +1,135 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/engine/enginetest"
+)
+
+// deepStatements are generated statements that stress the server's
+// parser, planner and executor stacks.
+func deepStatements() map[string]string {
+	join := func(n int, f func(i int) string, sep string) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = f(i)
+		}
+		return strings.Join(parts, sep)
+	}
+	m := map[string]string{}
+	for _, n := range []int{250, 600, 1200} {
+		m[fmt.Sprintf("union_all_%d", n)] = join(n, func(i int) string { return fmt.Sprintf("SELECT %d", i) }, " UNION ALL ")
+	}
+	m["intersect_300"] = join(300, func(i int) string { return "SELECT 1" }, " INTERSECT ")
+	m["except_300"] = "SELECT 0 " + strings.Repeat(" EXCEPT SELECT 1", 300)
+	m["plus_1000"] = "SELECT " + join(1000, func(int) string { return "1" }, "+")
+	m["concat_1000"] = "SELECT " + join(1000, func(int) string { return "'a'" }, "||")
+	m["windows_250"] = "SELECT " + join(250, func(i int) string { return fmt.Sprintf("sum(n) OVER (ORDER BY n ROWS %d PRECEDING) AS w%d", i, i) }, ", ") + " FROM nums WHERE n <= 50"
+	m["ctes_300"] = "WITH c0 AS (SELECT 1 AS x), " + join(299, func(i int) string { return fmt.Sprintf("c%d AS (SELECT x + 1 AS x FROM c%d)", i+1, i) }, ", ") + " SELECT x FROM c299"
+	m["json_600"] = "SELECT '" + strings.Repeat("[", 600) + strings.Repeat("]", 600) + "'::json" + strings.Repeat(" -> 0", 600)
+	m["jsonb_5000"] = "SELECT '" + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + "'::jsonb"
+	m["like_5000_wildcards"] = "SELECT name FROM people WHERE name LIKE '" + strings.Repeat("%a", 5000) + "'"
+	m["parens_3000"] = "SELECT " + strings.Repeat("(", 3000) + "1" + strings.Repeat(")", 3000)
+	m["case_nested_500"] = "SELECT " + strings.Repeat("CASE WHEN n > 0 THEN ", 500) + "1" + strings.Repeat(" END", 500) + " FROM nums WHERE n = 1"
+	m["in_list_20000"] = "SELECT count(*) FROM nums WHERE n IN (" + join(20000, func(i int) string { return fmt.Sprint(i) }, ",") + ")"
+	return m
+}
+
+// TestDeepStatements checks that each deep statement returns rows or the
+// statement's own error (an ExecError, such as 54001 stack depth limit
+// exceeded, ErrTooLarge or ErrTimeout), never an InfraError, and that the
+// pool stays healthy: every statement runs more times than the pool has
+// connections.
+func TestDeepStatements(t *testing.T) {
+	s := newSandbox(t, enginetest.Fixture())
+	const poolSize = 2
+	eng := s.open(t, Options{MaxConns: poolSize})
+	// 300 chained CTEs take the planner longer than this: a timeout is
+	// one of the allowed outcomes, and a short limit keeps the test short.
+	lim := sqlgym.Limits{Timeout: 2 * time.Second}
+	for name, sql := range deepStatements() {
+		for i := 0; i < poolSize+1; i++ {
+			res, err := eng.Query(context.Background(), sql, lim)
+			var ee *sqlgym.ExecError
+			switch {
+			case err == nil:
+				if len(res.Columns) == 0 {
+					t.Errorf("%s: no columns", name)
+				}
+			case sqlgym.IsInfra(err):
+				t.Errorf("%s run %d: InfraError %v", name, i, err)
+			case errors.As(err, &ee), errors.Is(err, sqlgym.ErrTooLarge), errors.Is(err, sqlgym.ErrTimeout):
+				if i == 0 {
+					t.Logf("%s: %v", name, shortErr(err))
+				}
+			default:
+				t.Errorf("%s run %d: unexpected error %T %v", name, i, err, err)
+			}
+		}
+	}
+	res, err := eng.Query(context.Background(), `SELECT count(*) AS n FROM people`, lim)
+	if err != nil {
+		t.Fatalf("pool unhealthy after the deep statements: %v", err)
+	}
+	enginetest.ExpectRows(t, res, []string{"n"}, [][]sqlgym.Value{{sqlgym.Int(enginetest.PeopleRows)}})
+	assertNoLeftovers(t, s)
+}
+
+func shortErr(err error) string {
+	s := err.Error()
+	if len(s) > 120 {
+		s = s[:120] + "..."
+	}
+	return s
+}
+
+// TestCallerDeadline checks the caller's-context contract: a deadline or
+// a cancel that ends before the statement does stops it and returns an
+// error that is the context's, never ErrTimeout or an ExecError, and the
+// server stops the statement too.
+func TestCallerDeadline(t *testing.T) {
+	s := newSandbox(t, enginetest.Fixture())
+	eng := s.open(t, Options{MaxConns: 2})
+	lim := sqlgym.Limits{Timeout: 30 * time.Second}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := eng.Query(ctx, slowSQL, lim)
+	checkCallerErr(t, "deadline", err, context.DeadlineExceeded)
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("deadline: returned after %v", took)
+	}
+
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	go func() { time.Sleep(300 * time.Millisecond); cancel2() }()
+	_, err = eng.Query(ctx2, slowSQL, lim)
+	checkCallerErr(t, "cancel", err, context.Canceled)
+
+	// A deadline already passed before the call.
+	ctx3, cancel3 := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel3()
+	_, err = eng.Query(ctx3, `SELECT 1`, lim)
+	checkCallerErr(t, "passed deadline", err, context.DeadlineExceeded)
+
+	// The server stopped the abandoned statements (the engine sent cancel
+	// requests), and the engine still works.
+	assertNoLeftovers(t, s)
+	if _, err := eng.Query(context.Background(), `SELECT 1`, sqlgym.Limits{}); err != nil {
+		t.Errorf("after the caller's deadlines: %v", err)
+	}
+}
+
+func checkCallerErr(t *testing.T, what string, err, want error) {
+	t.Helper()
+	var ee *sqlgym.ExecError
+	if !errors.Is(err, want) || errors.Is(err, sqlgym.ErrTimeout) || errors.As(err, &ee) || errors.Is(err, sqlgym.ErrTooLarge) {
+		t.Errorf("%s: want an error wrapping %v and nothing else, got %T %v", what, want, err, err)
+	}
+}
