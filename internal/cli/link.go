@@ -31,17 +31,19 @@ type linkerFlags struct {
 	MaxChars        int
 	NoValues        bool
 	ValuesPerColumn int
+	Keep            float64
 }
 
 func addLinkerFlags(cmd *cobra.Command, f *linkerFlags) {
 	cmd.Flags().IntVar(&f.MinTables, "link-min-tables", link.DefaultMinTables, "--schema linked: the fewest tables kept")
 	cmd.Flags().IntVar(&f.MaxChars, "link-max-chars", 0, "--schema linked: character budget of the schema text; whole tables are dropped past it (0: none)")
 	cmd.Flags().BoolVar(&f.NoValues, "link-no-values", false, "--schema linked: match names only, not column values (the ablation)")
+	cmd.Flags().Float64Var(&f.Keep, "link-keep", link.DefaultKeep, "--schema linked: share of the best table's score another table needs to be kept")
 	cmd.Flags().IntVar(&f.ValuesPerColumn, "link-values-per-column", link.DefaultValuesPerColumn, "--schema linked: distinct values indexed per text column")
 }
 
 func (f linkerFlags) options() link.Options {
-	return link.Options{MinTables: f.MinTables, MaxChars: f.MaxChars, NoValues: f.NoValues, ValuesPerColumn: f.ValuesPerColumn}
+	return link.Options{MinTables: f.MinTables, MaxChars: f.MaxChars, NoValues: f.NoValues, ValuesPerColumn: f.ValuesPerColumn, Keep: f.Keep}
 }
 
 // schemaSource reads --schema into the source prompts are rendered from.
@@ -72,7 +74,7 @@ The linker matches question and evidence words to table and column names
 (split at CamelCase and snake_case, stop words dropped, plurals folded,
 multi-word names matched as phrases) and question phrases to the distinct
 values of text columns (so "Paris" finds city.name), keeps the tables
-scoring at least half the best one, adds a table one foreign key away when
+scoring at least a fifth of the best one (--link-keep), adds a table one foreign key away when
 it has evidence of its own or bridges two linked tables (declared keys, or
 keys inferred from names when none are declared), fills up to
 --link-min-tables, and with --link-max-chars drops whole tables past the budget.
