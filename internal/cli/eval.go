@@ -47,6 +47,8 @@ type evalOptions struct {
 	Mode           string
 	Reward         string
 	PromptTemplate string
+	Schema         string
+	Linker         linkerFlags
 	Concurrency    int
 	JSON           bool
 	DB             dbFlags
@@ -129,6 +131,8 @@ func newEvalCmd(io IO) *cobra.Command {
 	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+modeNames())
 	f.StringVar(&opts.Reward, "reward", "", "reward overrides, e.g. correct=1,wrong=0")
 	f.StringVar(&opts.PromptTemplate, "prompt-template", "", "prompt template file (default: the built-in one)")
+	f.StringVar(&opts.Schema, "schema", "full", "prompt schema: full, linked (sqlgym link's choice) or oracle (the gold's tables: a diagnostic, marked in reports)")
+	addLinkerFlags(cmd, &opts.Linker)
 	f.IntVar(&opts.Concurrency, "concurrency", eval.DefaultConcurrency, "tasks sampled at once and model requests in flight")
 	f.BoolVar(&opts.JSON, "json", false, "print summary.json's content as JSON")
 	addDBFlags(cmd, &opts.DB)
@@ -165,6 +169,10 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 			return err
 		}
 	}
+	src, err := schemaSource(opts.Schema, opts.Linker)
+	if err != nil {
+		return err
+	}
 	all, tasksHash, err := readTasksHashed(opts.Tasks)
 	if err != nil {
 		return err
@@ -192,7 +200,7 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 		Out: opts.Out, Tasks: tasks, TasksFile: manifestTasksPath(opts.Tasks), TasksHash: tasksHash, Split: opts.Split,
 		DBs: cat, PostgresSchema: opts.DB.PGSchema, Decoding: dec,
 		Verify:   verify.Config{Mode: mode, Rewards: rewards},
-		Template: tmpl, Concurrency: opts.Concurrency,
+		Template: tmpl, Schema: src, Concurrency: opts.Concurrency,
 		Version: bi.Version, GitCommit: buildCommit(),
 		Command: argv, Ledger: ledger.PathFor(opts.Out),
 		Progress: io.ErrOut,
