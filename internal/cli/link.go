@@ -52,8 +52,9 @@ func schemaSource(mode string, f linkerFlags) (*link.Source, error) {
 	if err != nil {
 		return nil, usagef("--schema: %v", err)
 	}
-	if f.MinTables < 1 || f.MaxChars < 0 || f.ValuesPerColumn < 1 {
-		return nil, usagef("--link-min-tables and --link-values-per-column are at least 1, --link-max-chars 0 or more")
+	// Zero is each setting's default (callers such as demo set none).
+	if f.MinTables < 0 || f.MaxChars < 0 || f.ValuesPerColumn < 0 || f.Keep < 0 || f.Keep > 1 {
+		return nil, usagef("--link-min-tables, --link-values-per-column and --link-max-chars are 0 or more, --link-keep between 0 and 1")
 	}
 	return link.NewSource(m, f.options(), prompt.SchemaSamples), nil
 }
