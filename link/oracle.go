@@ -21,15 +21,10 @@ var clauseEnds = setOf(`where group order having limit offset union except inter
 // notAlias are words that can follow a table name without being its alias.
 var notAlias = setOf(`where group order having limit offset union except intersect on using join inner left right full outer cross natural as select window qualify set returning fetch lateral`)
 
-// sqlRef is one identifier token with what it is.
+// sqlRef is one token that names a schema table.
 type sqlRef struct {
-	tok      int  // index into the significant tokens
-	table    int  // schema table it names, or -1
-	isTable  bool // a table reference (FROM/JOIN list or a qualifier)
-	qualOf   int  // for a qualified column: the token index of its qualifier, else -1
-	name     string
-	quoted   bool
-	position int // byte offset in the SQL
+	table    int // the table's index in the schema
+	position int // the token's byte offset in the SQL
 }
 
 // ident is an identifier token's name without its quotes.
@@ -95,7 +90,7 @@ func tableRefs(sql string, s *sqlgym.Schema) (toks []sqltext.Token, refs []sqlRe
 		}
 		listed := inFrom[len(inFrom)-1] && (prev.IsWord("from") || prev.IsWord("join") || prev.IsPunct(","))
 		if isName && (listed || next.IsPunct(".") && !isAlias(aliases, name)) {
-			refs = append(refs, sqlRef{tok: i, table: ti, isTable: true, qualOf: -1, name: name, position: t.Pos})
+			refs = append(refs, sqlRef{table: ti, position: t.Pos})
 			if listed {
 				// table [AS] alias
 				j := i + 1

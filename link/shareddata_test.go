@@ -2,6 +2,7 @@ package link_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -79,6 +80,7 @@ func TestRecallOnPublicData(t *testing.T) {
 	defer shopCat.Close()
 
 	wide, wideCat := mergeSpider(t, spider, spiderCat)
+	sameGoldResults(t, spider, spiderCat, wide, wideCat)
 
 	for _, c := range []struct {
 		name  string
@@ -173,5 +175,40 @@ func BenchmarkPrepareWide(b *testing.B) {
 		if _, err := link.Prepare(context.Background(), eng, 3, true, 0); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// sameGoldResults checks the merge: every gold that runs on its own
+// database runs on the merged one, its table references renamed, and
+// returns the same rows.
+func sameGoldResults(t *testing.T, orig []sqlgym.Task, origCat *catalog.Catalog, wide []sqlgym.Task, wideCat *catalog.Catalog) {
+	t.Helper()
+	ctx := context.Background()
+	weng, err := wideCat.Engine(ctx, "spider_wide")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for i := range orig {
+		eng, err := origCat.Engine(ctx, orig[i].DB)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := eng.Query(ctx, orig[i].SQL, sqlgym.Limits{})
+		if err != nil {
+			continue // a gold that fails on its own database (the data's fault)
+		}
+		ran++
+		b, err := weng.Query(ctx, wide[i].SQL, sqlgym.Limits{})
+		if err != nil {
+			t.Errorf("%s: the renamed gold fails on the merged database: %v\n%s\n%s", orig[i].ID, err, orig[i].SQL, wide[i].SQL)
+			continue
+		}
+		if len(a.Rows) != len(b.Rows) || len(a.Rows) > 0 && fmt.Sprint(a.Rows[0]) != fmt.Sprint(b.Rows[0]) {
+			t.Errorf("%s: %d rows on its database, %d merged\n%s", orig[i].ID, len(a.Rows), len(b.Rows), wide[i].SQL)
+		}
+	}
+	if ran < len(orig)*9/10 {
+		t.Errorf("only %d of %d golds ran on their own databases", ran, len(orig))
 	}
 }

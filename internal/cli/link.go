@@ -155,7 +155,7 @@ func runLink(ctx context.Context, io IO, opts linkOptions) error {
 	if opts.JSON {
 		return writeJSON(io.Out, ev)
 	}
-	return printLink(io.Out, ev, opts.Report)
+	return printLink(io.Out, ev)
 }
 
 func pickTasks(tasks []sqlgym.Task, ids []string, path string) ([]sqlgym.Task, error) {
@@ -181,7 +181,7 @@ func pickTasks(tasks []sqlgym.Task, ids []string, path string) ([]sqlgym.Task, e
 	return out, nil
 }
 
-func printLink(w goio.Writer, ev *link.Evaluation, report bool) error {
+func printLink(w goio.Writer, ev *link.Evaluation) error {
 	for _, t := range ev.Tasks {
 		sel := t.Selection
 		fmt.Fprintf(w, "%s [%s] %s\n", t.ID, t.DB, t.Question)
@@ -220,6 +220,5 @@ func printLink(w goio.Writer, ev *link.Evaluation, report bool) error {
 	if ev.IndexedColumns > 0 {
 		fmt.Fprintf(w, "  value index            %d values of %d text columns (%.1fs to prepare)\n", ev.IndexedValues, ev.IndexedColumns, ev.PrepareSeconds)
 	}
-	_ = report
 	return err
 }
