@@ -75,10 +75,11 @@ The linker matches question and evidence words to table and column names
 (split at CamelCase and snake_case, stop words dropped, plurals folded,
 multi-word names matched as phrases) and question phrases to the distinct
 values of text columns (so "Paris" finds city.name), keeps the tables
-scoring at least a fifth of the best one (--link-keep), adds a table one foreign key away when
-it has evidence of its own or bridges two linked tables (declared keys, or
-keys inferred from names when none are declared), fills up to
---link-min-tables, and with --link-max-chars drops whole tables past the budget.
+scoring at least a fifth of the best one (--link-keep), adds a table one
+foreign key away when it has evidence of its own, bridges two kept tables, or
+hangs off one of the best tables (declared keys, or keys inferred from names
+when none are declared), fills up to --link-min-tables, and with
+--link-max-chars drops whole tables past the budget.
 
 Per task it prints the kept tables and why, and the gold tables it missed;
 then table recall, column recall (gold columns the prompt shows, and those the
