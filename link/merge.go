@@ -28,7 +28,9 @@ const insertBatch = 500
 // where a full schema no longer fits a small model's attention.
 func Merge(ctx context.Context, dbs Engines, names []string, out string) (map[string]*sqlgym.Schema, error) {
 	schemas := map[string]*sqlgym.Schema{}
-	var stmts []string
+	// Every table is created before any row goes in, so a foreign key
+	// may point at a table of the same database created later.
+	var creates, inserts []string
 	for _, name := range names {
 		eng, err := dbs.Engine(ctx, name)
 		if err != nil {
@@ -40,15 +42,18 @@ func Merge(ctx context.Context, dbs Engines, names []string, out string) (map[st
 		}
 		schemas[name] = s
 		for _, t := range s.Tables {
-			stmts = append(stmts, createTable(name, &t))
+			creates = append(creates, createTable(name, &t))
 			ins, err := copyRows(ctx, eng, name, &t)
 			if err != nil {
 				return nil, err
 			}
-			stmts = append(stmts, ins...)
+			inserts = append(inserts, ins...)
 		}
 	}
-	if err := sqlite.Create(ctx, out, stmts); err != nil {
+	// Rows go in table by table, not in key order: the key checks wait for
+	// the commit, when every table is full.
+	stmts := append([]string{"PRAGMA defer_foreign_keys = ON"}, creates...)
+	if err := sqlite.Create(ctx, out, append(stmts, inserts...)); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	return schemas, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/dataset"
+	"github.com/sqlgym/sqlgym/engine/sqlite"
 	"github.com/sqlgym/sqlgym/link"
 )
 
@@ -116,5 +117,54 @@ func TestLinkHelpShowsExamples(t *testing.T) {
 		if code != ExitOK || !strings.Contains(out, "Examples:") {
 			t.Errorf("%s --help: exit %d:\n%s", cmd, code, out)
 		}
+	}
+}
+
+func TestLinkMergeCommand(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(name string, stmts ...string) string {
+		p := filepath.Join(dir, name+".sqlite")
+		if err := sqlite.Create(t.Context(), p, stmts); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := mk("zoo", `CREATE TABLE animal (animal_id INTEGER PRIMARY KEY, name TEXT, keeper_id INTEGER REFERENCES keeper (keeper_id))`,
+		`CREATE TABLE keeper (keeper_id INTEGER PRIMARY KEY, name TEXT)`,
+		`INSERT INTO keeper VALUES (1, 'Ada')`, `INSERT INTO animal VALUES (1, 'Zebra', 1), (2, 'Lion', 1)`)
+	b := mk("farm", `CREATE TABLE animal (id INTEGER PRIMARY KEY, kind TEXT)`, `INSERT INTO animal VALUES (1, 'cow')`)
+	tasks := filepath.Join(dir, "tasks.jsonl")
+	f, _ := os.Create(tasks)
+	sqlgym.WriteTasks(f, []sqlgym.Task{
+		{ID: "z", DB: "zoo", Question: "Who keeps the Zebra?", SQL: "SELECT k.name FROM animal AS a JOIN keeper AS k ON a.keeper_id = k.keeper_id WHERE a.name = 'Zebra'"},
+		{ID: "f", DB: "farm", Question: "How many animals are on the farm?", SQL: "SELECT count(*) FROM animal"},
+	})
+	f.Close()
+	wide, wideTasks := filepath.Join(dir, "wide.sqlite"), filepath.Join(dir, "wide.jsonl")
+	code, stdout, stderr := run(t, "link", "merge", "--tasks", tasks, "--db", "zoo=sqlite:"+a, "--db", "farm=sqlite:"+b,
+		"--out", wide, "--tasks-out", wideTasks, "--name", "wide", "--json")
+	if code != ExitOK {
+		t.Fatalf("merge: exit %d %s", code, stderr)
+	}
+	var res linkMergeResult
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || res.Tables != 3 || res.Databases != 2 || res.Tasks != 2 {
+		t.Fatalf("%s %v", stdout, err)
+	}
+	merged, err := sqlgym.ReadTasks(wideTasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if merged[0].DB != "wide" || merged[0].SQL != "SELECT k.name FROM zoo__animal AS a JOIN zoo__keeper AS k ON a.keeper_id = k.keeper_id WHERE a.name = 'Zebra'" ||
+		merged[1].SQL != "SELECT count(*) FROM farm__animal" {
+		t.Fatalf("merged tasks %+v", merged)
+	}
+	// The merged golds run, and the linker finds 'Zebra' in zoo__animal.name.
+	code, stdout, stderr = run(t, "link", "--tasks", wideTasks, "--db", "wide=sqlite:"+wide, "--task", "z")
+	if code != ExitOK || !strings.Contains(stdout, "value 'Zebra' in zoo__animal.name") || !strings.Contains(stdout, "keep zoo__keeper") {
+		t.Fatalf("link on the merged database: exit %d %s\n%s", code, stderr, stdout)
+	}
+	if code, _, stderr := run(t, "link", "merge", "--tasks", tasks, "--db", "zoo=sqlite:"+a, "--db", "farm=sqlite:"+b,
+		"--out", wide, "--tasks-out", wideTasks); code != ExitError || !strings.Contains(stderr, "hint:") {
+		t.Fatalf("merge onto an existing file: exit %d %s", code, stderr)
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -76,9 +77,12 @@ func runLinkMerge(ctx context.Context, io IO, opts linkMergeOptions) error {
 			names = append(names, t.DB)
 		}
 	}
+	if _, err := os.Stat(opts.Out); err == nil {
+		return sqlgym.Userf("give --out a path that does not exist yet, or remove the file", "--out %s exists: merge writes a new database", opts.Out)
+	}
 	schemas, err := link.Merge(ctx, cat, names, opts.Out)
 	if err != nil {
-		return sqlgym.Userf("give --out a path that does not exist yet", "%v", err)
+		return err
 	}
 	out := make([]sqlgym.Task, len(tasks))
 	res := linkMergeResult{Databases: len(names), Tasks: len(tasks), Out: opts.Out, TasksOut: opts.TasksOut, Name: opts.Name}
