@@ -1,7 +1,9 @@
 package link
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -63,7 +65,32 @@ type scored struct {
 // Link chooses the tables for a question (and its evidence).
 func (db *Database) Link(question, evidence string, opt Options) *Selection {
 	opt = opt.withDefaults()
-	q := terms(question + " \n " + evidence)
+	sc := db.score(terms(question+" \n "+evidence), opt)
+	rank := db.choose(sc, opt)
+	n := len(db.Schema.Tables)
+	sel := &Selection{Mode: ModeLinked, TotalTables: n, FullChars: db.FullChars}
+	final := map[int]bool{}
+	for idx, i := range rank {
+		c := len(db.TableText[i])
+		if opt.MaxChars > 0 && idx > 0 && sel.Chars+c > opt.MaxChars {
+			sel.Dropped = append(sel.Dropped, db.Schema.Tables[i].Name)
+			continue
+		}
+		final[i] = true
+		sel.Chars += c
+	}
+	sel.OverBudget = opt.MaxChars > 0 && sel.Chars > opt.MaxChars
+	for i := range db.Schema.Tables {
+		if final[i] {
+			sel.Tables = append(sel.Tables, db.tableChoice(i, &sc[i]))
+		}
+	}
+	return sel
+}
+
+// score weighs each table's evidence in the question's terms q: its
+// name's and its columns' names, and values of its columns.
+func (db *Database) score(q []string, opt Options) []scored {
 	qset := map[string]bool{}
 	for _, w := range q {
 		if isContent(w) {
@@ -116,8 +143,10 @@ func (db *Database) Link(question, evidence string, opt Options) *Selection {
 				}
 			}
 		}
-		for _, v := range best {
-			s.score += v
+		// In word order, so the sum, and the ranking of near ties, is
+		// the same on every run.
+		for _, w := range slices.Sorted(maps.Keys(best)) {
+			s.score += best[w]
 		}
 	}
 	if !opt.NoValues {
@@ -141,7 +170,14 @@ func (db *Database) Link(question, evidence string, opt Options) *Selection {
 		}
 		sortReasons(sc[i].why)
 	}
+	return sc
+}
 
+// choose ranks the tables to keep, best first: those near the best score,
+// then their foreign-key neighbours, then the best of the rest up to the
+// minimum. Reasons for the last two are added to sc.
+func (db *Database) choose(sc []scored, opt Options) []int {
+	n := len(sc)
 	order := make([]int, n)
 	for i := range order {
 		order[i] = i
@@ -172,17 +208,17 @@ func (db *Database) Link(question, evidence string, opt Options) *Selection {
 		}
 	}
 	// One hop: a table joined by a foreign key to a linked table is kept
-	// when it has evidence of its own, or when it is the bridge between
-	// two linked tables. Adding every neighbour would pull a hub table's
-	// whole neighbourhood into each prompt.
+	// when it has evidence of its own, when it is the bridge between two
+	// linked tables, or when the linked table is among the best (the
+	// question is most surely about it, and its lookup tables are what it
+	// joins). Adding every neighbour of every linked table would pull a
+	// hub's whole neighbourhood into each prompt.
 	linked := append([]int(nil), rank...)
 	isLinked := map[int]bool{}
 	for _, i := range linked {
 		isLinked[i] = true
 	}
 	nb := db.neighbours()
-	// The best tables' neighbours all come along: the question is most
-	// surely about them, and their lookup tables are what it joins.
 	for _, i := range linked {
 		for _, j := range nb[i] {
 			if kept[j] {
@@ -205,24 +241,7 @@ func (db *Database) Link(question, evidence string, opt Options) *Selection {
 		}
 		keep(i, &Reason{Kind: "min_tables"})
 	}
-	sel := &Selection{Mode: ModeLinked, TotalTables: n, FullChars: db.FullChars}
-	final := map[int]bool{}
-	for idx, i := range rank {
-		c := len(db.TableText[i])
-		if opt.MaxChars > 0 && idx > 0 && sel.Chars+c > opt.MaxChars {
-			sel.Dropped = append(sel.Dropped, db.Schema.Tables[i].Name)
-			continue
-		}
-		final[i] = true
-		sel.Chars += c
-	}
-	sel.OverBudget = opt.MaxChars > 0 && sel.Chars > opt.MaxChars
-	for i := range db.Schema.Tables {
-		if final[i] {
-			sel.Tables = append(sel.Tables, db.tableChoice(i, &sc[i]))
-		}
-	}
-	return sel
+	return rank
 }
 
 // tableChoice is a kept table with its marked columns: those the
