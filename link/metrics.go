@@ -12,6 +12,10 @@ type Score struct {
 	// one was.
 	TableRecall float64 `json:"table_recall"`
 	AllTables   bool    `json:"all_tables"`
+	// Precision is the share of kept tables the gold reads: recall and
+	// the tables kept must be read together, since keeping every table
+	// wins recall and loses the point.
+	Precision float64 `json:"table_precision"`
 	// ColumnRecall is the share of gold columns the prompt shows (a kept
 	// table shows all its columns); MarkedRecall the share the linker
 	// marked (matched by name or value, or a key).
@@ -54,6 +58,9 @@ func Measure(sel *Selection, gold Used) (Score, bool) {
 		}
 	}
 	sc.TableRecall = float64(hit) / float64(len(gold.Tables))
+	if len(sel.Tables) > 0 {
+		sc.Precision = float64(hit) / float64(len(sel.Tables))
+	}
 	sc.AllTables = hit == len(gold.Tables)
 	if len(gold.Columns) == 0 {
 		sc.ColumnRecall, sc.MarkedRecall = 1, 1 // SELECT count(*): nothing to miss
@@ -82,6 +89,7 @@ type Summary struct {
 	Measured     int     `json:"measured"`
 	AllTables    float64 `json:"all_tables_kept"`
 	TableRecall  float64 `json:"table_recall"`
+	Precision    float64 `json:"table_precision"`
 	ColumnRecall float64 `json:"column_recall"`
 	MarkedRecall float64 `json:"marked_column_recall"`
 	TablesKept   float64 `json:"tables_kept"`
@@ -105,6 +113,7 @@ func (s *Summary) Add(sel *Selection, sc Score, measured bool) {
 		s.AllTables++
 	}
 	s.TableRecall += sc.TableRecall
+	s.Precision += sc.Precision
 	s.ColumnRecall += sc.ColumnRecall
 	s.MarkedRecall += sc.MarkedRecall
 }
@@ -122,6 +131,7 @@ func (s Summary) Mean() Summary {
 		m := float64(s.Measured)
 		s.AllTables /= m
 		s.TableRecall /= m
+		s.Precision /= m
 		s.ColumnRecall /= m
 		s.MarkedRecall /= m
 	}

@@ -62,7 +62,7 @@ func TestRenameTablesLeavesAliasesColumnsAndLiterals(t *testing.T) {
 func TestMeasureRecall(t *testing.T) {
 	sel := &Selection{TotalTables: 4, FullChars: 400, Chars: 100, Tables: []Table{{Name: "singer", Columns: []Column{{Name: "name"}}}}}
 	sc, ok := Measure(sel, Used{Tables: []string{"singer", "concert"}, Columns: []string{"singer.name", "singer.age", "concert.year"}})
-	if !ok || sc.AllTables || sc.TableRecall != 0.5 || sc.ColumnRecall != 2.0/3 || sc.MarkedRecall != 1.0/3 || sc.TablesShare != 0.25 || sc.CharsShare != 0.25 {
+	if !ok || sc.AllTables || sc.TableRecall != 0.5 || sc.ColumnRecall != 2.0/3 || sc.MarkedRecall != 1.0/3 || sc.TablesShare != 0.25 || sc.CharsShare != 0.25 || sc.Precision != 1 {
 		t.Fatalf("%+v", sc)
 	}
 	if _, ok := Measure(sel, Used{}); ok {

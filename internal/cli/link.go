@@ -214,7 +214,7 @@ func printLink(w goio.Writer, ev *link.Evaluation) error {
 	}
 	fmt.Fprintf(w, "schema %s%s: %d tasks (%d with gold tables in the schema)\n", ev.Settings, mark, s.Tasks, s.Measured)
 	fmt.Fprintf(w, "  every gold table kept  %5.1f%%\n", 100*s.AllTables)
-	fmt.Fprintf(w, "  table recall           %5.1f%%\n", 100*s.TableRecall)
+	fmt.Fprintf(w, "  table recall           %5.1f%% (precision %.1f%%)\n", 100*s.TableRecall, 100*s.Precision)
 	fmt.Fprintf(w, "  column recall          %5.1f%% shown, %.1f%% marked\n", 100*s.ColumnRecall, 100*s.MarkedRecall)
 	fmt.Fprintf(w, "  tables kept            %5.1f of %.1f (%.1f%%)\n", s.TablesKept, s.TablesTotal, 100*s.TablesShare)
 	_, err := fmt.Fprintf(w, "  prompt characters      %5.1f%% of the full schema's\n", 100*s.CharsShare)
