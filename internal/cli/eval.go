@@ -90,7 +90,13 @@ which is judged like any answer. --protocol tools uses OpenAI tool calls (a
 server with a tool parser, e.g. vLLM --tool-call-parser hermes); --protocol
 text uses <sql> and <solution> tags. Samples keep the whole trajectory; the
 report adds turns, queries, crashes fixed by revision and failures that do
-not run vs run with wrong rows. See docs/agent.md.`
+not run vs run with wrong rows. See docs/agent.md.
+
+--schema linked shows each prompt only the tables the schema linker keeps for
+its question (what 'sqlgym link' measures; with --agent the tools still see
+every table); --schema oracle shows the gold's own tables, a diagnostic upper
+bound that reports mark as such. The choice is in the manifest and the
+configuration hash. See docs/link.md.`
 
 func newEvalCmd(io IO) *cobra.Command {
 	var opts evalOptions
