@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/link"
 	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/prompt"
 	"github.com/sqlgym/sqlgym/schema"
@@ -26,6 +27,9 @@ type Env struct {
 	v    *verify.Verifier
 	dbs  Databases
 	tmpl *prompt.Template
+	// src, when set, chooses the opening prompt's schema (--schema); the
+	// tools still list and describe every table.
+	src *link.Source
 
 	mu      sync.Mutex
 	schemas map[string]*schemaEntry
@@ -53,6 +57,10 @@ func NewEnv(v *verify.Verifier, dbs Databases, tmpl *prompt.Template, cfg Config
 	}
 	return &Env{cfg: cfg, v: v, dbs: dbs, tmpl: tmpl, schemas: map[string]*schemaEntry{}}, nil
 }
+
+// SetSchema makes opening prompts show the schema src chooses for each
+// task (nil: every table). Call it before the first episode starts.
+func (e *Env) SetSchema(src *link.Source) { e.src = src }
 
 // Config is the environment's settings, defaults filled in.
 func (e *Env) Config() Config { return e.cfg }
@@ -99,18 +107,35 @@ func (e *Env) Start(ctx context.Context, task *sqlgym.Task, sample int) (*Episod
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", task.DB, err)
 	}
-	se, err := e.schemaOf(ctx, task.DB, eng)
+	full, text, err := e.opening(ctx, task, eng)
 	if err != nil {
 		return nil, err
 	}
-	pr, err := e.tmpl.Render(prompt.InputFor(task, se.text, eng.Dialect()))
+	pr, err := e.tmpl.Render(prompt.InputFor(task, text, eng.Dialect()))
 	if err != nil {
 		return nil, err
 	}
-	ep := &Episode{env: e, cfg: e.cfg, task: task, sample: sample, eng: eng, schema: se.schema, promptHash: pr.Hash}
+	ep := &Episode{env: e, cfg: e.cfg, task: task, sample: sample, eng: eng, schema: full, promptHash: pr.Hash}
 	ep.msgs = append(ep.msgs, pr.Messages...)
 	ep.opening = len(ep.msgs)
 	return ep, nil
+}
+
+// opening is a task's whole schema (for the tools) and the schema text its
+// opening prompt shows.
+func (e *Env) opening(ctx context.Context, task *sqlgym.Task, eng sqlgym.Engine) (*sqlgym.Schema, string, error) {
+	if e.src != nil && e.src.Mode() != link.ModeFull {
+		text, db, err := e.src.Text(ctx, eng, task)
+		if err != nil {
+			return nil, "", fmt.Errorf("schema of database %s: %w", task.DB, err)
+		}
+		return db.Schema, text, nil
+	}
+	se, err := e.schemaOf(ctx, task.DB, eng)
+	if err != nil {
+		return nil, "", err
+	}
+	return se.schema, se.text, nil
 }
 
 // Tools is the tool list a model is offered under the environment's

@@ -8,8 +8,15 @@ import (
 	"io"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/link"
 	"github.com/sqlgym/sqlgym/prompt"
 )
+
+// ErrOracle refuses an export on the oracle schema.
+var ErrOracle = &sqlgym.UserError{
+	Msg:  "export refuses --schema oracle: it shows exactly the gold's tables, so a model trained on it learns from the answer",
+	Hint: "use --schema full or --schema linked",
+}
 
 // Engines opens a database by name. *catalog.Catalog implements it.
 type Engines interface {
@@ -46,6 +53,19 @@ func Split(tasks []sqlgym.Task, include bool) (keep []sqlgym.Task, heldOut int) 
 // Render renders each task's prompt with tmpl, on its database's schema
 // as prompt.SchemaText renders it (loaded once per database).
 func Render(ctx context.Context, dbs Engines, tmpl *prompt.Template, tasks []sqlgym.Task) ([]Example, error) {
+	return RenderSchema(ctx, dbs, tmpl, nil, tasks)
+}
+
+// RenderSchema is Render on the schema src chooses for each task (nil:
+// every table). An oracle source is refused: it shows the gold's own
+// tables, and a model trained on it would learn from the answer.
+func RenderSchema(ctx context.Context, dbs Engines, tmpl *prompt.Template, src *link.Source, tasks []sqlgym.Task) ([]Example, error) {
+	if src != nil && src.Mode().Diagnostic() {
+		return nil, ErrOracle
+	}
+	if src != nil && src.Mode() == link.ModeFull {
+		src = nil
+	}
 	type schemaText struct {
 		text    string
 		dialect sqlgym.Dialect
@@ -55,6 +75,17 @@ func Render(ctx context.Context, dbs Engines, tmpl *prompt.Template, tasks []sql
 	for i := range tasks {
 		t := &tasks[i]
 		st, ok := schemas[t.DB]
+		if src != nil {
+			eng, err := dbs.Engine(ctx, t.DB)
+			if err != nil {
+				return nil, fmt.Errorf("task %s: %w", t.ID, err)
+			}
+			text, _, err := src.Text(ctx, eng, t)
+			if err != nil {
+				return nil, fmt.Errorf("schema of database %s: %w", t.DB, err)
+			}
+			st, ok = schemaText{text, eng.Dialect()}, true
+		}
 		if !ok {
 			eng, err := dbs.Engine(ctx, t.DB)
 			if err != nil {

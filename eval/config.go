@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/agent"
+	"github.com/sqlgym/sqlgym/link"
 	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/prompt"
 	"github.com/sqlgym/sqlgym/rundir"
@@ -75,6 +76,10 @@ type Config struct {
 	Verify verify.Config
 	// Template renders prompts; nil means prompt.Default().
 	Template *prompt.Template
+	// Schema chooses each prompt's schema (package link); nil shows every
+	// table, as runs made before linking did. Its mode and settings enter
+	// the manifest and the configuration hash.
+	Schema *link.Source
 
 	// Concurrency bounds the tasks being sampled at once (default 64).
 	Concurrency int

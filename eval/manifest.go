@@ -34,6 +34,8 @@ type hashed struct {
 	// Agent is left out for single-turn runs, so their hashes are what
 	// they were before the agent existed.
 	Agent *rundir.AgentSettings `json:"agent,omitempty"`
+	// Schema is left out for full schemas, for the same reason.
+	Schema string `json:"schema,omitempty"`
 }
 
 // ConfigHash is the configuration hash of a manifest's settings.
@@ -41,7 +43,7 @@ func ConfigHash(m *rundir.Manifest) string {
 	b, err := json.Marshal(hashed{
 		TasksHash: m.TasksHash, Split: m.Split, TaskCount: m.TaskCount, DBDigests: m.DBDigests,
 		Policy: m.Policy, Model: m.Model, Decoding: m.Decoding, Mode: m.Mode, Rewards: m.Rewards,
-		PromptHash: m.PromptHash, Agent: m.Agent,
+		PromptHash: m.PromptHash, Agent: m.Agent, Schema: hashedSchema(m.Schema),
 	})
 	if err != nil {
 		// Only Decoding.Extra could fail, and it came from JSON.
@@ -49,6 +51,23 @@ func ConfigHash(m *rundir.Manifest) string {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
+}
+
+// hashedSchema is a manifest's schema setting as the hash sees it: a
+// full schema is what every run before linking had, so it hashes as
+// nothing and their folders continue.
+func hashedSchema(s string) string {
+	if s == "full" {
+		return ""
+	}
+	return s
+}
+
+func schemaText(s string) string {
+	if s == "" {
+		return "full"
+	}
+	return s
 }
 
 // differences names, as the flags that set them, the settings in which two
@@ -86,6 +105,7 @@ func differences(old, cur *rundir.Manifest) []string {
 	add(old.Mode != cur.Mode, "--mode", old.Mode, cur.Mode)
 	add(old.Rewards != cur.Rewards, "--reward", old.Rewards, cur.Rewards)
 	add(old.PromptHash != cur.PromptHash, "--prompt-template", old.PromptHash, cur.PromptHash)
+	add(hashedSchema(old.Schema) != hashedSchema(cur.Schema), "--schema or --link-*", schemaText(old.Schema), schemaText(cur.Schema))
 	add(!reflect.DeepEqual(old.Agent, cur.Agent), "--agent, --max-turns, --protocol, --submit-last or --token-budget", agentText(old.Agent), agentText(cur.Agent))
 	if len(d) == 0 {
 		// A manifest written by another version of the hash.

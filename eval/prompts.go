@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/link"
 	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/prompt"
 )
@@ -14,6 +15,8 @@ import (
 type prompts struct {
 	dbs  Databases
 	tmpl *prompt.Template
+	// src, when set, chooses each task's schema (--schema linked|oracle).
+	src  *link.Source
 	mu   sync.Mutex
 	dbsc map[string]*schemaEntry
 }
@@ -25,13 +28,16 @@ type schemaEntry struct {
 	err     error
 }
 
-func newPrompts(dbs Databases, tmpl *prompt.Template) *prompts {
-	return &prompts{dbs: dbs, tmpl: tmpl, dbsc: map[string]*schemaEntry{}}
+func newPrompts(dbs Databases, tmpl *prompt.Template, src *link.Source) *prompts {
+	return &prompts{dbs: dbs, tmpl: tmpl, src: src, dbsc: map[string]*schemaEntry{}}
 }
 
 // render renders a task's prompt. An infrastructure failure while loading
 // the schema is not kept, so a later task tries again.
 func (p *prompts) render(ctx context.Context, t *sqlgym.Task) (model.Prompt, error) {
+	if p.src != nil && p.src.Mode() != link.ModeFull {
+		return p.renderLinked(ctx, t)
+	}
 	p.mu.Lock()
 	e := p.dbsc[t.DB]
 	if e == nil {
@@ -63,4 +69,18 @@ func (p *prompts) render(ctx context.Context, t *sqlgym.Task) (model.Prompt, err
 		return model.Prompt{}, fmt.Errorf("schema of database %s: %w", t.DB, e.err)
 	}
 	return p.tmpl.Render(prompt.InputFor(t, e.text, e.dialect))
+}
+
+// renderLinked renders a task on the schema its source chooses for it;
+// the source prepares each database once.
+func (p *prompts) renderLinked(ctx context.Context, t *sqlgym.Task) (model.Prompt, error) {
+	eng, err := p.dbs.Engine(ctx, t.DB)
+	if err != nil {
+		return model.Prompt{}, fmt.Errorf("schema of database %s: %w", t.DB, err)
+	}
+	text, _, err := p.src.Text(ctx, eng, t)
+	if err != nil {
+		return model.Prompt{}, fmt.Errorf("schema of database %s: %w", t.DB, err)
+	}
+	return p.tmpl.Render(prompt.InputFor(t, text, eng.Dialect()))
 }

@@ -75,6 +75,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Agent != nil {
 		m.Agent = cfg.Agent.Settings()
 	}
+	m.Schema = cfg.Schema.Settings()
+	if m.Linking, err = linkingSummary(ctx, cfg); err != nil {
+		return nil, err
+	}
 	m.ConfigHash = ConfigHash(&m)
 	old, err := checkFolder(cfg.Out, &m)
 	if err != nil {
@@ -101,12 +105,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{cfg: cfg, v: v, app: app, res: res, prompts: newPrompts(cfg.DBs, cfg.Template)}
+	r := &runner{cfg: cfg, v: v, app: app, res: res, prompts: newPrompts(cfg.DBs, cfg.Template, cfg.Schema)}
 	if cfg.Agent != nil {
 		if r.env, err = agent.NewEnv(v, cfg.DBs, cfg.Template, *cfg.Agent); err != nil {
 			app.Close()
 			return nil, err
 		}
+		r.env.SetSchema(cfg.Schema)
 	}
 	r.prog = newProgress(cfg.Progress, cfg.Out, len(cfg.Tasks)*cfg.Decoding.K)
 	rejudge, units := r.plan(existing)

@@ -86,7 +86,10 @@ type Comparison struct {
 	Tasks      int        `json:"tasks"`
 	Dropped    int        `json:"dropped_tasks"`
 	Mismatches []Mismatch `json:"mismatches,omitempty"`
-	Cluster    string     `json:"cluster,omitempty"`
+	// Ablation names what differs between the sides by design, beside the
+	// model: the prompt's schema (full against linked).
+	Ablation string `json:"ablation,omitempty"`
+	Cluster  string `json:"cluster,omitempty"`
 	// Metrics holds pass@1 first: the per-task rates c/n averaged over each
 	// side's runs. Then, when k > 1, pass@k and pass^k: the per-task
 	// unbiased estimates (k the smallest k of all runs, over tasks with at
@@ -155,6 +158,7 @@ func Compare(base, treat []*Run, opts CompareOptions) (*Comparison, error) {
 	all := append(slices.Clone(base), treat...)
 	c := &Comparison{Base: side(base), Treat: side(treat), Mismatches: mism,
 		Unreplicated: len(base) == 1 || len(treat) == 1}
+	c.Ablation, c.Notes = schemaAblation(base, treat, c.Notes)
 
 	// Tasks every run scored, in id order (the order the bootstrap uses).
 	ids, db := commonTasks(all, func(t TaskResult) bool { return t.N > 0 })
@@ -348,6 +352,11 @@ func mismatches(base, treat []*Run) []Mismatch {
 		}
 		if a, b := ref.Manifest.Mode, r.Manifest.Mode; a != b {
 			add("mode", orDash(a), orDash(b))
+		}
+		// The schema may differ between the sides (the linking ablation),
+		// not among the runs of one side.
+		if a, b := schemaOf(ref), schemaOf(r); a != b && sides == "base/base" {
+			add("schema", a, b)
 		}
 		if !maps.Equal(ref.Manifest.DBDigests, r.Manifest.DBDigests) {
 			add("database digests", digestList(ref.Manifest.DBDigests), digestList(r.Manifest.DBDigests))

@@ -93,6 +93,9 @@ func CompareText(w io.Writer, c *Comparison) error {
 	if c.Unreplicated {
 		fmt.Fprintln(ew, "note: a single run per side covers which tasks were asked, not the run-to-run noise of sampling; score each side three times.")
 	}
+	if c.Ablation != "" {
+		fmt.Fprintf(ew, "ablation: %s\n", c.Ablation)
+	}
 	for _, m := range c.Mismatches {
 		fmt.Fprintf(ew, "warning: allowed mismatch: %s\n", m)
 	}
@@ -137,6 +140,9 @@ func CompareMarkdown(w io.Writer, c *Comparison) error {
 	if c.Unreplicated {
 		fmt.Fprintf(ew, "> **Unreplicated**: a single run per side covers which tasks were asked, not the run-to-run noise of sampling; score each side three times.\n\n")
 	}
+	if c.Ablation != "" {
+		fmt.Fprintf(ew, "> **Ablation**: %s\n\n", mdText(c.Ablation))
+	}
 	for _, m := range c.Mismatches {
 		fmt.Fprintf(ew, "> **Allowed mismatch**: %s\n\n", mdText(m.String()))
 	}
@@ -180,7 +186,8 @@ var comparePage = template.Must(template.New("compare").Funcs(funcs).Parse(`<!DO
 {{range .C.Metrics}}<tr><td>{{.Name}}</td><td class="num">{{.N}}</td><td class="num">{{pct .Base}}</td><td class="num">{{pct .Treat}}</td><td class="num">{{signed .Delta.Value}}</td><td>{{points .Delta.Lo .Delta.Hi}}</td><td>{{.Verdict}}</td></tr>
 {{end}}</table>
 {{if .C.Unreplicated}}<p class="note"><b>Unreplicated</b>: a single run per side covers which tasks were asked, not the run-to-run noise of sampling; score each side three times.</p>{{end}}
-{{range .C.Mismatches}}<p class="note"><b>Allowed mismatch</b>: {{.String}}</p>
+{{if .C.Ablation}}<p class="note"><b>Ablation</b>: {{.C.Ablation}}</p>
+{{end}}{{range .C.Mismatches}}<p class="note"><b>Allowed mismatch</b>: {{.String}}</p>
 {{end}}{{range .C.Notes}}<p class="note"><b>Warning</b>: {{.}}</p>
 {{end}}
 <p>Tasks: {{.C.Improved}} improved, {{.C.Worsened}} worsened, {{.C.Unchanged}} unchanged.</p>

@@ -18,6 +18,9 @@ func Markdown(w io.Writer, r *Run) error {
 	if v.AgentLine != "" {
 		fmt.Fprintf(ew, "- **agent**: %s\n\n", mdText(v.AgentLine))
 	}
+	if v.SchemaLine != "" {
+		fmt.Fprintf(ew, "- **schema**: %s\n\n", mdText(v.SchemaLine))
+	}
 	fmt.Fprintf(ew, "| metric | value | 95%% interval |\n| --- | ---: | --- |\n")
 	for _, m := range v.Metrics {
 		if !m.Present {

@@ -19,6 +19,9 @@ func Text(w io.Writer, r *Run) error {
 	if v.AgentLine != "" {
 		fmt.Fprintf(tw, "agent\t%s\n", v.AgentLine)
 	}
+	if v.SchemaLine != "" {
+		fmt.Fprintf(tw, "schema\t%s\n", v.SchemaLine)
+	}
 	tw.Flush()
 
 	fmt.Fprintln(ew)

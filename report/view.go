@@ -26,7 +26,9 @@ type view struct {
 	Settings  string
 	TasksLine string
 	// AgentLine accounts for an agent run's episodes; empty otherwise.
-	AgentLine    string
+	AgentLine string
+	// SchemaLine accounts for a linked or oracle schema; empty otherwise.
+	SchemaLine   string
 	Metrics      []metricRow
 	Unreplicated bool
 	Outcomes     []countRow
@@ -83,6 +85,7 @@ func newView(r *Run) view {
 	}
 	v.TasksLine = strings.Join(parts, "; ")
 	v.AgentLine = agentLine(s.Agent)
+	v.SchemaLine = schemaLine(r)
 	keys := []string{"pass@1", PassAtKey(v.K), PassHatKey(v.K)}
 	if v.K == 1 {
 		keys = keys[:1] // pass@1 and pass^1 are the same number

@@ -20,8 +20,13 @@ type Manifest struct {
 	Rewards       string            `json:"rewards"`
 	PromptHash    string            `json:"prompt_template_hash"`
 	Agent         *AgentSettings    `json:"agent,omitempty"`
-	Started       time.Time         `json:"started"`
-	Ended         *time.Time        `json:"ended,omitempty"`
+	// Schema is how prompts chose their schema: "full" (or empty, in runs
+	// made before linking), "oracle", or "linked" with the linker's
+	// settings; Linking measures what a linked or oracle schema kept.
+	Schema  string          `json:"schema,omitempty"`
+	Linking *LinkingSummary `json:"linking,omitempty"`
+	Started time.Time       `json:"started"`
+	Ended   *time.Time      `json:"ended,omitempty"`
 	// ConfigHash is a digest of every setting that changes what a sample
 	// is; a directory holding a different ConfigHash is refused.
 	ConfigHash string `json:"config_hash"`
@@ -46,4 +51,20 @@ type AgentSettings struct {
 	// TokenBudget bounds an episode's completion tokens over all its
 	// turns (0: none).
 	TokenBudget int `json:"token_budget,omitempty"`
+}
+
+// LinkingSummary is what a run's linked (or oracle) schemas kept, over
+// its tasks, measured against the tables and columns each gold reads.
+type LinkingSummary struct {
+	TablesKept   float64 `json:"tables_kept"`
+	TablesTotal  float64 `json:"tables_total"`
+	CharsShare   float64 `json:"chars_share"`
+	AllTables    float64 `json:"all_tables_kept"`
+	TableRecall  float64 `json:"table_recall"`
+	ColumnRecall float64 `json:"column_recall"`
+	// Missed are the tasks whose prompt lacked a gold table, so a report
+	// can show how they fared against the rest.
+	Missed []string `json:"missed_tasks,omitempty"`
+	// Diagnostic marks an oracle run: its schema came from the gold.
+	Diagnostic bool `json:"diagnostic,omitempty"`
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/agent"
+	"github.com/sqlgym/sqlgym/link"
 	"github.com/sqlgym/sqlgym/verify"
 )
 
@@ -64,6 +65,10 @@ type Config struct {
 	// observation sizes); its Protocol is the default of requests that
 	// name none.
 	Agent agent.Config
+	// Schema chooses the schema an episode's opening prompt shows (nil:
+	// every table). Oracle is refused: a trainer would learn from the
+	// gold's own tables.
+	Schema *link.Source
 	// EpisodeTTL is how long an episode may sit idle before it is
 	// dropped; MaxEpisodes bounds the open episodes (429 past it).
 	EpisodeTTL  time.Duration

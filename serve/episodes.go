@@ -195,6 +195,7 @@ func (s *Server) agentEnv(p agent.Protocol) (*agent.Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	env.SetSchema(s.cfg.Schema)
 	s.envs[p] = env
 	return env, nil
 }

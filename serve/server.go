@@ -55,6 +55,10 @@ func New(cfg Config) (*Server, error) {
 	if _, err := cfg.Agent.WithDefaults(); err != nil {
 		return nil, err
 	}
+	if cfg.Schema != nil && cfg.Schema.Mode().Diagnostic() {
+		return nil, sqlgym.Userf("use --schema full or --schema linked; oracle is for sqlgym link and eval diagnostics only",
+			"serve refuses --schema oracle: episodes would open on exactly the gold's tables, so a trainer learns from the answer")
+	}
 	s := &Server{cfg: cfg, tasks: make(map[string]*sqlgym.Task, len(cfg.Tasks)),
 		eps: newEpisodes(cfg.EpisodeTTL, cfg.MaxEpisodes), envs: map[agent.Protocol]*agent.Env{}}
 	s.cache = verify.NewResultCache(cfg.CacheEntries, cfg.CacheBytes)

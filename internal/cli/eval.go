@@ -48,6 +48,8 @@ type evalOptions struct {
 	Order          string
 	Reward         string
 	PromptTemplate string
+	Schema         string
+	Linker         linkerFlags
 	Concurrency    int
 	JSON           bool
 	DB             dbFlags
@@ -89,7 +91,13 @@ which is judged like any answer. --protocol tools uses OpenAI tool calls (a
 server with a tool parser, e.g. vLLM --tool-call-parser hermes); --protocol
 text uses <sql> and <solution> tags. Samples keep the whole trajectory; the
 report adds turns, queries, crashes fixed by revision and failures that do
-not run vs run with wrong rows. See docs/agent.md.`
+not run vs run with wrong rows. See docs/agent.md.
+
+--schema linked shows each prompt only the tables the schema linker keeps for
+its question (what 'sqlgym link' measures; with --agent the tools still see
+every table); --schema oracle shows the gold's own tables, a diagnostic upper
+bound that reports mark as such. The choice is in the manifest and the
+configuration hash. See docs/link.md.`
 
 func newEvalCmd(io IO) *cobra.Command {
 	var opts evalOptions
@@ -131,6 +139,8 @@ func newEvalCmd(io IO) *cobra.Command {
 	f.StringVar(&opts.Order, "order", "", orderUsage)
 	f.StringVar(&opts.Reward, "reward", "", "reward overrides, e.g. correct=1,wrong=0")
 	f.StringVar(&opts.PromptTemplate, "prompt-template", "", "prompt template file (default: the built-in one)")
+	f.StringVar(&opts.Schema, "schema", "full", "prompt schema: full, linked (sqlgym link's choice) or oracle (the gold's tables: a diagnostic, marked in reports)")
+	addLinkerFlags(cmd, &opts.Linker)
 	f.IntVar(&opts.Concurrency, "concurrency", eval.DefaultConcurrency, "tasks sampled at once and model requests in flight")
 	f.BoolVar(&opts.JSON, "json", false, "print summary.json's content as JSON")
 	addDBFlags(cmd, &opts.DB)
@@ -171,6 +181,10 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 			return err
 		}
 	}
+	src, err := schemaSource(opts.Schema, opts.Linker)
+	if err != nil {
+		return err
+	}
 	all, tasksHash, err := readTasksHashed(opts.Tasks)
 	if err != nil {
 		return err
@@ -198,7 +212,7 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 		Out: opts.Out, Tasks: tasks, TasksFile: manifestTasksPath(opts.Tasks), TasksHash: tasksHash, Split: opts.Split,
 		DBs: cat, PostgresSchema: opts.DB.PGSchema, Decoding: dec,
 		Verify:   verify.Config{Mode: mode, Order: order, Rewards: rewards},
-		Template: tmpl, Concurrency: opts.Concurrency,
+		Template: tmpl, Schema: src, Concurrency: opts.Concurrency,
 		Version: bi.Version, GitCommit: buildCommit(),
 		Command: argv, Ledger: ledger.PathFor(opts.Out),
 		Progress: io.ErrOut,

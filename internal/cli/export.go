@@ -21,6 +21,8 @@ type exportOptions struct {
 	Out            string
 	IncludeHoldout bool
 	PromptTemplate string
+	Schema         string
+	Linker         linkerFlags
 	JSON           bool
 	DB             dbFlags
 }
@@ -58,6 +60,8 @@ unless --include-holdout. See docs/training.md.`,
 	f.BoolVar(&opts.IncludeHoldout, "include-holdout", false, "also export held-out tasks (they are for evaluation)")
 	f.StringVar(&opts.PromptTemplate, "prompt-template", "", "prompt template file (default: the built-in one eval uses)")
 	f.BoolVar(&opts.JSON, "json", false, "print the counts as JSON")
+	f.StringVar(&opts.Schema, "schema", "full", "prompt schema: full or linked (oracle is refused: see sqlgym link)")
+	addLinkerFlags(cmd, &opts.Linker)
 	addDBFlags(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
 	_ = cmd.MarkFlagRequired("format")
@@ -78,9 +82,15 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 	if opts.Format != "trl" && opts.Format != "verl" {
 		return usagef("--format %q: trl or verl", opts.Format)
 	}
+	src, err := schemaSource(opts.Schema, opts.Linker)
+	if err != nil {
+		return err
+	}
+	if err := refuseOracle(src, "export"); err != nil {
+		return err
+	}
 	tmpl := prompt.Default()
 	if opts.PromptTemplate != "" {
-		var err error
 		if tmpl, err = prompt.Load(opts.PromptTemplate); err != nil {
 			return err
 		}
@@ -115,7 +125,7 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 		return err
 	}
 	defer cat.Close()
-	exs, err := dataset.Render(ctx, cat, tmpl, tasks)
+	exs, err := dataset.RenderSchema(ctx, cat, tmpl, src, tasks)
 	if err != nil {
 		return err
 	}

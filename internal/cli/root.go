@@ -137,6 +137,7 @@ func NewRoot(io IO) *cobra.Command {
 		newBandCmd(io),
 		newExportCmd(io),
 		newBenchCmd(io),
+		newLinkCmd(io),
 	)
 	return root
 }

@@ -16,6 +16,8 @@ import (
 )
 
 type serveOptions struct {
+	Schema         string
+	Linker         linkerFlags
 	Tasks          string
 	Addr           string
 	Mode           string
@@ -122,6 +124,8 @@ See docs/training.md.`,
 	f.IntVar(&opts.TokenBudget, "token-budget", 0, "episodes: completion tokens per episode, when steps report them (0: none)")
 	f.DurationVar(&opts.EpisodeTTL, "episode-ttl", serve.DefaultEpisodeTTL, "episodes: idle time after which an episode is dropped")
 	f.IntVar(&opts.MaxEpisodes, "max-episodes", serve.DefaultMaxEpisodes, "episodes: open episodes at most (429 past it)")
+	f.StringVar(&opts.Schema, "schema", "full", "episodes: opening prompt's schema, full or linked (oracle is refused)")
+	addLinkerFlags(cmd, &opts.Linker)
 	addDBFlags(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
 	return cmd
@@ -157,6 +161,13 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	if opts.MaxTurns < 1 || opts.TokenBudget < 0 || opts.MaxEpisodes < 1 {
 		return usagef("--max-turns and --max-episodes must be 1 or more, --token-budget 0 or more")
 	}
+	src, err := schemaSource(opts.Schema, opts.Linker)
+	if err != nil {
+		return err
+	}
+	if err := refuseOracle(src, "serve"); err != nil {
+		return err
+	}
 	tasks, err := loadTasks(opts.Tasks)
 	if err != nil {
 		return err
@@ -167,7 +178,7 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	}
 	defer cat.Close()
 	srv, err := serve.New(serve.Config{
-		Tasks: tasks, IncludeHoldout: opts.IncludeHoldout, DBs: cat,
+		Tasks: tasks, IncludeHoldout: opts.IncludeHoldout, DBs: cat, Schema: src,
 		Verify: verify.Config{Mode: mode, Order: order, Rewards: rewards, Concurrency: opts.Concurrency,
 			Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps, SafetyNet: opts.SafetyNet}},
 		CacheEntries: opts.CacheEntries, CacheBytes: int64(opts.CacheMB) << 20,
