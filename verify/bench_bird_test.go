@@ -1,0 +1,108 @@
+package verify_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/benchdb"
+	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/sqltext"
+	"github.com/sqlgym/sqlgym/verify"
+	"github.com/sqlgym/sqlgym/verify/extract"
+)
+
+// BenchmarkBird verifies GRPO batches on the generated 10 MB benchmark
+// database (benchdb), where executing queries, not comparing rows,
+// dominates as on BIRD: 8 tasks x 16 answers and 32 x 16 = 512, golds
+// cached as in a training loop. Beside each, execute-distinct runs each of
+// the batch's distinct statements once on the same engine with as many
+// goroutines as the verifier: the floor. `sqlgym bench verify` compares
+// the verifier with C SQLite too.
+func BenchmarkBird(b *testing.B) {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "bench.sqlite")
+	if _, err := benchdb.Generate(ctx, path, benchdb.Config{Seed: benchdb.DefaultSeed}); err != nil {
+		b.Fatal(err)
+	}
+	cat, err := catalog.New(catalog.Config{Refs: []string{benchdb.DBName + "=sqlite:" + path}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cat.Close()
+	for _, nTasks := range []int{8, benchdb.MaxTasks} {
+		batch, err := benchdb.NewBatch(benchdb.DefaultSeed, nTasks)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("%dx%d", nTasks, benchdb.Samples), func(b *testing.B) {
+			benchBirdBatch(b, ctx, cat, batch)
+		})
+	}
+}
+
+func benchBirdBatch(b *testing.B, ctx context.Context, cat *catalog.Catalog, batch benchdb.Batch) {
+	v := verify.New(cat, batch.Tasks, verify.Config{})
+	// Warm: golds cached, connections open. A batch that fails here would
+	// time the wrong thing.
+	for i, r := range v.VerifyBatch(ctx, batch.Answers) {
+		if r.Reward == nil {
+			b.Fatalf("answer %d: outcome %s (%s): no reward", i, r.Outcome, r.Detail)
+		}
+	}
+	b.Run("verify", func(b *testing.B) {
+		for b.Loop() {
+			v.VerifyBatch(ctx, batch.Answers)
+		}
+		b.ReportMetric(float64(len(batch.Answers)), "answers/op")
+	})
+
+	eng, err := cat.Engine(ctx, benchdb.DBName)
+	if err != nil {
+		b.Fatal(err)
+	}
+	distinct := birdDistinct(batch.Answers)
+	workers := v.Config().Concurrency
+	b.Run("execute-distinct", func(b *testing.B) {
+		for b.Loop() {
+			var wg sync.WaitGroup
+			next := make(chan string)
+			for w := 0; w < workers; w++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for q := range next {
+						eng.Query(ctx, q, sqlgym.Limits{})
+					}
+				}()
+			}
+			for _, q := range distinct {
+				next <- q
+			}
+			close(next)
+			wg.Wait()
+		}
+		b.ReportMetric(float64(len(distinct)), "queries/op")
+	})
+}
+
+// birdDistinct is the batch's distinct statements, as the verifier
+// deduplicates them: extracted from completions, then normalised.
+func birdDistinct(answers []verify.Answer) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, a := range answers {
+		q := a.SQL
+		if q == "" {
+			q = extract.FromCompletion(a.Completion, a.FinishReason).SQL
+		}
+		if k := sqltext.Normalize(q); !seen[k] {
+			seen[k] = true
+			out = append(out, q)
+		}
+	}
+	return out
+}
