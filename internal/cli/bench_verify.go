@@ -1,0 +1,519 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	goio "io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/benchdb"
+	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/sqltext"
+	"github.com/sqlgym/sqlgym/verify"
+	"github.com/sqlgym/sqlgym/verify/extract"
+)
+
+type benchVerifyOptions struct {
+	DB      string
+	Out     string
+	Size    string
+	Seed    uint64
+	Answers int
+	Mode    string
+	Repeat  int
+	Load    int
+	JSON    bool
+}
+
+func newBenchVerifyCmd(io IO) *cobra.Command {
+	var opts benchVerifyOptions
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Time the verifier at BIRD scale against running each query once in C, and check it on a busy machine",
+		Long: `Generate a BIRD-sized SQLite database (a retail schema of six tables,
+10 MB by default; --size up to 1GB) and a GRPO batch of BIRD-shaped tasks
+on it (--answers, 16 per task: the gold, rewrites, wrong and broken
+answers, as a policy samples them), then verify the batch with the real
+verifier, golds cached as in a training loop, and time it against the
+floor: each distinct statement of the batch run once, reading every row,
+in the sandboxed engine in this process and in the sqlite3 shell (C
+SQLite) when it is on PATH. Wall and CPU times are medians of --repeat
+runs; CPU is getrusage's user plus system time (this process, or the
+shells). The ratios are verifier/floor: 1.0x means verifying costs no
+more than running the queries.
+
+With --load N it then checks that a busy machine changes no verdict: it
+verifies the batch again, with a fresh verifier, while N CPU-burning
+processes per CPU run, and compares every answer's outcome and reward
+with the idle run. It exits 1 on any difference, and on any null reward
+(idle or loaded). The burners are killed when the run ends, on every
+path, and die with this process.
+
+The same seed gives the same file and the same batch. --out keeps the
+generated file; --db reuses one.`,
+		Example: `  sqlgym bench verify
+  sqlgym bench verify --answers 128 --repeat 5 --json
+  sqlgym bench verify --size 100MB --out bench100.sqlite
+  sqlgym bench verify --db bench100.sqlite --load 3`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runBenchVerify(cmd.Context(), io, opts) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.DB, "db", "", "reuse a database written by --out instead of generating one")
+	f.StringVar(&opts.Out, "out", "", "write the generated database to this file and keep it")
+	f.StringVar(&opts.Size, "size", "10MB", "size of the generated database: 10MB, 100MB, 1GB (KB, MB, GB; at least 256KB)")
+	f.Uint64Var(&opts.Seed, "seed", benchdb.DefaultSeed, "seed of the database and of the batch")
+	f.IntVar(&opts.Answers, "answers", benchdb.MaxTasks*benchdb.Samples, fmt.Sprintf("answers in the batch: a multiple of %d, at most %d", benchdb.Samples, benchdb.MaxTasks*benchdb.Samples))
+	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+modeNames())
+	f.IntVar(&opts.Repeat, "repeat", 3, "timed runs of the verifier and of each floor; the median is reported")
+	f.IntVar(&opts.Load, "load", 0, "then verify again with this many CPU burners per CPU running, and compare (0: no check)")
+	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	return cmd
+}
+
+// benchVerifyReport is what the command prints (--json as is).
+type benchVerifyReport struct {
+	DB        string         `json:"db"`
+	Generated bool           `json:"generated"`
+	Bytes     int64          `json:"bytes"`
+	Seed      uint64         `json:"seed"`
+	GenerateS float64        `json:"generate_s,omitempty"`
+	Rows      map[string]int `json:"rows,omitempty"`
+
+	Tasks    int    `json:"tasks"`
+	Answers  int    `json:"answers"`
+	Distinct int    `json:"distinct_statements"`
+	Mode     string `json:"mode"`
+	CPUs     int    `json:"cpus"`
+	Repeat   int    `json:"repeat"`
+	LoadAvg  string `json:"load_avg"`
+
+	Idle     verdictCounts `json:"idle"`
+	ColdS    float64       `json:"cold_s"` // the first batch: golds run too
+	Verifier timing        `json:"verifier"`
+	Floors   []floorReport `json:"floors"`
+	Busy     *busyReport   `json:"busy,omitempty"`
+}
+
+type timing struct {
+	WallS float64 `json:"wall_s"`
+	CPUS  float64 `json:"cpu_s"`
+}
+
+type floorReport struct {
+	Name string `json:"name"`
+	timing
+	// WallRatio and CPURatio are the verifier's time over the floor's.
+	WallRatio float64 `json:"wall_ratio"`
+	CPURatio  float64 `json:"cpu_ratio"`
+	Err       string  `json:"error,omitempty"`
+}
+
+type verdictCounts struct {
+	Outcomes    map[sqlgym.Outcome]int `json:"outcomes"`
+	NullRewards int                    `json:"null_rewards"`
+	Timeouts    int                    `json:"timeouts"`
+}
+
+type busyReport struct {
+	PerCPU      int           `json:"burners_per_cpu"`
+	Burners     int           `json:"burners"`
+	BurnerPIDs  []int         `json:"burner_pids"`
+	EarlyExits  int           `json:"burners_exited_early"`
+	LoadAvg     string        `json:"load_avg"` // at the end of the loaded run
+	IdleWallS   float64       `json:"idle_wall_s"`
+	LoadedWallS float64       `json:"loaded_wall_s"`
+	Loaded      verdictCounts `json:"loaded"`
+	Differences []verdictDiff `json:"differences"`
+}
+
+type verdictDiff struct {
+	TaskID        string         `json:"task_id"`
+	Sample        int            `json:"sample"`
+	IdleOutcome   sqlgym.Outcome `json:"idle_outcome"`
+	LoadedOutcome sqlgym.Outcome `json:"loaded_outcome"`
+	IdleReward    *float64       `json:"idle_reward"`
+	LoadedReward  *float64       `json:"loaded_reward"`
+	LoadedDetail  string         `json:"loaded_detail,omitempty"`
+}
+
+// maxBenchRepeat bounds --repeat; more than this only heats the machine.
+const maxBenchRepeat = 100
+
+func runBenchVerify(ctx context.Context, io IO, opts benchVerifyOptions) error {
+	mode, err := parseMode(opts.Mode)
+	if err != nil {
+		return err
+	}
+	size, err := parseSize(opts.Size)
+	if err != nil {
+		return err
+	}
+	if opts.Answers <= 0 || opts.Answers%benchdb.Samples != 0 || opts.Answers > benchdb.MaxTasks*benchdb.Samples {
+		return usagef("--answers %d: a multiple of %d between %d and %d", opts.Answers, benchdb.Samples, benchdb.Samples, benchdb.MaxTasks*benchdb.Samples)
+	}
+	if opts.Repeat < 1 || opts.Repeat > maxBenchRepeat {
+		return usagef("--repeat %d: between 1 and %d", opts.Repeat, maxBenchRepeat)
+	}
+	if opts.Load < 0 || opts.Load > 16 {
+		return usagef("--load %d: burners per CPU, between 0 and 16", opts.Load)
+	}
+	if opts.DB != "" && opts.Out != "" {
+		return usagef("give --db (reuse a file) or --out (keep the generated one), not both")
+	}
+	progress := io.ErrOut
+
+	rep := &benchVerifyReport{Seed: opts.Seed, Mode: string(mode), CPUs: runtime.NumCPU(), Repeat: opts.Repeat}
+	path := opts.DB
+	if path == "" {
+		path = opts.Out
+		if path == "" {
+			dir, err := os.MkdirTemp("", "sqlgym-bench-")
+			if err != nil {
+				return fmt.Errorf("bench verify: %w", err)
+			}
+			defer os.RemoveAll(dir)
+			path = filepath.Join(dir, "bench.sqlite")
+		} else if _, err := os.Stat(path); err == nil {
+			return sqlgym.Userf("remove it, or reuse it with --db "+path, "--out %s: the file exists", path)
+		}
+		fmt.Fprintf(progress, "generating a %s database (seed %d)...\n", opts.Size, opts.Seed)
+		st, err := benchdb.Generate(ctx, path, benchdb.Config{Seed: opts.Seed, Size: size})
+		if err != nil {
+			return fmt.Errorf("bench verify: %w", err)
+		}
+		rep.Generated, rep.GenerateS, rep.Rows = true, st.Took.Seconds(), st.Rows
+	} else if _, err := os.Stat(path); err != nil {
+		return sqlgym.Userf("write one with: sqlgym bench verify --out FILE", "--db %s: %v", path, err)
+	}
+	if fi, err := os.Stat(path); err == nil {
+		rep.Bytes = fi.Size()
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	rep.DB = path
+
+	batch, err := benchdb.NewBatch(opts.Seed, opts.Answers/benchdb.Samples)
+	if err != nil {
+		return fmt.Errorf("bench verify: %w", err)
+	}
+	rep.Tasks, rep.Answers = len(batch.Tasks), len(batch.Answers)
+	distinct := distinctStatements(batch.Answers)
+	rep.Distinct = len(distinct)
+
+	cat, err := catalog.New(catalog.Config{Refs: []string{benchdb.DBName + "=sqlite:" + path}})
+	if err != nil {
+		return fmt.Errorf("bench verify: %w", err)
+	}
+	defer cat.Close()
+	eng, err := cat.Engine(ctx, benchdb.DBName)
+	if err != nil {
+		return sqlgym.Userf("--db takes a file written by sqlgym bench verify --out FILE", "open %s: %v", path, err)
+	}
+	if _, err := eng.Query(ctx, "SELECT 1 FROM customers, products, orders, order_items, payments, reviews LIMIT 1", sqlgym.Limits{}); err != nil {
+		return sqlgym.Userf("--db takes a file written by sqlgym bench verify --out FILE", "%s is not a benchmark database: %v", path, err)
+	}
+	rep.LoadAvg = loadAvg()
+	cfg := verify.Config{Mode: mode}
+
+	// The idle verdicts: a fresh verifier's first batch, golds included.
+	fmt.Fprintf(progress, "verifying %d answers (%d distinct statements) idle...\n", rep.Answers, rep.Distinct)
+	v := verify.New(cat, batch.Tasks, cfg)
+	t0 := time.Now()
+	idle := v.VerifyBatch(ctx, batch.Answers)
+	rep.ColdS = time.Since(t0).Seconds()
+	rep.Idle = countVerdicts(idle)
+
+	// Warm: golds cached, as in a training loop.
+	rep.Verifier = medianTiming(opts.Repeat, func() (floorRun, error) {
+		cpu0, t0 := selfCPU(), time.Now()
+		v.VerifyBatch(ctx, batch.Answers)
+		return floorRun{Wall: time.Since(t0), CPU: selfCPU() - cpu0}, ctx.Err()
+	}, nil)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("bench verify: %w", err)
+	}
+
+	for _, fl := range floorRunners(path, eng, v.Config().Concurrency) {
+		fmt.Fprintf(progress, "floor: %s...\n", fl.Name())
+		fr := floorReport{Name: fl.Name()}
+		var ferr error
+		fr.timing = medianTiming(opts.Repeat, func() (floorRun, error) { return fl.Run(ctx, distinct) }, &ferr)
+		fl.Close()
+		if ferr != nil {
+			fr.Err = ferr.Error()
+		} else {
+			fr.WallRatio, fr.CPURatio = ratio(rep.Verifier.WallS, fr.WallS), ratio(rep.Verifier.CPUS, fr.CPUS)
+		}
+		rep.Floors = append(rep.Floors, fr)
+	}
+
+	if opts.Load > 0 {
+		busy, err := busyCheck(ctx, progress, cat, batch, cfg, idle, opts.Load, rep.ColdS)
+		if err != nil {
+			return fmt.Errorf("bench verify --load: %w", err)
+		}
+		rep.Busy = busy
+	}
+
+	if opts.JSON {
+		if err := writeJSON(io.Out, rep); err != nil {
+			return err
+		}
+	} else {
+		printBenchVerify(io.Out, rep)
+	}
+	return benchVerdictError(rep)
+}
+
+// benchVerdictError is the exit status: a null reward, or a verdict the
+// load changed, fails the run.
+func benchVerdictError(rep *benchVerifyReport) error {
+	nulls := rep.Idle.NullRewards
+	diffs := 0
+	if b := rep.Busy; b != nil {
+		nulls += b.Loaded.NullRewards
+		diffs = len(b.Differences)
+	}
+	if nulls == 0 && diffs == 0 {
+		return nil
+	}
+	return sqlgym.Userf("a null reward is an infrastructure failure (the safety net, a database error) or a broken gold; the details are in --json",
+		"%d null rewards and %d verdicts changed by the load", nulls, diffs)
+}
+
+// busyCheck verifies the batch with a fresh verifier (golds too) while
+// perCPU x NumCPU burners run, and compares each verdict with idle's.
+func busyCheck(ctx context.Context, progress goio.Writer, cat *catalog.Catalog, batch benchdb.Batch, cfg verify.Config, idle []verify.Result, perCPU int, idleS float64) (*busyReport, error) {
+	n := perCPU * runtime.NumCPU()
+	// The loaded run is bounded: burners outlive it by their --for at
+	// most, and the run itself is stopped there.
+	bound := min(max(30*time.Duration(idleS*float64(time.Second))+30*time.Second, time.Minute), 20*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	fmt.Fprintf(progress, "verifying again with %d CPU burners running (at most %s)...\n", n, bound.Round(time.Second))
+	b, err := startBurners(ctx, n, bound)
+	if err != nil {
+		return nil, err
+	}
+	defer b.stop()
+	// Let the burners get going before the clock starts.
+	time.Sleep(200 * time.Millisecond)
+	v := verify.New(cat, batch.Tasks, cfg)
+	t0 := time.Now()
+	loaded := v.VerifyBatch(ctx, batch.Answers)
+	wall := time.Since(t0)
+	rep := &busyReport{PerCPU: perCPU, Burners: n, BurnerPIDs: b.pids(), EarlyExits: b.earlyExits(), LoadAvg: loadAvg(),
+		IdleWallS: idleS, LoadedWallS: wall.Seconds(), Loaded: countVerdicts(loaded), Differences: []verdictDiff{}}
+	if err := b.stop(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("the loaded run did not finish within %s: %w", bound, err)
+	}
+	for i := range idle {
+		a, l := idle[i], loaded[i]
+		if a.Outcome != l.Outcome || !sameReward(a.Reward, l.Reward) {
+			rep.Differences = append(rep.Differences, verdictDiff{TaskID: a.TaskID, Sample: a.Sample,
+				IdleOutcome: a.Outcome, LoadedOutcome: l.Outcome, IdleReward: a.Reward, LoadedReward: l.Reward, LoadedDetail: l.Detail})
+		}
+	}
+	return rep, nil
+}
+
+// floorRunners are the floors the verifier is timed against: the
+// sandboxed engine in this process (what the verifier itself runs on),
+// and C SQLite in the sqlite3 shell when it is installed.
+//
+// An in-process C SQLite runner goes here once engine/sqlite has one, as
+// another &inProcessFloor{name: "C SQLite (in process)", query: ...,
+// close: ...} on a raw read-only connection: it times C without the
+// shell's process start and output formatting.
+func floorRunners(path string, eng sqlgym.Engine, workers int) []floorRunner {
+	fs := []floorRunner{&inProcessFloor{
+		name:    "sandboxed engine, in process",
+		workers: workers,
+		query: func(ctx context.Context, q string) error {
+			_, err := eng.Query(ctx, q, sqlgym.Limits{})
+			return err
+		},
+	}}
+	if cli, ok := newCLIFloor(path, runtime.NumCPU()); ok {
+		fs = append(fs, cli)
+	}
+	return fs
+}
+
+// distinctStatements is the batch's statements as the verifier runs
+// them: extracted from completions, one per normalised text.
+func distinctStatements(answers []verify.Answer) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, a := range answers {
+		q := a.SQL
+		if q == "" {
+			ex := extract.FromCompletion(a.Completion, a.FinishReason)
+			if ex.Status != extract.StatusOK {
+				continue
+			}
+			q = ex.SQL
+		}
+		if k := sqltext.Normalize(q); !seen[k] {
+			seen[k] = true
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+func countVerdicts(rs []verify.Result) verdictCounts {
+	c := verdictCounts{Outcomes: map[sqlgym.Outcome]int{}}
+	for _, r := range rs {
+		c.Outcomes[r.Outcome]++
+		if r.Reward == nil {
+			c.NullRewards++
+		}
+		if r.Outcome == sqlgym.OutcomeTimeout {
+			c.Timeouts++
+		}
+	}
+	return c
+}
+
+func sameReward(a, b *float64) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+// medianTiming runs fn n times and returns the median wall and CPU time
+// (each its own median). The first error stops it and lands in *errp.
+func medianTiming(n int, fn func() (floorRun, error), errp *error) timing {
+	var walls, cpus []time.Duration
+	for i := 0; i < n; i++ {
+		r, err := fn()
+		if err != nil {
+			if errp != nil {
+				*errp = err
+			}
+			return timing{}
+		}
+		walls, cpus = append(walls, r.Wall), append(cpus, r.CPU)
+	}
+	return timing{WallS: median(walls).Seconds(), CPUS: median(cpus).Seconds()}
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func ratio(a, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return a / b
+}
+
+// parseSize reads 10MB, 100MB, 1GB, 512KB (binary units, case ignored).
+func parseSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}}
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(t, u.suffix); ok {
+			n, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+			if err != nil || n <= 0 {
+				break
+			}
+			size := int64(n * float64(u.mult))
+			if size < benchdb.MinSize || size > benchdb.MaxSize {
+				return 0, usagef("--size %s: between 256KB and 1GB", s)
+			}
+			return size, nil
+		}
+	}
+	return 0, usagef("--size %q: a number and KB, MB or GB, e.g. 10MB, 100MB, 1GB", s)
+}
+
+// loadAvg is /proc/loadavg's three averages, or "" where there is none.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func printBenchVerify(w goio.Writer, rep *benchVerifyReport) {
+	how := "reused"
+	if rep.Generated {
+		how = fmt.Sprintf("generated in %.1f s", rep.GenerateS)
+	}
+	fmt.Fprintf(w, "database %s: %.1f MB, seed %d, %s\n", rep.DB, float64(rep.Bytes)/(1<<20), rep.Seed, how)
+	fmt.Fprintf(w, "batch: %d answers to %d tasks, %d distinct statements, mode %s, %d CPUs, load average %s\n",
+		rep.Answers, rep.Tasks, rep.Distinct, rep.Mode, rep.CPUs, rep.LoadAvg)
+	fmt.Fprintf(w, "idle verdicts: %s; null rewards %d, timeouts %d; first (cold) batch %.2f s\n",
+		outcomeLine(rep.Idle.Outcomes), rep.Idle.NullRewards, rep.Idle.Timeouts, rep.ColdS)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "median of %d\twall\tCPU\tverifier/floor wall\tCPU\n", rep.Repeat)
+	fmt.Fprintf(tw, "verifier (golds cached)\t%.3f s\t%.3f s\t\t\n", rep.Verifier.WallS, rep.Verifier.CPUS)
+	for _, f := range rep.Floors {
+		if f.Err != "" {
+			fmt.Fprintf(tw, "floor: %s\tfailed: %s\t\t\t\n", f.Name, f.Err)
+			continue
+		}
+		fmt.Fprintf(tw, "floor: %s\t%.3f s\t%.3f s\t%.2fx\t%.2fx\n", f.Name, f.WallS, f.CPUS, f.WallRatio, f.CPURatio)
+	}
+	tw.Flush()
+	if b := rep.Busy; b != nil {
+		verdict := "OK"
+		if len(b.Differences) > 0 || b.Loaded.NullRewards > 0 || rep.Idle.NullRewards > 0 {
+			verdict = "FAILED"
+		}
+		fmt.Fprintf(w, "busy machine (%d burners, %d per CPU; load average %s): %d verdict differences, null rewards %d idle / %d loaded, timeouts %d / %d, wall %.2f s idle / %.2f s loaded: %s\n",
+			b.Burners, b.PerCPU, b.LoadAvg, len(b.Differences), rep.Idle.NullRewards, b.Loaded.NullRewards, rep.Idle.Timeouts, b.Loaded.Timeouts, b.IdleWallS, b.LoadedWallS, verdict)
+		if b.EarlyExits > 0 {
+			fmt.Fprintf(w, "  warning: %d burners ended before the loaded run did\n", b.EarlyExits)
+		}
+		for i, d := range b.Differences {
+			if i == 10 {
+				fmt.Fprintf(w, "  ... %d more (see --json)\n", len(b.Differences)-10)
+				break
+			}
+			fmt.Fprintf(w, "  %s #%d: idle %s, loaded %s (%s)\n", d.TaskID, d.Sample, d.IdleOutcome, d.LoadedOutcome, d.LoadedDetail)
+		}
+	}
+}
+
+func outcomeLine(m map[sqlgym.Outcome]int) string {
+	var parts []string
+	for _, o := range sqlgym.Outcomes {
+		if m[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", o, m[o]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}

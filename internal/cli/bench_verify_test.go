@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The command end to end on a small generated file: --out keeps it, a
+// second run reuses it with --db under load. The burners are this test
+// binary itself (burnEnv's init hook), so the check below is of real
+// child processes.
+func TestBenchVerifyLoad(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "bench.sqlite")
+	code, out, errOut := run(t, "bench", "verify", "--size", "512KB", "--answers", "32", "--repeat", "1", "--out", db)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"generated in", "32 answers to 2 tasks", "verifier (golds cached)", "floor: sandboxed engine"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(db); err != nil {
+		t.Fatalf("--out did not keep the file: %v", err)
+	}
+
+	code, out, errOut = run(t, "bench", "verify", "--db", db, "--answers", "32", "--repeat", "1", "--load", "1", "--json")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	var rep benchVerifyReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json is not JSON: %v\n%s", err, out)
+	}
+	if rep.Generated || rep.Answers != 32 || rep.Tasks != 2 || rep.Distinct == 0 || rep.Idle.Outcomes["correct"] == 0 || rep.Idle.Outcomes["wrong"] == 0 {
+		t.Errorf("report %+v", rep)
+	}
+	if len(rep.Floors) == 0 || rep.Verifier.WallS <= 0 {
+		t.Errorf("no timings: verifier %+v, floors %+v", rep.Verifier, rep.Floors)
+	}
+	for _, f := range rep.Floors {
+		if f.Err != "" || f.WallS <= 0 || f.WallRatio <= 0 {
+			t.Errorf("floor %+v", f)
+		}
+	}
+	b := rep.Busy
+	if b == nil {
+		t.Fatalf("--load 1: no busy report:\n%s", out)
+	}
+	if b.Burners != runtime.NumCPU() || len(b.BurnerPIDs) != b.Burners || b.Differences == nil || len(b.Differences) != 0 || b.Loaded.NullRewards != 0 || b.EarlyExits != 0 {
+		t.Errorf("busy report %+v", b)
+	}
+	if !strings.Contains(out, `"differences": []`) {
+		t.Errorf("differences is not an empty list in the JSON:\n%s", out)
+	}
+	// Every burner is gone: killed and reaped, so its pid names no process.
+	for _, pid := range b.BurnerPIDs {
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("burner %d still exists after the command returned (kill 0: %v)", pid, err)
+		}
+	}
+}
+
+func TestBenchVerifyRefuses(t *testing.T) {
+	notBench := writeFile(t, "tasks.jsonl", "{}\n")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--size", "10XB"}, ExitUsage, "--size"},
+		{[]string{"--size", "2GB"}, ExitUsage, "between 256KB and 1GB"},
+		{[]string{"--answers", "100"}, ExitUsage, "multiple of 16"},
+		{[]string{"--repeat", "0"}, ExitUsage, "--repeat"},
+		{[]string{"--db", "a.sqlite", "--out", "b.sqlite"}, ExitUsage, "not both"},
+		{[]string{"--mode", "nope"}, ExitUsage, "--mode"},
+		{[]string{"--db", filepath.Join(t.TempDir(), "missing.sqlite")}, ExitError, "hint: write one with"},
+		{[]string{"--db", notBench}, ExitError, "hint: --db takes a file written by"},
+	} {
+		code, _, errOut := run(t, append([]string{"bench", "verify"}, c.args...)...)
+		if code != c.code || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, want %d with %q:\n%s", c.args, code, c.code, c.want, errOut)
+		}
+	}
+}
+
+func TestBenchVerifyBurnIsHidden(t *testing.T) {
+	code, out, _ := run(t, "bench", "--help")
+	if code != ExitOK || strings.Contains(out, "burn") || !strings.Contains(out, "verify") {
+		t.Errorf("bench --help: exit %d, lists burn or misses verify:\n%s", code, out)
+	}
+	if code, _, errOut := run(t, "bench", "burn", "--for", "50ms"); code != ExitOK {
+		t.Errorf("bench burn --for 50ms: exit %d: %s", code, errOut)
+	}
+	if code, _, _ := run(t, "bench", "burn", "--for", "2h"); code != ExitUsage {
+		t.Errorf("bench burn --for 2h: exit %d, want %d", code, ExitUsage)
+	}
+	code, out, _ = run(t, "bench", "verify", "--help")
+	if code != ExitOK || !strings.Contains(out, "Examples:") {
+		t.Errorf("bench verify --help: exit %d, no examples:\n%s", code, out)
+	}
+}
+
+// A burner really spins (it is not, say, the test binary listing its
+// tests), ends on its own after its time, and stop reaps it.
+func TestBenchVerifyBurnersBurnThenEnd(t *testing.T) {
+	b, err := startBurners(context.Background(), 1, 400*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-b.done[0]:
+	case <-time.After(20 * time.Second):
+		b.stop()
+		t.Fatal("a burner asked for 400ms still runs after 20s")
+	}
+	st := b.cmds[0].ProcessState
+	if !st.Success() || b.earlyExits() != 1 {
+		t.Errorf("burner ended with %v, %d early exits", st, b.earlyExits())
+	}
+	if cpu := st.UserTime() + st.SystemTime(); cpu < 50*time.Millisecond {
+		t.Errorf("burner used %s of CPU in 400ms: it did not spin", cpu)
+	}
+	if err := b.stop(); err != nil {
+		t.Error(err)
+	}
+}
