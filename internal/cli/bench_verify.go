@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	goio "io"
 	"os"
@@ -319,8 +320,11 @@ func busyCheck(ctx context.Context, progress goio.Writer, cat *catalog.Catalog, 
 	if err := b.stop(); err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("the loaded run did not finish within %s: %w", bound, err)
+	if err := ctx.Err(); errors.Is(err, context.DeadlineExceeded) {
+		return nil, sqlgym.Userf("the machine is far busier than --load asks for, or the database is far larger than the batch was sized for; try a smaller --load or --size",
+			"the loaded run did not finish within %s", bound.Round(time.Second))
+	} else if err != nil {
+		return nil, fmt.Errorf("interrupted: %w", err)
 	}
 	for i := range idle {
 		a, l := idle[i], loaded[i]
