@@ -49,9 +49,10 @@ func TestAnswersAreWhatTheySay(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, task := range tasks {
-		rs, err := eng.Query(ctx, task.SQL, sqlgym.Limits{})
+		rs, err := eng.Query(ctx, task.SQL, sqlgym.Limits{}.GoldLimits())
 		if err != nil {
-			t.Fatalf("%s: gold fails: %v", task.ID, err)
+			t.Errorf("%s: gold fails: %v", task.ID, err)
+			continue
 		}
 		if len(rs.Rows) == 0 || len(rs.Rows) == 1 && len(rs.Rows[0]) == 1 && (rs.Rows[0][0].IsNull() || rs.Rows[0][0].Kind == sqlgym.KindInt && rs.Rows[0][0].Int == 0) {
 			t.Errorf("%s: the gold's result is empty, NULL or 0: %v", task.ID, rs.Rows)
