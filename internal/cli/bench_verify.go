@@ -481,6 +481,11 @@ func printBenchVerify(w goio.Writer, rep *benchVerifyReport) {
 		rep.Answers, rep.Tasks, rep.Distinct, rep.Mode, rep.CPUs, rep.LoadAvg)
 	fmt.Fprintf(w, "idle verdicts: %s; null rewards %d, timeouts %d; first (cold) batch %.2f s\n",
 		outcomeLine(rep.Idle.Outcomes), rep.Idle.NullRewards, rep.Idle.Timeouts, rep.ColdS)
+	if rep.Idle.Timeouts > 0 {
+		// No answer of the batch is written to time out: a timeout here is
+		// the machine's or the engine's limits deciding, not the SQL.
+		fmt.Fprintf(w, "  warning: %d timeouts idle; no answer of this batch is meant to time out (the machine is too busy, or the limits too tight for --size)\n", rep.Idle.Timeouts)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "median of %d\twall\tCPU\tverifier/floor wall\tCPU\n", rep.Repeat)
 	fmt.Fprintf(tw, "verifier (golds cached)\t%.3f s\t%.3f s\t\t\n", rep.Verifier.WallS, rep.Verifier.CPUS)
