@@ -335,4 +335,3 @@ func parseSize(s string) (int64, error) {
 	}
 	return 0, usagef("--size %q: a number and KB, MB or GB, e.g. 10MB, 100MB, 1GB", s)
 }
-
