@@ -281,7 +281,7 @@ func floorRunners(path string, eng sqlgym.Engine, workers int) []floorRunner {
 		name:    "sandboxed engine, in process",
 		workers: workers,
 		query: func(ctx context.Context, q string) error {
-			_, err := eng.Query(ctx, q, sqlgym.Limits{})
+			_, err := eng.Query(ctx, q, floorLimits)
 			return err
 		},
 	}}
@@ -290,6 +290,12 @@ func floorRunners(path string, eng sqlgym.Engine, workers int) []floorRunner {
 	}
 	return fs
 }
+
+// floorLimits let a floor's statement run to its end, as the sqlite3
+// shell does: no step budget, no wall-clock limit to speak of. Where the
+// verifier's own limits stop statements (a huge --size on a slow engine)
+// the report warns about timeouts, and the ratios say little.
+var floorLimits = sqlgym.Limits{VMSteps: -1, Timeout: time.Hour}
 
 // distinctStatements is the batch's statements as the verifier runs
 // them: extracted from completions, one per normalised text.
