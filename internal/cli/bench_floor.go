@@ -87,6 +87,9 @@ type cliFloor struct {
 	workers int
 }
 
+// floorDone is what a sqlite3 shell prints once it has run everything.
+const floorDone = "sqlgym-floor-done"
+
 // newCLIFloor finds the sqlite3 shell on PATH; ok is false without one.
 func newCLIFloor(path string, workers int) (f *cliFloor, ok bool) {
 	bin, err := exec.LookPath("sqlite3")
@@ -110,15 +113,22 @@ func (f *cliFloor) Run(ctx context.Context, queries []string) (floorRun, error) 
 		s.WriteString(strings.TrimRight(strings.TrimSpace(q), ";"))
 		s.WriteString(";\n")
 	}
+	// Each shell ends by printing floorDone from the database, so a shell
+	// that could not read it, or did not get to the end, is told apart
+	// from one whose statements failed on purpose.
+	for i := range scripts {
+		scripts[i].WriteString(".output stdout\nSELECT '" + floorDone + "' FROM sqlite_schema LIMIT 1;\n")
+	}
 	// immutable=1 as the engine opens reference databases: no locking.
 	uri := (&url.URL{Scheme: "file", Path: f.path, RawQuery: "immutable=1"}).String()
 	cmds := make([]*exec.Cmd, n)
 	errs := make([]bytes.Buffer, n)
+	outs := make([]bytes.Buffer, n)
 	t0 := time.Now()
 	for i := range cmds {
 		c := exec.CommandContext(ctx, f.bin, "-batch", "-readonly", uri)
 		c.Stdin = strings.NewReader(scripts[i].String())
-		c.Stderr = &errs[i]
+		c.Stdout, c.Stderr = &outs[i], &errs[i]
 		if err := c.Start(); err != nil {
 			for _, started := range cmds[:i] {
 				_ = started.Process.Kill()
@@ -139,8 +149,12 @@ func (f *cliFloor) Run(ctx context.Context, queries []string) (floorRun, error) 
 		if st != nil {
 			cpu += st.UserTime() + st.SystemTime()
 		}
-		if failed == nil && (st == nil || !st.Exited() || strings.Contains(errs[i].String(), "unable to open")) {
-			failed = fmt.Errorf("sqlite3 shell %d: %v: %s", i+1, err, strings.TrimSpace(errs[i].String()))
+		if failed == nil && (st == nil || !st.Exited() || !strings.Contains(outs[i].String(), floorDone)) {
+			msg := strings.TrimSpace(errs[i].String())
+			if k := strings.LastIndexByte(msg, '\n'); k >= 0 {
+				msg = msg[k+1:] // the last error is the one that stopped it
+			}
+			failed = fmt.Errorf("sqlite3 shell %d did not run to the end (%v): %s", i+1, err, msg)
 		}
 	}
 	wall := time.Since(t0)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sqlgym/sqlgym/benchdb"
 )
 
 // The command end to end on a small generated file: --out keeps it, a
@@ -131,5 +133,35 @@ func TestBenchVerifyBurnersBurnThenEnd(t *testing.T) {
 	}
 	if err := b.stop(); err != nil {
 		t.Error(err)
+	}
+}
+
+// The sqlite3 floor runs through broken statements (the batch has some)
+// but fails on a file it cannot read.
+func TestBenchVerifyCLIFloor(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "bench.sqlite")
+	if _, err := benchdb.Generate(context.Background(), db, benchdb.Config{Seed: 1, Size: benchdb.MinSize}); err != nil {
+		t.Fatal(err)
+	}
+	f, ok := newCLIFloor(db, 2)
+	if !ok {
+		t.Skip("no sqlite3 shell on PATH")
+	}
+	qs := []string{"SELECT count(*) FROM orders", "SELECT * FROM no_such_table", "SELECT * FROM order_items;", "SELECT name FROM products ORDER BY price DESC LIMIT 3"}
+	r, err := f.Run(context.Background(), qs)
+	if err != nil || r.Wall <= 0 {
+		t.Fatalf("floor on the benchmark database: %+v, %v", r, err)
+	}
+	bad, _ := newCLIFloor(writeFile(t, "not.sqlite", "not a database\n"), 2)
+	if _, err := bad.Run(context.Background(), qs); err == nil || !strings.Contains(err.Error(), "did not run to the end") {
+		t.Errorf("floor on a text file: %v, want an error", err)
+	}
+}
+
+func TestBenchVerifyParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"10MB": 10 << 20, "100mb": 100 << 20, "1GB": 1 << 30, "512KB": 512 << 10, " 2.5 MB ": 5 << 19} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
 	}
 }
