@@ -222,7 +222,7 @@ func benchVerdictError(rep *benchVerifyReport) error {
 	if nulls == 0 && diffs == 0 {
 		return nil
 	}
-	return sqlgym.Userf("a null reward is an infrastructure failure (the safety net, a database error) or a broken gold; the details are in --json",
+	return sqlgym.Userf("a verdict the load changes means a limit that depends on the wall clock; a null reward is an infrastructure failure (the safety net, a database error) or a gold past its limits; --json lists each answer's details",
 		"%d null rewards and %d verdicts changed by the load", nulls, diffs)
 }
 
