@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/benchdb"
 )
 
@@ -163,5 +164,38 @@ func TestBenchVerifyParseSize(t *testing.T) {
 		if got, err := parseSize(in); err != nil || got != want {
 			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
 		}
+	}
+}
+
+// A changed verdict or a null reward, idle or loaded, fails the run, and
+// the text report says so.
+func TestBenchVerifyFailsOnDifferenceOrNull(t *testing.T) {
+	zero := 0.0
+	clean := func() *benchVerifyReport {
+		return &benchVerifyReport{Busy: &busyReport{Differences: []verdictDiff{}}}
+	}
+	if err := benchVerdictError(clean()); err != nil {
+		t.Errorf("clean report: %v", err)
+	}
+	diff := clean()
+	diff.Busy.Differences = append(diff.Busy.Differences, verdictDiff{TaskID: "bench_13b", Sample: 10, IdleOutcome: sqlgym.OutcomeWrong, LoadedOutcome: sqlgym.OutcomeTimeout, LoadedReward: &zero})
+	idleNull, loadedNull := clean(), clean()
+	idleNull.Idle.NullRewards = 1
+	loadedNull.Busy.Loaded.NullRewards = 2
+	for name, rep := range map[string]*benchVerifyReport{"difference": diff, "idle null": idleNull, "loaded null": loadedNull} {
+		var ue *sqlgym.UserError
+		if err := benchVerdictError(rep); !errors.As(err, &ue) || ue.Hint == "" {
+			t.Errorf("%s: %v, want a UserError with a hint", name, err)
+		}
+		var out strings.Builder
+		printBenchVerify(&out, rep)
+		if !strings.Contains(out.String(), "FAILED") {
+			t.Errorf("%s: the report does not say FAILED:\n%s", name, out.String())
+		}
+	}
+	var out strings.Builder
+	printBenchVerify(&out, diff)
+	if !strings.Contains(out.String(), "bench_13b #10: idle wrong, loaded timeout") {
+		t.Errorf("the difference is not listed:\n%s", out.String())
 	}
 }
