@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -142,8 +143,12 @@ func runBenchVerify(ctx context.Context, io IO, opts benchVerifyOptions) error {
 		return fmt.Errorf("bench verify: %w", err)
 	}
 	rep.Tasks, rep.Answers = len(batch.Tasks), len(batch.Answers)
-	distinct := distinctStatements(batch.Answers)
+	distinct := distinctStatements(batch.Answers, nil)
 	rep.Distinct = len(distinct)
+	// The floor runs what a warm verifier must: an answer that is a gold's
+	// text is judged on the cached gold result.
+	floor := distinctStatements(batch.Answers, batch.Tasks)
+	rep.FloorStatements = len(floor)
 
 	cat, err := catalog.New(catalog.Config{Refs: []string{benchdb.DBName + "=sqlite:" + path}})
 	if err != nil {
@@ -159,16 +164,18 @@ func runBenchVerify(ctx context.Context, io IO, opts benchVerifyOptions) error {
 	}
 	rep.LoadAvg = loadAvg()
 	cfg := verify.Config{Mode: mode}
+	counted := &countingDBs{Catalog: cat}
 
 	// The idle verdicts: a fresh verifier's first batch, golds included.
 	fmt.Fprintf(progress, "verifying %d answers (%d distinct statements) idle...\n", rep.Answers, rep.Distinct)
-	v := verify.New(cat, batch.Tasks, cfg)
+	v := verify.New(counted, batch.Tasks, cfg)
 	t0 := time.Now()
 	idle := v.VerifyBatch(ctx, batch.Answers)
 	rep.ColdS = time.Since(t0).Seconds()
 	rep.Idle = countVerdicts(idle)
 
 	// Warm: golds cached, as in a training loop.
+	before := counted.n.Load()
 	rep.Verifier = medianTiming(opts.Repeat, func() (floorRun, error) {
 		cpu0, t0 := selfCPU(), time.Now()
 		v.VerifyBatch(ctx, batch.Answers)
@@ -177,12 +184,13 @@ func runBenchVerify(ctx context.Context, io IO, opts benchVerifyOptions) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("bench verify: %w", err)
 	}
+	rep.Statements = float64(counted.n.Load()-before) / float64(opts.Repeat)
 
 	for _, fl := range floorRunners(path, eng, v.Config().Concurrency) {
 		fmt.Fprintf(progress, "floor: %s...\n", fl.Name())
 		fr := floorReport{Name: fl.Name()}
 		var ferr error
-		fr.timing = medianTiming(opts.Repeat, func() (floorRun, error) { return fl.Run(ctx, distinct) }, &ferr)
+		fr.timing = medianTiming(opts.Repeat, func() (floorRun, error) { return fl.Run(ctx, floor) }, &ferr)
 		fl.Close()
 		if ferr != nil {
 			fr.Err = ferr.Error()
@@ -298,9 +306,13 @@ func floorRunners(path string, eng sqlgym.Engine, workers int) []floorRunner {
 var floorLimits = sqlgym.Limits{VMSteps: -1, Timeout: time.Hour}
 
 // distinctStatements is the batch's statements as the verifier runs
-// them: extracted from completions, one per normalised text.
-func distinctStatements(answers []verify.Answer) []string {
+// them: extracted from completions, one per normalised text, leaving out
+// the text of any of golds' SQL.
+func distinctStatements(answers []verify.Answer, golds []sqlgym.Task) []string {
 	seen := map[string]bool{}
+	for _, t := range golds {
+		seen[sqltext.Normalize(t.SQL)] = true
+	}
 	var out []string
 	for _, a := range answers {
 		q := a.SQL
@@ -340,4 +352,29 @@ func parseSize(s string) (int64, error) {
 		}
 	}
 	return 0, usagef("--size %q: a number and KB, MB or GB, e.g. 10MB, 100MB, 1GB", s)
+}
+
+// countingDBs counts the statements the verifier sends to the engine: a
+// measure of its work that the machine's load cannot blur.
+type countingDBs struct {
+	*catalog.Catalog
+	n atomic.Int64
+}
+
+func (c *countingDBs) EngineURL(ctx context.Context, url string) (sqlgym.Engine, error) {
+	e, err := c.Catalog.EngineURL(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	return countingEngine{Engine: e, n: &c.n}, nil
+}
+
+type countingEngine struct {
+	sqlgym.Engine
+	n *atomic.Int64
+}
+
+func (e countingEngine) Query(ctx context.Context, q string, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
+	e.n.Add(1)
+	return e.Engine.Query(ctx, q, lim)
 }

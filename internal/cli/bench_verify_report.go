@@ -22,13 +22,20 @@ type benchVerifyReport struct {
 	GenerateS float64        `json:"generate_s,omitempty"`
 	Rows      map[string]int `json:"rows,omitempty"`
 
-	Tasks    int    `json:"tasks"`
-	Answers  int    `json:"answers"`
-	Distinct int    `json:"distinct_statements"`
-	Mode     string `json:"mode"`
-	CPUs     int    `json:"cpus"`
-	Repeat   int    `json:"repeat"`
-	LoadAvg  string `json:"load_avg"`
+	Tasks    int `json:"tasks"`
+	Answers  int `json:"answers"`
+	Distinct int `json:"distinct_statements"`
+	// Statements is how many statements one warm batch sent to the
+	// engine: the distinct ones, less those an answer shares with its
+	// gold's text (judged on the cached gold result).
+	Statements float64 `json:"statements_per_batch"`
+	// FloorStatements is how many statements each floor runs: the
+	// distinct ones that are not a gold's text.
+	FloorStatements int    `json:"floor_statements"`
+	Mode            string `json:"mode"`
+	CPUs            int    `json:"cpus"`
+	Repeat          int    `json:"repeat"`
+	LoadAvg         string `json:"load_avg"`
 
 	Idle     verdictCounts `json:"idle"`
 	ColdS    float64       `json:"cold_s"` // the first batch: golds run too
@@ -152,8 +159,8 @@ func printBenchVerify(w goio.Writer, rep *benchVerifyReport) {
 		how = fmt.Sprintf("generated in %.1f s", rep.GenerateS)
 	}
 	fmt.Fprintf(w, "database %s: %.1f MB, seed %d, %s\n", rep.DB, float64(rep.Bytes)/(1<<20), rep.Seed, how)
-	fmt.Fprintf(w, "batch: %d answers to %d tasks, %d distinct statements, mode %s, %d CPUs, load average %s\n",
-		rep.Answers, rep.Tasks, rep.Distinct, rep.Mode, rep.CPUs, rep.LoadAvg)
+	fmt.Fprintf(w, "batch: %d answers to %d tasks, %d distinct statements (%d not a gold's text), mode %s, %d CPUs, load average %s\n",
+		rep.Answers, rep.Tasks, rep.Distinct, rep.FloorStatements, rep.Mode, rep.CPUs, rep.LoadAvg)
 	fmt.Fprintf(w, "idle verdicts: %s; null rewards %d, timeouts %d; first (cold) batch %.2f s\n",
 		outcomeLine(rep.Idle.Outcomes), rep.Idle.NullRewards, rep.Idle.Timeouts, rep.ColdS)
 	if rep.Idle.Timeouts > 0 {
@@ -163,7 +170,7 @@ func printBenchVerify(w goio.Writer, rep *benchVerifyReport) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "median of %d\twall\tCPU\tverifier/floor wall\tCPU\n", rep.Repeat)
-	fmt.Fprintf(tw, "verifier (golds cached)\t%.3f s\t%.3f s\t\t\n", rep.Verifier.WallS, rep.Verifier.CPUS)
+	fmt.Fprintf(tw, "verifier (golds cached, %.0f statements)\t%.3f s\t%.3f s\t\t\n", rep.Statements, rep.Verifier.WallS, rep.Verifier.CPUS)
 	for _, f := range rep.Floors {
 		if f.Err != "" {
 			fmt.Fprintf(tw, "floor: %s\tfailed: %s\t\t\t\n", f.Name, f.Err)

@@ -26,7 +26,7 @@ func TestBenchVerifyLoad(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"generated in", "32 answers to 2 tasks", "verifier (golds cached)", "floor: sandboxed engine"} {
+	for _, want := range []string{"generated in", "32 answers to 2 tasks", "verifier (golds cached, ", "floor: sandboxed engine"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
@@ -45,6 +45,10 @@ func TestBenchVerifyLoad(t *testing.T) {
 	}
 	if rep.Generated || rep.Answers != 32 || rep.Tasks != 2 || rep.Distinct == 0 || rep.Idle.Outcomes["correct"] == 0 || rep.Idle.Outcomes["wrong"] == 0 {
 		t.Errorf("report %+v", rep)
+	}
+	// The floor runs what the warm verifier runs, no more, no less.
+	if rep.FloorStatements == 0 || rep.Statements != float64(rep.FloorStatements) {
+		t.Errorf("the verifier ran %.1f statements per warm batch, the floor %d", rep.Statements, rep.FloorStatements)
 	}
 	if len(rep.Floors) == 0 || rep.Verifier.WallS <= 0 {
 		t.Errorf("no timings: verifier %+v, floors %+v", rep.Verifier, rep.Floors)
