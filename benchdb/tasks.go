@@ -10,7 +10,7 @@ type Kind string
 
 const (
 	KindGold      Kind = "gold"      // the gold itself
-	KindRespelled Kind = "respelled" // the gold in other layout, inside a reply: the same statement once normalised
+	KindRespelled Kind = "respelled" // the gold laid out otherwise and ending in ';', inside a reply
 	KindRewrite   Kind = "rewrite"   // a different query with the gold's result
 	KindWrong     Kind = "wrong"     // runs, but its result is not the gold's
 	KindError     Kind = "error"     // does not run
@@ -82,7 +82,8 @@ func Tasks() []Task {
 }
 
 // respell lays a query out the way models often write one: a clause per
-// line, a closing semicolon. Normalising undoes it.
+// line, a closing semicolon. The verifier's key (sqltext.Key) undoes the
+// layout but keeps the semicolon, so it is a statement of its own.
 func respell(q string) string {
 	r := strings.NewReplacer(" FROM ", "\nFROM ", " JOIN ", "\n  JOIN ", " WHERE ", "\nWHERE ", " AND ", "\n  AND ",
 		" GROUP BY ", "\nGROUP BY ", " HAVING ", "\nHAVING ", " ORDER BY ", "\nORDER BY ", " LIMIT ", "\nLIMIT ")

@@ -94,14 +94,19 @@ func TestTaskIDsAndShapes(t *testing.T) {
 		if task.Answers[0].Kind != benchdb.KindGold || task.Answers[0].SQL != task.Gold {
 			t.Errorf("%s: the first answer is not the gold", task.ID)
 		}
+		// The respelled gold differs from the gold only in layout and its
+		// closing semicolon, which the verifier's key keeps.
+		if r := task.Answers[1]; r.Kind != benchdb.KindRespelled || sqltext.Key(sqlgym.DialectSQLite, r.SQL) != sqltext.Key(sqlgym.DialectSQLite, task.Gold+";") {
+			t.Errorf("%s: the respelled gold does not key as the gold:\n%s", task.ID, r.SQL)
+		}
 		kinds := map[benchdb.Kind]int{}
 		texts := map[string]bool{}
 		for _, a := range task.Answers {
 			kinds[a.Kind]++
-			if a.Kind != benchdb.KindRespelled && texts[sqltext.Normalize(a.SQL)] {
+			if a.Kind != benchdb.KindRespelled && texts[sqltext.Key(sqlgym.DialectSQLite, a.SQL)] {
 				t.Errorf("%s: two answers normalise the same: %s", task.ID, a.SQL)
 			}
-			texts[sqltext.Normalize(a.SQL)] = true
+			texts[sqltext.Key(sqlgym.DialectSQLite, a.SQL)] = true
 		}
 		if kinds[benchdb.KindRewrite] == 0 || kinds[benchdb.KindWrong] < 2 {
 			t.Errorf("%s: %v: every task needs a rewrite and two wrong answers", task.ID, kinds)
@@ -130,7 +135,7 @@ func TestBatchIsDeterministicAndGRPOShaped(t *testing.T) {
 		if q == "" {
 			q = x.Completion[strings.Index(x.Completion, "```sql\n")+7 : strings.LastIndex(x.Completion, "\n```")]
 		}
-		distinct[sqltext.Normalize(q)] = true
+		distinct[sqltext.Key(sqlgym.DialectSQLite, q)] = true
 	}
 	t.Logf("8 x 16 answers, %d distinct statements", len(distinct))
 	if len(small.Answers) != 128 || len(distinct) < 16 || len(distinct) > 48 {

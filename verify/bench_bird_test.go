@@ -95,12 +95,13 @@ func benchBirdBatch(b *testing.B, ctx context.Context, cat *catalog.Catalog, bat
 }
 
 // birdDistinct is what a warm verifier must run of the batch: its
-// distinct statements, extracted from completions and normalised, less
+// distinct statements, extracted from completions and keyed as the
+// verifier keys them (sqltext.Key), less
 // those that are a gold's text (judged on the cached gold result).
 func birdDistinct(batch benchdb.Batch) []string {
 	seen := map[string]bool{}
 	for _, t := range batch.Tasks {
-		seen[sqltext.Normalize(t.SQL)] = true
+		seen[sqltext.Key(sqlgym.DialectSQLite, t.SQL)] = true
 	}
 	var out []string
 	for _, a := range batch.Answers {
@@ -108,7 +109,7 @@ func birdDistinct(batch benchdb.Batch) []string {
 		if q == "" {
 			q = extract.FromCompletion(a.Completion, a.FinishReason).SQL
 		}
-		if k := sqltext.Normalize(q); !seen[k] {
+		if k := sqltext.Key(sqlgym.DialectSQLite, q); !seen[k] {
 			seen[k] = true
 			out = append(out, q)
 		}

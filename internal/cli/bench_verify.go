@@ -306,12 +306,12 @@ func floorRunners(path string, eng sqlgym.Engine, workers int) []floorRunner {
 var floorLimits = sqlgym.Limits{VMSteps: -1, Timeout: time.Hour}
 
 // distinctStatements is the batch's statements as the verifier runs
-// them: extracted from completions, one per normalised text, leaving out
+// them: extracted from completions, one per result key (sqltext.Key, as the verifier keys them), leaving out
 // the text of any of golds' SQL.
 func distinctStatements(answers []verify.Answer, golds []sqlgym.Task) []string {
 	seen := map[string]bool{}
 	for _, t := range golds {
-		seen[sqltext.Normalize(t.SQL)] = true
+		seen[sqltext.Key(sqlgym.DialectSQLite, t.SQL)] = true
 	}
 	var out []string
 	for _, a := range answers {
@@ -323,7 +323,7 @@ func distinctStatements(answers []verify.Answer, golds []sqlgym.Task) []string {
 			}
 			q = ex.SQL
 		}
-		if k := sqltext.Normalize(q); !seen[k] {
+		if k := sqltext.Key(sqlgym.DialectSQLite, q); !seen[k] {
 			seen[k] = true
 			out = append(out, q)
 		}
