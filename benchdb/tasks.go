@@ -82,8 +82,9 @@ func Tasks() []Task {
 }
 
 // respell lays a query out the way models often write one: a clause per
-// line, a closing semicolon. The verifier's key (sqltext.Key) undoes the
-// layout but keeps the semicolon, so it is a statement of its own.
+// line, a closing semicolon. Extraction drops the semicolon of a reply's
+// SQL and the verifier's key (sqltext.Key) the layout, so to the verifier
+// it is the gold.
 func respell(q string) string {
 	r := strings.NewReplacer(" FROM ", "\nFROM ", " JOIN ", "\n  JOIN ", " WHERE ", "\nWHERE ", " AND ", "\n  AND ",
 		" GROUP BY ", "\nGROUP BY ", " HAVING ", "\nHAVING ", " ORDER BY ", "\nORDER BY ", " LIMIT ", "\nLIMIT ")

@@ -11,6 +11,7 @@ import (
 	"github.com/sqlgym/sqlgym/catalog"
 	"github.com/sqlgym/sqlgym/sqltext"
 	"github.com/sqlgym/sqlgym/verify"
+	"github.com/sqlgym/sqlgym/verify/extract"
 )
 
 // -size and -seed check the answers on another file, e.g. the default
@@ -94,9 +95,10 @@ func TestTaskIDsAndShapes(t *testing.T) {
 		if task.Answers[0].Kind != benchdb.KindGold || task.Answers[0].SQL != task.Gold {
 			t.Errorf("%s: the first answer is not the gold", task.ID)
 		}
-		// The respelled gold differs from the gold only in layout and its
-		// closing semicolon, which the verifier's key keeps.
-		if r := task.Answers[1]; r.Kind != benchdb.KindRespelled || sqltext.Key(sqlgym.DialectSQLite, r.SQL) != sqltext.Key(sqlgym.DialectSQLite, task.Gold+";") {
+		// The respelled gold, once extracted from a reply, is the gold to
+		// the verifier: the same key.
+		reply := "```sql\n" + task.Answers[1].SQL + "\n```"
+		if r := task.Answers[1]; r.Kind != benchdb.KindRespelled || sqltext.Key(sqlgym.DialectSQLite, extract.FromCompletion(reply, "stop").SQL) != sqltext.Key(sqlgym.DialectSQLite, task.Gold) {
 			t.Errorf("%s: the respelled gold does not key as the gold:\n%s", task.ID, r.SQL)
 		}
 		kinds := map[benchdb.Kind]int{}
@@ -133,7 +135,7 @@ func TestBatchIsDeterministicAndGRPOShaped(t *testing.T) {
 	for _, x := range small.Answers {
 		q := x.SQL
 		if q == "" {
-			q = x.Completion[strings.Index(x.Completion, "```sql\n")+7 : strings.LastIndex(x.Completion, "\n```")]
+			q = extract.FromCompletion(x.Completion, x.FinishReason).SQL
 		}
 		distinct[sqltext.Key(sqlgym.DialectSQLite, q)] = true
 	}
