@@ -111,7 +111,7 @@ static void pattern(sqlite3_context *ctx, int argc, sqlite3_value **argv, int gl
 		too_costly(ctx, glob ? "GLOB" : "LIKE", npat, nstr, SG_PATTERN_MAX_COST);
 		return;
 	}
-	sg_charge(ctx, cost / SG_PATTERN_COST_PER_STEP);
+	if (sg_charge(ctx, cost / SG_PATTERN_COST_PER_STEP)) return;
 	int miss;
 	if (glob) {
 		miss = sqlite3_strglob((const char *)pat, (const char *)str);
@@ -160,7 +160,7 @@ static void instr_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 			too_costly(ctx, "instr", nh, nn, SG_SEARCH_MAX_COST);
 			goto done;
 		}
-		sg_charge(ctx, cost / SG_SEARCH_COST_PER_STEP);
+		if (sg_charge(ctx, cost / SG_SEARCH_COST_PER_STEP)) goto done;
 		while (nn <= nh && (zh[0] != zn[0] || memcmp(zh, zn, nn) != 0)) {
 			pos++;
 			do {
@@ -201,7 +201,7 @@ static void replace_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 		too_costly(ctx, "replace", ns, np, SG_SEARCH_MAX_COST);
 		return;
 	}
-	sg_charge(ctx, cost / SG_SEARCH_COST_PER_STEP);
+	if (sg_charge(ctx, cost / SG_SEARCH_COST_PER_STEP)) return;
 	int64_t limit = sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);
 	int64_t cap = ns + 1, j = 0, i = 0;
 	unsigned char *out = sqlite3_malloc64((uint64_t)cap);
@@ -259,7 +259,7 @@ static void trim_impl(sqlite3_context *ctx, sqlite3_value **argv, int flags) {
 		too_costly(ctx, "trim", nin, nset, SG_TRIM_MAX_COST);
 		return;
 	}
-	sg_charge(ctx, cost / SG_TRIM_COST_PER_STEP);
+	if (sg_charge(ctx, cost / SG_TRIM_COST_PER_STEP)) return;
 	if (nchar > 0) {
 		const unsigned char **chars = sqlite3_malloc64((uint64_t)nchar * (sizeof(char *) + sizeof(int)));
 		if (!chars) {

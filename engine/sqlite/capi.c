@@ -61,9 +61,21 @@ static int progress(void *p) {
 	return 0;
 }
 
-void sg_charge(sqlite3_context *ctx, int64_t steps) {
+// sg_charge adds a bounded function's work to the budget. A statement
+// with few VM steps may never reach the progress handler again, so the
+// charge itself stops it once over budget: it records the reason and
+// interrupts the connection, which the VM notices at its next jump, and
+// tells the caller not to do the work (returns 1).
+int sg_charge(sqlite3_context *ctx, int64_t steps) {
 	sg_guard *g = sqlite3_user_data(ctx);
-	if (g) g->charged += steps;
+	if (!g || !g->stmt) return 0;
+	g->charged += steps;
+	if (g->budget > 0 && sg_budgeted(g) > g->budget) {
+		g->reason = SG_STOP_BUDGET;
+		sqlite3_interrupt(sqlite3_context_db_handle(ctx));
+		return 1;
+	}
+	return 0;
 }
 
 int sg_db_config(sqlite3 *db, int op, int on, int *got) {

@@ -294,3 +294,5 @@ func (c *conn) interruptOn(ctx context.Context) (stop func()) {
 		mu.Unlock()
 	}
 }
+
+const patternCostPerStep = int64(C.SG_PATTERN_COST_PER_STEP)

@@ -118,7 +118,7 @@ int sg_db_config(sqlite3 *db, int op, int on, int *got);
 int sg_sandbox(sqlite3 *db, sg_guard *g, int every);
 int sg_register_math(sqlite3 *db);
 int sg_register_bounded(sqlite3 *db, sg_guard *g);
-void sg_charge(sqlite3_context *ctx, int64_t steps);
+int sg_charge(sqlite3_context *ctx, int64_t steps);
 
 // sg_cell is one column of the current row, filled by sg_step_row so that
 // a row costs one cgo call rather than three per column.

@@ -102,9 +102,9 @@ func (e *Engine) Describe(ctx context.Context) (*sqlgym.Schema, error) {
 // row is one row of a trusted statement's result.
 type row []sqlgym.Value
 
-func (r row) text(i int) string  { return r[i].Str }
-func (r row) int64(i int) int64  { return r[i].Int }
-func (r row) int(i int) int      { return int(r[i].Int) }
+func (r row) text(i int) string { return r[i].Str }
+func (r row) int64(i int) int64 { return r[i].Int }
+func (r row) int(i int) int     { return int(r[i].Int) }
 
 // each runs a trusted statement with text arguments and calls fn per row.
 func each(c *conn, q string, args []string, fn func(row)) error {
