@@ -148,8 +148,13 @@ extern char *sqlite3_mprintf(const char *, ...);
 // Bounds on one call of a function whose cost is the product of its
 // arguments' sizes (bounded.c); go/capi.go exports them to Go and docs.
 #define SG_PATTERN_MAX_COST ((int64_t)1 << 27)  // LIKE/GLOB: pattern bytes x subject bytes
-#define SG_PATTERN_COST_PER_STEP 16
+#define SG_PATTERN_COST_PER_STEP 8
 #define SG_SEARCH_MAX_COST ((int64_t)1 << 33)   // instr/replace: needle x haystack bytes
 #define SG_SEARCH_COST_PER_STEP 256
 #define SG_TRIM_MAX_COST ((int64_t)1 << 26)     // trim(X,Y): chars of X x chars of Y
-#define SG_TRIM_COST_PER_STEP 16
+#define SG_TRIM_COST_PER_STEP 8
+
+// sg_measure runs the first statement of sql to its end on db, reading
+// every cell, in one C call, and reports rows, VM steps and the calling
+// thread's CPU time: the benchmark baseline (raw.go).
+int sg_measure(sqlite3 *db, const char *sql, int64_t *rows, int64_t *steps, int64_t *cpu_ns);
