@@ -372,3 +372,22 @@ func TestPragmaFunctionsAndSchemaReadable(t *testing.T) {
 	_, err := eng.Query(context.Background(), `SELECT name FROM pragma_table_info('people')`, sqlgym.Limits{})
 	enginetest.ExpectExecError(t, err, sqlgym.ErrKindForbidden)
 }
+
+func TestSafetyNetIsInfraAndClockDecidesWithoutBudget(t *testing.T) {
+	eng, _ := newDB(t, Options{PoolSize: 1}, enginetest.Fixture()...)
+	// With a budget the clock only abandons: an InfraError, never a timeout.
+	_, err := eng.Query(context.Background(), enginetest.RunawaySQL,
+		sqlgym.Limits{VMSteps: 1 << 50, SafetyNet: 300 * time.Millisecond, Timeout: time.Millisecond})
+	if !sqlgym.IsInfra(err) || !errors.Is(err, sqlgym.ErrSafetyNet) || errors.Is(err, sqlgym.ErrTimeout) {
+		t.Errorf("runaway past the safety net: want an InfraError wrapping ErrSafetyNet (not ErrTimeout), got %v", err)
+	}
+	// Without a budget, Timeout decides, as the statement's timeout.
+	_, err = eng.Query(context.Background(), enginetest.RunawaySQL,
+		sqlgym.Limits{VMSteps: -1, Timeout: 300 * time.Millisecond, SafetyNet: time.Millisecond})
+	if !errors.Is(err, sqlgym.ErrTimeout) || errors.Is(err, sqlgym.ErrStepBudget) || sqlgym.IsInfra(err) {
+		t.Errorf("runaway without a budget: want ErrTimeout from the clock, got %v", err)
+	}
+	// The connection is fine afterwards.
+	enginetest.ExpectRows(t, query(t, eng, `SELECT count(*) AS n FROM people`), []string{"n"},
+		[][]sqlgym.Value{{sqlgym.Int(enginetest.PeopleRows)}})
+}
