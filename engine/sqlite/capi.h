@@ -158,3 +158,8 @@ extern char *sqlite3_mprintf(const char *, ...);
 // every cell, in one C call, and reports rows, VM steps and the calling
 // thread's CPU time: the benchmark baseline (raw.go).
 int sg_measure(sqlite3 *db, const char *sql, int64_t *rows, int64_t *steps, int64_t *cpu_ns);
+
+// sg_tidy_heap gives freed memory back after a statement that made
+// SQLite's heap grow past `threshold` bytes since the last tidy (heap.go).
+int sg_tidy_heap(int64_t threshold);
+extern int64_t sqlite3_memory_highwater(int);

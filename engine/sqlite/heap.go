@@ -50,3 +50,11 @@ func HeapLimit() int64 {
 	defer heapMu.Unlock()
 	return heapLimit
 }
+
+// tidyThreshold is how far SQLite's memory must have grown since the last
+// tidy for tidyHeap to give freed memory back (see sg_tidy_heap).
+const tidyThreshold = 8 << 20
+
+// tidyHeap runs after each statement; it costs one atomic read unless a
+// statement made the heap grow past tidyThreshold.
+func tidyHeap() { C.sg_tidy_heap(tidyThreshold) }

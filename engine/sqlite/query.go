@@ -85,6 +85,7 @@ func (e *Engine) attempt(ctx context.Context, sql string, lim sqlgym.Limits) (re
 	if errors.Is(err, errNoMem) || sqlgym.IsInfra(err) {
 		discard = true
 	}
+	tidyHeap()
 	return res, st, err
 }
 
