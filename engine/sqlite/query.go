@@ -145,6 +145,9 @@ func (e *Engine) run(ctx context.Context, c *conn, sql string, lim sqlgym.Limits
 			st.VMSteps = c.steps()
 			return nil, st, fmt.Errorf("%w: more than %d rows", sqlgym.ErrTooLarge, lim.MaxRows)
 		}
+		if testHookRow != nil {
+			testHookRow()
+		}
 		cells := stmt.row()
 		row := make([]sqlgym.Value, ncol)
 		for i := range row {
@@ -160,6 +163,10 @@ func (e *Engine) run(ctx context.Context, c *conn, sql string, lim sqlgym.Limits
 	st.VMSteps = c.steps()
 	return res, st, nil
 }
+
+// testHookRow, when set by a test, runs before each row is read: how
+// tests make the engine panic mid-statement.
+var testHookRow func()
 
 // value is one cell as SQLite stores it: the storage class decides the
 // kind, never the column's declared type.

@@ -391,3 +391,18 @@ func TestSafetyNetIsInfraAndClockDecidesWithoutBudget(t *testing.T) {
 	enginetest.ExpectRows(t, query(t, eng, `SELECT count(*) AS n FROM people`), []string{"n"},
 		[][]sqlgym.Value{{sqlgym.Int(enginetest.PeopleRows)}})
 }
+
+func TestPanicBecomesInfraAndFreesTheSlot(t *testing.T) {
+	eng, _ := newDB(t, Options{PoolSize: 1}, enginetest.Fixture()...)
+	testHookRow = func() { panic("injected") }
+	for i := 0; i < 3; i++ {
+		_, err := eng.Query(context.Background(), `SELECT n FROM nums`, sqlgym.Limits{})
+		if !sqlgym.IsInfra(err) || !strings.Contains(err.Error(), "injected") {
+			t.Errorf("query that panicked: want an InfraError naming the panic, got %v", err)
+		}
+	}
+	testHookRow = nil
+	// The single slot came back each time, and the next connection works.
+	enginetest.ExpectRows(t, query(t, eng, `SELECT count(*) AS n FROM nums`), []string{"n"},
+		[][]sqlgym.Value{{sqlgym.Int(enginetest.NumsRows)}})
+}
