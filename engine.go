@@ -23,8 +23,8 @@ const (
 	DefaultMaxBytes = 64 << 20
 	// DefaultVMSteps is SQLite's deterministic budget in virtual-machine
 	// steps: what decides `timeout` on SQLite, whatever the machine's load.
-	// 1e9 steps is 5 s of C SQLite at the fastest rate measured (~150-200
-	// M steps per CPU-second; typical queries run 15-85 M/s), so every
+	// 1e9 steps is 6.25 s of C SQLite at the fastest rate measured (160 M
+	// steps per CPU-second; typical queries run 15-110 M/s), so every
 	// query that finishes within ~5 s on an idle machine fits.
 	// docs/sandbox-sqlite.md ("Deterministic budget") records the
 	// calibration.
