@@ -180,6 +180,23 @@ func TestCalibrationReport(t *testing.T) {
 		t.Logf("%-22s %12d steps %12v CPU %8.1f Msteps/s", q.name, best.VMSteps, best.CPU.Round(time.Microsecond), rate/1e6)
 	}
 	logDistribution(t, "heavy queries", rates)
+	// The CPU cost of one unit of each bounded function's cost measure,
+	// with SQLite's built-ins (Raw has no overrides), for the charges.
+	for _, f := range []struct {
+		name string
+		cost float64
+		sql  string
+	}{
+		{"LIKE", 1000 * 100000, `SELECT printf('%.*c', 100000, 'a') LIKE '%' || printf('%.*c', 998, 'a') || 'b'`},
+		{"instr", 50000 * 150001, `SELECT instr(printf('%.*c', 200000, 'a'), printf('%.*c', 49999, 'a') || 'b')`},
+		{"ltrim", 100000 * 1001, `SELECT length(ltrim(printf('%.*c', 100000, 'a'), printf('%.*c', 1000, 'b') || 'a'))`},
+	} {
+		m, err := raw.Measure(f.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", f.name, err)
+		}
+		t.Logf("%-6s cost %.2g: %v CPU, %.3f ns per unit", f.name, f.cost, m.CPU.Round(time.Microsecond), float64(m.CPU.Nanoseconds())/f.cost)
+	}
 	t.Run("spider", func(t *testing.T) {
 		qs, _, paths := spiderDev(t)
 		raws := map[string]*Raw{}
