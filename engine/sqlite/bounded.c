@@ -53,18 +53,39 @@ static void too_costly(sqlite3_context *ctx, const char *fn, int64_t a, int64_t 
 	sqlite3_free(msg);
 }
 
+// free_private_char returns a private-use character (U+E000..U+F8FF)
+// that does not occur in pat: a pattern of at most
+// SQLITE_LIMIT_LIKE_PATTERN_LENGTH bytes holds at most a third as many
+// 3-byte characters, fewer than the 6,400 candidates.
+static unsigned free_private_char(const unsigned char *pat, int n) {
+	static const unsigned first = 0xE000, count = 0xF900 - 0xE000;
+	unsigned char seen[(0xF900 - 0xE000) / 8] = {0};
+	for (int i = 0; i + 2 < n; i++) {
+		if ((pat[i] == 0xEE || pat[i] == 0xEF) && (pat[i + 1] & 0xc0) == 0x80 && (pat[i + 2] & 0xc0) == 0x80) {
+			unsigned c = ((pat[i] & 0x0f) << 12) | ((pat[i + 1] & 0x3f) << 6) | (pat[i + 2] & 0x3f);
+			if (c >= first && c - first < count) seen[(c - first) / 8] |= 1 << ((c - first) % 8);
+		}
+	}
+	for (unsigned k = 0; k < count; k++) {
+		if (!(seen[k / 8] & (1 << (k % 8)))) return first + k;
+	}
+	return 0;
+}
+
 // escape_as_literal rewrites a LIKE pattern whose ESCAPE character is one
 // of the wildcards. SQLite's like() then stops treating that character as
 // a wildcard, while sqlite3_strlike checks wildcards first; the rewrite
-// uses U+E000 (private use, absent from the pattern) as the escape
-// instead, which gives sqlite3_strlike the same meaning.
-static unsigned char *escape_as_literal(const unsigned char *pat, int n, unsigned char esc) {
+// uses `sub`, a private-use character absent from the pattern, as the
+// escape instead, which gives sqlite3_strlike the same meaning.
+static unsigned char *escape_as_literal(const unsigned char *pat, int n, unsigned char esc, unsigned sub) {
 	unsigned char *out = sqlite3_malloc64((uint64_t)n * 3 + 1);
 	if (!out) return 0;
 	int j = 0;
 	for (int i = 0; i < n; i++) {
 		if (pat[i] == esc) {
-			out[j++] = 0xEE; out[j++] = 0x80; out[j++] = 0x80;
+			out[j++] = (unsigned char)(0xE0 | (sub >> 12));
+			out[j++] = (unsigned char)(0x80 | ((sub >> 6) & 0x3f));
+			out[j++] = (unsigned char)(0x80 | (sub & 0x3f));
 			if (i + 1 < n) out[j++] = pat[++i];
 		} else {
 			out[j++] = pat[i];
@@ -72,13 +93,6 @@ static unsigned char *escape_as_literal(const unsigned char *pat, int n, unsigne
 	}
 	out[j] = 0;
 	return out;
-}
-
-static int contains_private_escape(const unsigned char *p, int n) {
-	for (int i = 0; i + 2 < n; i++) {
-		if (p[i] == 0xEE && p[i + 1] == 0x80 && p[i + 2] == 0x80) return 1;
-	}
-	return 0;
 }
 
 // pattern implements like(P, S), like(P, S, E) and glob(P, S), in the
@@ -115,13 +129,14 @@ static void pattern(sqlite3_context *ctx, int argc, sqlite3_value **argv, int gl
 	int miss;
 	if (glob) {
 		miss = sqlite3_strglob((const char *)pat, (const char *)str);
-	} else if (argc == 3 && (esc == '%' || esc == '_') && !contains_private_escape(pat, npat)) {
-		unsigned char *p = escape_as_literal(pat, npat, (unsigned char)esc);
+	} else if (argc == 3 && (esc == '%' || esc == '_')) {
+		unsigned sub = free_private_char(pat, npat);
+		unsigned char *p = escape_as_literal(pat, npat, (unsigned char)esc, sub);
 		if (!p) {
 			sqlite3_result_error_nomem(ctx);
 			return;
 		}
-		miss = sqlite3_strlike((const char *)p, (const char *)str, 0xE000);
+		miss = sqlite3_strlike((const char *)p, (const char *)str, sub);
 		sqlite3_free(p);
 	} else {
 		miss = sqlite3_strlike((const char *)pat, (const char *)str, esc);

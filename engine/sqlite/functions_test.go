@@ -32,7 +32,7 @@ func sqlLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''")
 // randomText draws from an alphabet rich in wildcards, escapes, case
 // pairs and multi-byte characters, so the overrides meet every branch.
 func randomText(r *rand.Rand, maxLen int) string {
-	alphabet := []string{"a", "A", "b", "B", "%", "_", "*", "?", "[", "]", "^", "-", "\\", "é", "É", "ß", "日", " ", "x", "!"}
+	alphabet := []string{"a", "A", "b", "B", "%", "_", "*", "?", "[", "]", "^", "-", "\\", "é", "É", "ß", "日", " ", "x", "!", "\ue000", "\ue001"}
 	n := r.Intn(maxLen + 1)
 	var b strings.Builder
 	for i := 0; i < n; i++ {
