@@ -23,13 +23,19 @@ const (
 	DefaultMaxBytes = 64 << 20
 	// DefaultVMSteps is SQLite's deterministic budget in virtual-machine
 	// steps: what decides `timeout` on SQLite, whatever the machine's load.
-	// docs/verifier.md records how it was calibrated against C SQLite on an
-	// idle machine.
-	DefaultVMSteps = 2_000_000_000
+	// 1e9 steps is 6.25 s of C SQLite at the fastest rate measured (160 M
+	// steps per CPU-second; typical queries run 15-110 M/s), so every
+	// query that finishes within ~5 s on an idle machine fits.
+	// docs/sandbox-sqlite.md ("Deterministic budget") records the
+	// calibration.
+	DefaultVMSteps = 1_000_000_000
 	// DefaultSafetyNet is, on SQLite with a step budget, the wall-clock
 	// time after which a statement is abandoned as an infrastructure
-	// failure (the machine is too busy to finish it), never scored.
-	DefaultSafetyNet = 60 * time.Second
+	// failure (the machine is too busy to finish it), never scored. 300 s
+	// is the full budget at a slow rate (15 M steps/s, the 10th percentile
+	// measured) on a machine with 3 CPU-burning processes per core
+	// (1e9 / 15e6 x 4 = 267 s).
+	DefaultSafetyNet = 300 * time.Second
 	// GoldFactor scales every limit for gold queries (GoldLimits): BIRD
 	// golds can need tens of seconds, and a gold over its limit is the
 	// task's gold_error, never the model's.

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/ncruces/go-sqlite3/driver"
+	_ "github.com/mattn/go-sqlite3" // database/sql driver "sqlite3", for loading and reading the test files
 
 	"github.com/sqlgym/sqlgym/shopdb"
 	"github.com/sqlgym/sqlgym/shopdb/internal/gen"
@@ -111,7 +111,7 @@ func TestTables(t *testing.T) {
 func openSQLite(t *testing.T) (*sql.DB, time.Duration) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "shop.sqlite")
-	db, err := sql.Open("sqlite3", "file:"+path+"?_pragma=foreign_keys(1)")
+	db, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=1")
 	if err != nil {
 		t.Fatal(err)
 	}

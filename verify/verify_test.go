@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	_ "github.com/ncruces/go-sqlite3/driver"
+	_ "github.com/mattn/go-sqlite3" // database/sql driver "sqlite3", for loading and reading the test files
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"

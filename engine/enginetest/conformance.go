@@ -215,7 +215,7 @@ func testTimeout(t *testing.T, eng sqlgym.Engine) {
 	const budget = 500 * time.Millisecond
 	for round := 0; round < 2; round++ {
 		start := time.Now()
-		_, err := eng.Query(context.Background(), RunawaySQL, sqlgym.Limits{Timeout: budget})
+		_, err := eng.Query(context.Background(), RunawaySQL, WallClock(budget))
 		took := time.Since(start)
 		if !errors.Is(err, sqlgym.ErrTimeout) {
 			t.Errorf("runaway query: want ErrTimeout, got %v", err)
@@ -231,7 +231,7 @@ func testTimeout(t *testing.T, eng sqlgym.Engine) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	start := time.Now()
-	if _, err := eng.Query(ctx, RunawaySQL, sqlgym.Limits{Timeout: time.Minute}); err == nil {
+	if _, err := eng.Query(ctx, RunawaySQL, WallClock(time.Minute)); err == nil {
 		t.Errorf("runaway query under a context deadline succeeded")
 	}
 	if took := time.Since(start); took > 2*budget {

@@ -37,3 +37,11 @@ const MinHostile = 100
 
 // DirPlaceholder in a hostile statement is replaced by the harness's Dir.
 const DirPlaceholder = "{{DIR}}"
+
+// WallClock is the limits under which timeout tests run: Timeout decides,
+// on every engine. SQLite's deterministic step budget, which otherwise
+// decides there, is turned off (VMSteps < 0; other engines ignore it), so
+// a test's time bound means the same thing on every engine.
+func WallClock(timeout time.Duration) sqlgym.Limits {
+	return sqlgym.Limits{Timeout: timeout, VMSteps: -1}
+}

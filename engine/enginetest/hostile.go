@@ -130,7 +130,7 @@ func CommonHostile() []Hostile {
 }
 
 // RunHostile opens a fresh fixture database and runs each statement with
-// Limits{Timeout: Budget}. Each must return an error (an *sqlgym.ExecError,
+// WallClock(Budget). Each must return an error (an *sqlgym.ExecError,
 // ErrTimeout or ErrTooLarge; never an *sqlgym.InfraError and never success)
 // within twice its budget, leave the database digest unchanged and write
 // nothing into Dir. Afterwards the engine must still answer "SELECT 1". The
@@ -165,7 +165,7 @@ func RunHostile(t *testing.T, h Harness, corpus []Hostile) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*budget)
 			defer cancel()
 			start := time.Now()
-			res, err := eng.Query(ctx, sql, sqlgym.Limits{Timeout: budget})
+			res, err := eng.Query(ctx, sql, WallClock(budget))
 			took := time.Since(start)
 			checkRefusal(t, shorten(sql), res, err)
 			if took > 2*budget {

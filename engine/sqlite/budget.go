@@ -1,78 +1,74 @@
 package sqlite
 
+// #include "capi.h"
+import "C"
+
 import (
 	"context"
-	"errors"
-	"sync/atomic"
+	"sync"
 	"time"
+
+	"github.com/sqlgym/sqlgym"
 )
 
 // checkEvery is how many virtual-machine steps pass between two calls of
-// SQLite's progress handler; ncruces registers the handler with 1000.
+// the progress handler (capi.c). The handler reads the statement's exact
+// step count (SQLITE_STMTSTATUS_VM_STEP), so a budget is overshot by less
+// than checkEvery steps, and by the same amount on every run.
 const checkEvery = 1000
 
-// errStepBudget is what the step budget reports once spent.
-var errStepBudget = errors.New("virtual-machine step budget spent")
-
-// interrupter is the interrupt context of one statement. ncruces asks the
-// connection's interrupt context for Err() from SQLite's progress handler,
-// every checkEvery VM steps, and also once before each Prepare and Step.
+// arm sets c's guard for one statement under lim and ctx, and returns the
+// function that disarms it; the statement must have ended before disarm.
 //
-// Err compares the clock with the deadline itself rather than waiting for
-// a timer to cancel a context: on a loaded machine a timer can fire late,
-// and the statement must stop on time.
-//
-// With a step budget, Err also counts the progress-handler calls and
-// reports cancellation once VMSteps/checkEvery of them have passed, so the
-// budget is a count of work done, independent of the machine's load. The
-// extra calls before Prepare and Step are granted back by allow, so the
-// number of rows fetched does not eat into it.
-type interrupter struct {
-	context.Context // the caller's context
-	deadline        time.Time
-	budgeted        bool
-	left            atomic.Int64
-	spent           atomic.Bool // the step budget ran out
-	late            atomic.Bool // the deadline passed
+// With a step budget (lim.VMSteps > 0) the budget decides the timeout and
+// the wall clock (lim.SafetyNet) only abandons a statement the machine is
+// too slow to finish; without one, lim.Timeout decides. The caller's
+// deadline is checked by the C handler too, and a cancellation sets an
+// atomic flag the handler reads. The flag is set only while armed, under
+// mu, so a cancellation arriving after the statement ended cannot stop the
+// connection's next statement.
+func (c *conn) arm(ctx context.Context, lim sqlgym.Limits) (disarm func()) {
+	g := c.guard
+	g.stmt = nil
+	g.charged = 0
+	g.ticks = 0
+	g.reason = C.SG_STOP_NONE
+	g.cancel = 0
+	now := int64(C.sg_now_ns())
+	g.budget = 0
+	if lim.VMSteps > 0 {
+		g.budget = C.int64_t(lim.VMSteps)
+		g.deadline_ns = C.int64_t(now + lim.SafetyNet.Nanoseconds())
+	} else {
+		g.deadline_ns = C.int64_t(now + lim.Timeout.Nanoseconds())
+	}
+	g.caller_ns = 0
+	if d, ok := ctx.Deadline(); ok {
+		g.caller_ns = C.int64_t(now + max(time.Until(d).Nanoseconds(), 1))
+	}
+	var mu sync.Mutex
+	armed := true
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if armed {
+			C.sg_set_cancel(g)
+		}
+	})
+	return func() {
+		stop()
+		mu.Lock()
+		armed = false
+		mu.Unlock()
+		g.stmt = nil
+	}
 }
 
-func newInterrupter(parent context.Context, timeout time.Duration, vmSteps int64) *interrupter {
-	in := &interrupter{Context: parent, deadline: time.Now().Add(timeout)}
-	if vmSteps > 0 {
-		in.budgeted = true
-		in.left.Store(max(vmSteps/checkEvery, 1))
-	}
-	return in
-}
+// steps is the budgeted work of the statement the guard counts: its VM
+// steps plus what the bounded functions charged.
+func (c *conn) steps() int64 { return int64(C.sg_steps(c.guard)) }
 
-// allow grants back one Err call that is not a progress check.
-func (in *interrupter) allow() {
-	if in.budgeted {
-		in.left.Add(1)
-	}
-}
+// stopReason says why the progress handler stopped the last statement.
+func (c *conn) stopReason() int { return int(c.guard.reason) }
 
-func (in *interrupter) Deadline() (time.Time, bool) {
-	if d, ok := in.Context.Deadline(); ok && d.Before(in.deadline) {
-		return d, true
-	}
-	return in.deadline, true
-}
-
-func (in *interrupter) Err() error {
-	if err := in.Context.Err(); err != nil {
-		return err
-	}
-	if in.spent.Load() {
-		return errStepBudget
-	}
-	if in.budgeted && in.left.Add(-1) < 0 {
-		in.spent.Store(true)
-		return errStepBudget
-	}
-	if in.late.Load() || !time.Now().Before(in.deadline) {
-		in.late.Store(true)
-		return context.DeadlineExceeded
-	}
-	return nil
-}
+func (c *conn) watch(st *stmt) { c.guard.stmt = st.s }

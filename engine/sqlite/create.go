@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/ncruces/go-sqlite3"
 	"github.com/sqlgym/sqlgym"
 )
 
@@ -33,30 +32,30 @@ func Create(ctx context.Context, path string, stmts []string) (err error) {
 			os.Remove(abs + "-journal")
 		}
 	}()
-
-	c, err := sqlite3.OpenFlags(uriOf(abs, url.Values{"mode": {"rw"}}), sqlite3.OPEN_READWRITE|sqlite3.OPEN_URI)
+	heapGate.RLock()
+	defer heapGate.RUnlock()
+	c, err := openDB(uriOf(abs, url.Values{"mode": {"rw"}}), openReadWrite|openURI|openNoMutex, false)
 	if err != nil {
 		return fmt.Errorf("create sqlite database %s: %w", path, err)
 	}
 	defer func() {
-		if cerr := c.Close(); err == nil && cerr != nil {
+		if cerr := c.close(); err == nil && cerr != nil {
 			err = fmt.Errorf("create sqlite database %s: close: %w", path, cerr)
 		}
 	}()
-	c.SetInterrupt(ctx)
-	defer c.SetInterrupt(context.Background())
-
-	if err := c.Exec(`BEGIN`); err != nil {
+	stop := c.interruptOn(ctx)
+	defer stop()
+	if err := c.exec(`BEGIN`); err != nil {
 		return fmt.Errorf("create sqlite database %s: %w", path, err)
 	}
 	for i, s := range stmts {
-		if err := c.Exec(s); err != nil {
-			_ = c.Exec(`ROLLBACK`)
+		if err := c.exec(s); err != nil {
+			_ = c.exec(`ROLLBACK`)
 			return fmt.Errorf("create sqlite database %s: statement %d: %w", path, i+1, err)
 		}
 	}
-	if err := c.Exec(`COMMIT`); err != nil {
-		_ = c.Exec(`ROLLBACK`)
+	if err := c.exec(`COMMIT`); err != nil {
+		_ = c.exec(`ROLLBACK`)
 		return fmt.Errorf("create sqlite database %s: commit: %w", path, err)
 	}
 	return nil

@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ncruces/go-sqlite3"
-
 	"github.com/sqlgym/sqlgym"
 )
 
@@ -20,17 +18,19 @@ func (e *Engine) Describe(ctx context.Context) (*sqlgym.Schema, error) {
 	if e.isClosed() {
 		return nil, &sqlgym.InfraError{Err: ErrClosed}
 	}
-	c, err := sqlite3.OpenFlags(e.uri, sqlite3.OPEN_READONLY|sqlite3.OPEN_URI)
+	heapGate.RLock()
+	defer heapGate.RUnlock()
+	c, err := openDB(e.uri, openReadOnly|openURI|openNoMutex, false)
 	if err != nil {
 		return nil, &sqlgym.InfraError{Err: fmt.Errorf("open %s: %w", e.path, err)}
 	}
-	defer c.Close()
-	old := c.SetInterrupt(ctx)
-	defer c.SetInterrupt(old)
+	defer c.close()
+	stop := c.interruptOn(ctx)
+	defer stop()
 
 	s := &sqlgym.Schema{Dialect: sqlgym.DialectSQLite}
-	err = each(c, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY rowid`, nil, func(st *sqlite3.Stmt) {
-		s.Tables = append(s.Tables, sqlgym.Table{Name: st.ColumnText(0)})
+	err = each(c, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY rowid`, nil, func(r row) {
+		s.Tables = append(s.Tables, sqlgym.Table{Name: r.text(0)})
 	})
 	if err != nil {
 		return nil, err
@@ -42,9 +42,9 @@ func (e *Engine) Describe(ctx context.Context) (*sqlgym.Schema, error) {
 			name string
 		}
 		var pks []pkCol
-		err := each(c, `SELECT name, type, "notnull", pk FROM pragma_table_info(?)`, []string{t.Name}, func(st *sqlite3.Stmt) {
-			col := sqlgym.Column{Name: st.ColumnText(0), Type: st.ColumnText(1), NotNull: st.ColumnInt(2) != 0}
-			if p := st.ColumnInt(3); p > 0 {
+		err := each(c, `SELECT name, type, "notnull", pk FROM pragma_table_info(?)`, []string{t.Name}, func(r row) {
+			col := sqlgym.Column{Name: r.text(0), Type: r.text(1), NotNull: r.int(2) != 0}
+			if p := r.int(3); p > 0 {
 				pks = append(pks, pkCol{p, col.Name})
 			}
 			t.Columns = append(t.Columns, col)
@@ -58,18 +58,18 @@ func (e *Engine) Describe(ctx context.Context) (*sqlgym.Schema, error) {
 		}
 		fks := map[int]*sqlgym.ForeignKey{}
 		var order []int
-		err = each(c, `SELECT id, "table", "from", "to" FROM pragma_foreign_key_list(?) ORDER BY id, seq`, []string{t.Name}, func(st *sqlite3.Stmt) {
-			id := st.ColumnInt(0)
+		err = each(c, `SELECT id, "table", "from", "to" FROM pragma_foreign_key_list(?) ORDER BY id, seq`, []string{t.Name}, func(r row) {
+			id := r.int(0)
 			fk := fks[id]
 			if fk == nil {
-				fk = &sqlgym.ForeignKey{RefTable: st.ColumnText(1)}
+				fk = &sqlgym.ForeignKey{RefTable: r.text(1)}
 				fks[id] = fk
 				order = append(order, id)
 			}
-			fk.Columns = append(fk.Columns, st.ColumnText(2))
+			fk.Columns = append(fk.Columns, r.text(2))
 			// "to" is NULL when the key names the parent's primary key
 			// implicitly; filled in below.
-			fk.RefColumns = append(fk.RefColumns, st.ColumnText(3))
+			fk.RefColumns = append(fk.RefColumns, r.text(3))
 		})
 		if err != nil {
 			return nil, err
@@ -77,8 +77,8 @@ func (e *Engine) Describe(ctx context.Context) (*sqlgym.Schema, error) {
 		for _, id := range order {
 			t.ForeignKeys = append(t.ForeignKeys, *fks[id])
 		}
-		err = each(c, `SELECT count(*) FROM "`+strings.ReplaceAll(t.Name, `"`, `""`)+`"`, nil, func(st *sqlite3.Stmt) {
-			t.Rows = st.ColumnInt64(0)
+		err = each(c, `SELECT count(*) FROM "`+strings.ReplaceAll(t.Name, `"`, `""`)+`"`, nil, func(r row) {
+			t.Rows = r.int64(0)
 		})
 		if err != nil {
 			return nil, err
@@ -99,23 +99,38 @@ func (e *Engine) Describe(ctx context.Context) (*sqlgym.Schema, error) {
 	return s, nil
 }
 
+// row is one row of a trusted statement's result.
+type row []sqlgym.Value
+
+func (r row) text(i int) string { return r[i].Str }
+func (r row) int64(i int) int64 { return r[i].Int }
+func (r row) int(i int) int     { return int(r[i].Int) }
+
 // each runs a trusted statement with text arguments and calls fn per row.
-func each(c *sqlite3.Conn, q string, args []string, fn func(*sqlite3.Stmt)) error {
-	st, _, err := c.Prepare(q)
+func each(c *conn, q string, args []string, fn func(row)) error {
+	st, _, err := c.prepare(q)
 	if err != nil {
 		return fmt.Errorf("describe: %w", err)
 	}
-	defer st.Close()
+	defer st.close()
 	for i, a := range args {
-		if err := st.BindText(i+1, a); err != nil {
+		if err := st.bindText(i+1, a); err != nil {
 			return fmt.Errorf("describe: %w", err)
 		}
 	}
-	for st.Step() {
-		fn(st)
+	for {
+		ok, err := st.next()
+		if err != nil {
+			return fmt.Errorf("describe: %w", err)
+		}
+		if !ok {
+			return nil
+		}
+		cells := st.row()
+		r := make(row, len(cells))
+		for i := range cells {
+			r[i] = value(&cells[i])
+		}
+		fn(r)
 	}
-	if err := st.Err(); err != nil {
-		return fmt.Errorf("describe: %w", err)
-	}
-	return nil
 }

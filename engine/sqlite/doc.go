@@ -1,16 +1,23 @@
-// Package sqlite is sqlgym's sandboxed engine over SQLite files, built on
-// github.com/ncruces/go-sqlite3's low-level API (SQLite compiled to Wasm and
-// translated to Go: no cgo, no native extensions). Values come back raw, as
-// SQLite stores them: the declared column type never turns TEXT into a date
-// or an INTEGER into a bool.
+// Package sqlite is sqlgym's sandboxed engine over SQLite files, built on C
+// SQLite: the amalgamation github.com/mattn/go-sqlite3 compiles, reached
+// through a small cgo binding of this package's own (capi.h, capi.c,
+// capi.go), never through mattn's database/sql driver. Values come back raw,
+// as SQLite stores them: the declared column type never turns TEXT into a
+// date or an INTEGER into a bool.
 //
 // The sandbox is SQLite's own: the file is opened read-only (and immutable
-// by default), an authorizer allows only reading, every connection runs in
-// defensive mode with lowered length limits and a hard heap limit, and a
-// statement is interrupted by a wall-clock deadline or a deterministic
-// budget of virtual-machine steps. docs/sandbox-sqlite.md says what is
-// enforced and what is not.
+// by default), a C authorizer allows only reading, every connection runs in
+// defensive mode with lowered limits, and a C progress handler stops a
+// statement at its deterministic budget of virtual-machine steps, at the
+// caller's cancellation or deadline, or at the wall-clock safety net.
+// Functions whose one call can cost the product of their arguments' sizes
+// (LIKE, GLOB, instr, replace, trim) are bounded and charge the budget. The
+// heap limit is process-wide; a statement out of memory is re-run alone
+// before it counts as its own failure. SQLite's math functions are
+// provided (mathfunc.c). docs/sandbox-sqlite.md says what is enforced, by
+// whom, and how the budget was calibrated.
 //
 // The package also builds new SQLite files from statements (Create), which
-// is how the built-in databases and test fixtures are materialised.
+// is how the built-in databases and test fixtures are materialised, and
+// offers an unsandboxed runner for benchmarks only (OpenRaw).
 package sqlite

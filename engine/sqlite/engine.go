@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/ncruces/go-sqlite3"
-
 	"github.com/sqlgym/sqlgym"
 )
 
@@ -23,7 +21,7 @@ type Engine struct {
 	// slots bounds the connections in use; idle holds open ones.
 	slots  chan struct{}
 	mu     sync.Mutex
-	idle   []*sqlite3.Conn
+	idle   []*conn
 	closed bool
 }
 
@@ -55,12 +53,13 @@ func Open(path string, opts Options) (*Engine, error) {
 		opts:  opts,
 		slots: make(chan struct{}, opts.PoolSize),
 	}
-	c, err := e.openConn(context.Background())
+	raiseHeapLimit(opts.HeapLimit)
+	c, err := e.openConn()
 	if err != nil {
 		return nil, err
 	}
 	if err := probe(c); err != nil {
-		c.Close()
+		c.close()
 		return nil, fmt.Errorf("open sqlite database %s: %w", path, err)
 	}
 	e.idle = append(e.idle, c)
@@ -68,14 +67,14 @@ func Open(path string, opts Options) (*Engine, error) {
 }
 
 // probe reads the schema, which fails for a file that is not a database.
-func probe(c *sqlite3.Conn) error {
-	stmt, _, err := c.Prepare(`SELECT count(*) FROM sqlite_schema`)
+func probe(c *conn) error {
+	st, _, err := c.prepare(`SELECT count(*) FROM sqlite_schema`)
 	if err != nil {
 		return err
 	}
-	defer stmt.Close()
-	stmt.Step()
-	return stmt.Err()
+	defer st.close()
+	_, err = st.next()
+	return err
 }
 
 // Dialect reports sqlgym.DialectSQLite.
@@ -98,7 +97,7 @@ func (e *Engine) Close() error {
 	e.mu.Unlock()
 	var errs []error
 	for _, c := range idle {
-		errs = append(errs, c.Close())
+		errs = append(errs, c.close())
 	}
 	return errors.Join(errs...)
 }
@@ -110,7 +109,7 @@ func (e *Engine) isClosed() bool {
 }
 
 // acquire waits for a free slot and returns an open connection.
-func (e *Engine) acquire(ctx context.Context) (*sqlite3.Conn, error) {
+func (e *Engine) acquire(ctx context.Context) (*conn, error) {
 	if e.isClosed() {
 		return nil, &sqlgym.InfraError{Err: ErrClosed}
 	}
@@ -125,7 +124,7 @@ func (e *Engine) acquire(ctx context.Context) (*sqlite3.Conn, error) {
 		<-e.slots
 		return nil, &sqlgym.InfraError{Err: ErrClosed}
 	}
-	var c *sqlite3.Conn
+	var c *conn
 	if n := len(e.idle); n > 0 {
 		c = e.idle[n-1]
 		e.idle = e.idle[:n-1]
@@ -133,7 +132,7 @@ func (e *Engine) acquire(ctx context.Context) (*sqlite3.Conn, error) {
 	e.mu.Unlock()
 	if c == nil {
 		var err error
-		if c, err = e.openConn(context.Background()); err != nil {
+		if c, err = e.openConn(); err != nil {
 			<-e.slots
 			return nil, &sqlgym.InfraError{Err: err}
 		}
@@ -143,11 +142,11 @@ func (e *Engine) acquire(ctx context.Context) (*sqlite3.Conn, error) {
 
 // release returns c to the pool, or closes it when the engine is closed or
 // the connection may be in a bad state.
-func (e *Engine) release(c *sqlite3.Conn, discard bool) {
+func (e *Engine) release(c *conn, discard bool) {
 	e.mu.Lock()
 	if e.closed || discard {
 		e.mu.Unlock()
-		c.Close()
+		c.close()
 	} else {
 		e.idle = append(e.idle, c)
 		e.mu.Unlock()

@@ -5,48 +5,53 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ncruces/go-sqlite3"
-
 	"github.com/sqlgym/sqlgym"
 )
 
 // ErrClosed is wrapped by the InfraError a closed engine returns.
 var ErrClosed = errors.New("sqlite engine is closed")
 
-// message is SQLite's own message for err, without ncruces's
-// "sqlite3: <code text>: " prefix.
-func message(err error) string {
-	var se *sqlite3.Error
-	if errors.As(err, &se) {
-		s := se.Error()
-		if m, ok := strings.CutPrefix(s, se.Code().Error()+": "); ok {
-			return m
-		}
-		return strings.TrimPrefix(s, "sqlite3: ")
-	}
-	return strings.TrimPrefix(err.Error(), "sqlite3: ")
-}
+// Primary result codes that classify uses (sqlite3.h).
+const (
+	codeInternal = 2
+	codePerm     = 3
+	codeBusy     = 5
+	codeLocked   = 6
+	codeReadOnly = 8
+	codeIOErr    = 10
+	codeCorrupt  = 11
+	codeFull     = 13
+	codeCantOpen = 14
+	codeProtocol = 15
+	codeMismatch = 20
+	codeMisuse   = 21
+	codeAuth     = 23
+	codeNotADB   = 26
+)
 
 // classify turns an error SQLite reported for a statement into the
 // sqlgym error it means. Interrupts are handled by the caller, which
-// knows why it interrupted.
+// knows why it interrupted; out of memory is returned as is, for the
+// caller to re-run the statement alone (heap.go).
 func classify(err error) error {
-	var code sqlite3.ErrorCode
-	if !errors.As(err, &code) {
-		return &sqlgym.ExecError{Kind: sqlgym.ErrKindOther, Msg: message(err), Err: err}
+	if errors.Is(err, errNoMem) {
+		return err
 	}
-	switch code {
-	case sqlite3.CANTOPEN, sqlite3.NOTADB, sqlite3.CORRUPT, sqlite3.IOERR, sqlite3.FULL,
-		sqlite3.PROTOCOL, sqlite3.MISUSE, sqlite3.INTERNAL, sqlite3.BUSY, sqlite3.LOCKED:
+	var se *sqliteError
+	if !errors.As(err, &se) {
+		return &sqlgym.ExecError{Kind: sqlgym.ErrKindOther, Msg: err.Error(), Err: err}
+	}
+	switch se.primary() {
+	case codeCantOpen, codeNotADB, codeCorrupt, codeIOErr, codeFull,
+		codeProtocol, codeMisuse, codeInternal, codeBusy, codeLocked:
 		// The file or the connection is at fault, never the SQL.
 		return &sqlgym.InfraError{Err: fmt.Errorf("sqlite: %w", err)}
-	case sqlite3.AUTH, sqlite3.READONLY, sqlite3.PERM:
-		return &sqlgym.ExecError{Kind: sqlgym.ErrKindForbidden, Msg: message(err), Err: err}
-	case sqlite3.MISMATCH:
-		return &sqlgym.ExecError{Kind: sqlgym.ErrKindType, Msg: message(err), Err: err}
+	case codeAuth, codeReadOnly, codePerm:
+		return &sqlgym.ExecError{Kind: sqlgym.ErrKindForbidden, Msg: se.msg, Err: err}
+	case codeMismatch:
+		return &sqlgym.ExecError{Kind: sqlgym.ErrKindType, Msg: se.msg, Err: err}
 	}
-	msg := message(err)
-	return &sqlgym.ExecError{Kind: kindOf(msg), Msg: msg, Err: err}
+	return &sqlgym.ExecError{Kind: kindOf(se.msg), Msg: se.msg, Err: err}
 }
 
 // kindOf classifies SQLite's message text; SQLite reports most statement

@@ -54,3 +54,7 @@ func dirDigest(t *testing.T, dir, path string) string {
 func TestConformance(t *testing.T) {
 	enginetest.Run(t, harness())
 }
+
+func TestRobustness(t *testing.T) {
+	enginetest.RunRobustness(t, harness())
+}

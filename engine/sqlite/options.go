@@ -8,12 +8,13 @@ type Options struct {
 	// PoolSize is the number of connections, each able to run one
 	// statement at a time. Zero means 2*GOMAXPROCS.
 	PoolSize int
-	// HeapLimit is SQLite's hard heap limit in bytes; a statement that
-	// needs more fails with an out-of-memory ExecError. In C SQLite this
-	// limit is process-wide; in this Wasm build every connection is its
-	// own SQLite instance with its own heap, so the limit applies per
-	// connection and the engine can use up to PoolSize*HeapLimit. Zero
-	// means DefaultHeapLimit.
+	// HeapLimit is SQLite's hard heap limit in bytes. In C SQLite the limit
+	// is process-wide (sqlite3_hard_heap_limit64): it bounds all SQLite
+	// connections of the process together, so Open raises the process's
+	// limit to the largest HeapLimit any engine asked for and never lowers
+	// it. A statement that runs out of memory is re-run once alone (see
+	// heap.go); only an out-of-memory when alone is the statement's
+	// ExecError. Zero means DefaultHeapLimit.
 	HeapLimit int64
 	// Mutable opens the file without immutable=1, for a database another
 	// process may write while it is open: SQLite then takes shared locks
@@ -26,16 +27,19 @@ type Options struct {
 
 // Defaults.
 const (
-	DefaultHeapLimit = 256 << 20
+	// DefaultHeapLimit is the process-wide heap limit Open sets when no
+	// engine asked for more: all statements running at once share it.
+	DefaultHeapLimit = 1 << 30
 	// maxLength caps any string or blob a statement builds (SQLite's
 	// SQLITE_LIMIT_LENGTH), so randomblob/zeroblob/printf explosions fail
 	// at once instead of eating the heap.
 	maxLength = 16 << 20
 	// maxSQLLength caps the statement text itself.
 	maxSQLLength = 1 << 20
-	// wasmSlack is memory a connection's Wasm instance may use beyond
-	// SQLite's heap limit (stack, Go-side buffers).
-	wasmSlack = 32 << 20
+	// maxLikePattern is SQLITE_LIMIT_LIKE_PATTERN_LENGTH (SQLite's default
+	// is 50,000 bytes). Patterns longer than this are "too complex"; the
+	// cost of one LIKE call is bounded separately (bounded.c).
+	maxLikePattern = 10_000
 )
 
 func (o Options) withDefaults() Options {

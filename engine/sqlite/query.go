@@ -1,20 +1,24 @@
 package sqlite
 
+// #include "capi.h"
+import "C"
+
 import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
-
-	"github.com/ncruces/go-sqlite3"
 
 	"github.com/sqlgym/sqlgym"
 )
 
 // Stats describe one statement's run.
 type Stats struct {
-	// VMSteps is SQLite's count of virtual-machine steps for the statement
-	// (SQLITE_STMTSTATUS_VM_STEP), also when it was stopped.
+	// VMSteps is the work the step budget counted: SQLite's count of
+	// virtual-machine steps (SQLITE_STMTSTATUS_VM_STEP) plus the steps
+	// the bounded functions (LIKE, GLOB, instr, replace, trim) charged
+	// for work inside one step. Reported also when the statement stopped.
 	VMSteps int64
 	// Elapsed is the wall-clock time of the whole call.
 	Elapsed time.Duration
@@ -31,53 +35,78 @@ func (e *Engine) QueryStats(ctx context.Context, sql string, lim sqlgym.Limits) 
 	start := time.Now()
 	defer func() { st.Elapsed = time.Since(start) }()
 	lim = lim.WithDefaults()
+	if i := strings.IndexByte(sql, 0); i >= 0 {
+		// SQLite stops reading at a NUL: "SELECT 1\x00; DROP ..." would run
+		// as "SELECT 1" and hide the rest from the one-statement check.
+		return nil, st, &sqlgym.ExecError{Kind: sqlgym.ErrKindSyntax,
+			Msg: fmt.Sprintf("the SQL contains a NUL byte at offset %d, which SQL text may not hold", i)}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, st, fmt.Errorf("sqlite: statement not started: %w", err)
+	}
+	heapGate.RLock()
+	res, st, err = e.attempt(ctx, sql, lim)
+	heapGate.RUnlock()
+	if !errors.Is(err, errNoMem) {
+		return res, st, err
+	}
+	// Out of memory while sharing the process-wide heap: run it again
+	// alone, so that only its own needs decide (heap.go).
+	heapGate.Lock()
+	reruns.Add(1)
+	res, st, err = e.attempt(ctx, sql, lim)
+	heapGate.Unlock()
+	if errors.Is(err, errNoMem) {
+		err = &sqlgym.ExecError{Kind: sqlgym.ErrKindOther,
+			Msg: fmt.Sprintf("out of memory: the statement needs more than the heap limit of %d bytes, even running alone", HeapLimit()),
+			Err: err}
+	}
+	return res, st, err
+}
+
+// attempt runs the statement once on a pooled connection. The slot is
+// released on every path; a panic becomes an InfraError and the
+// connection is discarded, as is one that ran out of memory or failed
+// for a reason outside the statement.
+func (e *Engine) attempt(ctx context.Context, sql string, lim sqlgym.Limits) (res *sqlgym.ResultSet, st Stats, err error) {
 	c, err := e.acquire(ctx)
 	if err != nil {
 		return nil, st, err
 	}
 	discard := false
-	defer func() { e.release(c, discard) }()
 	defer func() {
-		// ncruces panics when SQLite reports out of memory, which the
-		// hard heap limit makes a statement's own failure. The connection
-		// is dropped in case the Wasm instance is left in a bad state.
 		if r := recover(); r != nil {
 			discard = true
-			if !isOOM(r) {
-				panic(r)
-			}
-			res, err = nil, &sqlgym.ExecError{
-				Kind: sqlgym.ErrKindOther,
-				Msg:  fmt.Sprintf("out of memory: the statement needs more than the heap limit of %d bytes", e.opts.HeapLimit),
-				Err:  fmt.Errorf("%v", r),
-			}
+			res, err = nil, &sqlgym.InfraError{Err: fmt.Errorf("sqlite: internal error running the statement: %v", r)}
 		}
+		e.release(c, discard)
 	}()
-	return e.run(ctx, c, sql, lim, &st)
+	res, st, err = e.run(ctx, c, sql, lim)
+	if errors.Is(err, errNoMem) || sqlgym.IsInfra(err) {
+		discard = true
+	}
+	tidyHeap()
+	return res, st, err
 }
 
-func isOOM(r any) bool {
-	err, ok := r.(error)
-	return ok && err.Error() == "sqlite3: out of memory"
-}
+func (e *Engine) run(ctx context.Context, c *conn, sql string, lim sqlgym.Limits) (*sqlgym.ResultSet, Stats, error) {
+	var st Stats
+	disarm := c.arm(ctx, lim)
+	defer disarm()
 
-func (e *Engine) run(ctx context.Context, c *sqlite3.Conn, sql string, lim sqlgym.Limits, st *Stats) (*sqlgym.ResultSet, Stats, error) {
-	in := newInterrupter(ctx, lim.Timeout, lim.VMSteps)
-	c.SetInterrupt(in)
-	defer c.SetInterrupt(context.Background())
-	stopped := func(err error) error { return interrupted(ctx, in, lim, err) }
-
-	in.allow()
-	stmt, tail, err := c.Prepare(sql)
+	stmt, tail, err := c.prepare(sql)
 	if err != nil {
-		return nil, *st, stopped(err)
+		return nil, st, stopped(ctx, c, lim, err)
 	}
 	if stmt == nil {
-		return nil, *st, &sqlgym.ExecError{Kind: sqlgym.ErrKindSyntax, Msg: "empty statement: there is no SQL to run"}
+		return nil, st, &sqlgym.ExecError{Kind: sqlgym.ErrKindSyntax, Msg: "empty statement: there is no SQL to run"}
 	}
-	defer stmt.Close()
+	defer func() {
+		c.guard.stmt = nil
+		stmt.close()
+	}()
 	if !onlyTrivia(tail) {
-		return nil, *st, &sqlgym.ExecError{Kind: sqlgym.ErrKindMulti,
+		return nil, st, &sqlgym.ExecError{Kind: sqlgym.ErrKindMulti,
 			Msg: fmt.Sprintf("only one statement may run; found more after the first: %.80q", tail)}
 	}
 	// The authorizer refuses every write it is asked about. These two
@@ -85,22 +114,27 @@ func (e *Engine) run(ctx context.Context, c *sqlite3.Conn, sql string, lim sqlgy
 	// asked about: VACUUM (INTO a file), REINDEX of a table without
 	// indexes, DROP ... IF EXISTS of nothing. Every query returns at least
 	// one column; DDL, DML without RETURNING and maintenance return none.
-	if !stmt.ReadOnly() {
-		return nil, *st, &sqlgym.ExecError{Kind: sqlgym.ErrKindForbidden,
+	if !stmt.readOnly() {
+		return nil, st, &sqlgym.ExecError{Kind: sqlgym.ErrKindForbidden,
 			Msg: "statement would write to the database, which is read-only"}
 	}
-	ncol := stmt.ColumnCount()
+	ncol := stmt.ncol
 	if ncol == 0 {
-		return nil, *st, &sqlgym.ExecError{Kind: sqlgym.ErrKindForbidden,
+		return nil, st, &sqlgym.ExecError{Kind: sqlgym.ErrKindForbidden,
 			Msg: "only queries may run, and this statement returns no columns"}
 	}
+	c.watch(stmt)
 	res := &sqlgym.ResultSet{Columns: make([]string, ncol), Rows: [][]sqlgym.Value{}}
 	for i := range res.Columns {
-		res.Columns[i] = stmt.ColumnName(i)
+		res.Columns[i] = stmt.columnName(i)
 	}
 	for {
-		in.allow()
-		if !stmt.Step() {
+		ok, err := stmt.next()
+		if err != nil {
+			st.VMSteps = c.steps()
+			return nil, st, stopped(ctx, c, lim, err)
+		}
+		if !ok {
 			break
 		}
 		if lim.StopAfter > 0 && len(res.Rows) >= lim.StopAfter {
@@ -108,56 +142,77 @@ func (e *Engine) run(ctx context.Context, c *sqlite3.Conn, sql string, lim sqlgy
 			break
 		}
 		if len(res.Rows) >= lim.MaxRows {
-			st.VMSteps = int64(stmt.Status(sqlite3.STMTSTATUS_VM_STEP, false))
-			return nil, *st, fmt.Errorf("%w: more than %d rows", sqlgym.ErrTooLarge, lim.MaxRows)
+			st.VMSteps = c.steps()
+			return nil, st, fmt.Errorf("%w: more than %d rows", sqlgym.ErrTooLarge, lim.MaxRows)
 		}
+		if testHookRow != nil {
+			testHookRow()
+		}
+		cells := stmt.row()
 		row := make([]sqlgym.Value, ncol)
 		for i := range row {
-			row[i] = column(stmt, i)
+			row[i] = value(&cells[i])
 			res.Bytes += int64(row[i].Size())
 		}
 		if res.Bytes > lim.MaxBytes {
-			st.VMSteps = int64(stmt.Status(sqlite3.STMTSTATUS_VM_STEP, false))
-			return nil, *st, fmt.Errorf("%w: more than %d bytes", sqlgym.ErrTooLarge, lim.MaxBytes)
+			st.VMSteps = c.steps()
+			return nil, st, fmt.Errorf("%w: more than %d bytes", sqlgym.ErrTooLarge, lim.MaxBytes)
 		}
 		res.Rows = append(res.Rows, row)
 	}
-	st.VMSteps = int64(stmt.Status(sqlite3.STMTSTATUS_VM_STEP, false))
-	if err := stmt.Err(); err != nil {
-		return nil, *st, stopped(err)
-	}
-	return res, *st, nil
+	st.VMSteps = c.steps()
+	return res, st, nil
 }
 
-// column reads one cell as SQLite stores it.
-func column(stmt *sqlite3.Stmt, i int) sqlgym.Value {
-	switch stmt.ColumnType(i) {
-	case sqlite3.INTEGER:
-		return sqlgym.Int(stmt.ColumnInt64(i))
-	case sqlite3.FLOAT:
-		return sqlgym.Float(stmt.ColumnFloat(i))
-	case sqlite3.TEXT:
-		return sqlgym.Text(string(stmt.ColumnRawText(i)))
-	case sqlite3.BLOB:
-		return sqlgym.Value{Kind: sqlgym.KindBytes, Str: string(stmt.ColumnRawBlob(i))}
+// testHookRow, when set by a test, runs before each row is read: how
+// tests make the engine panic mid-statement.
+var testHookRow func()
+
+// value is one cell as SQLite stores it: the storage class decides the
+// kind, never the column's declared type.
+func value(c *C.sg_cell) sqlgym.Value {
+	switch c._type {
+	case C.SQLITE_INTEGER:
+		return sqlgym.Int(int64(c.i))
+	case C.SQLITE_FLOAT:
+		return sqlgym.Float(float64(c.f))
+	case C.SQLITE_TEXT:
+		return sqlgym.Text(cellString(c))
+	case C.SQLITE_BLOB:
+		return sqlgym.Value{Kind: sqlgym.KindBytes, Str: cellString(c)}
 	}
 	return sqlgym.Null()
 }
 
-// interrupted maps an error from Prepare or Step: an interrupt becomes
-// ErrTimeout when a limit caused it, or the caller's cancellation;
-// anything else is classified from SQLite's code and message.
-func interrupted(ctx context.Context, in *interrupter, lim sqlgym.Limits, err error) error {
-	if !errors.Is(err, sqlite3.INTERRUPT) {
+// stopped maps an error from prepare or step. An interrupt is mapped from
+// the reason the progress handler recorded; out of memory is passed on
+// for QueryStats to decide; anything else is classified from SQLite's
+// code and message.
+func stopped(ctx context.Context, c *conn, lim sqlgym.Limits, err error) error {
+	var se *sqliteError
+	if !errors.As(err, &se) || se.primary() != codeInterrupt {
 		return classify(err)
 	}
-	switch {
-	case errors.Is(ctx.Err(), context.Canceled):
-		return fmt.Errorf("sqlite: statement cancelled: %w", ctx.Err())
-	case ctx.Err() != nil:
-		return fmt.Errorf("%w: %w", sqlgym.ErrTimeout, ctx.Err())
-	case in.spent.Load():
-		return fmt.Errorf("%w: %w (%d steps)", sqlgym.ErrTimeout, errStepBudget, lim.VMSteps)
+	switch c.stopReason() {
+	case C.SG_STOP_CANCEL, C.SG_STOP_CALLER_DEADLINE:
+		return fmt.Errorf("sqlite: statement abandoned by the caller: %w", callerErr(ctx))
+	case C.SG_STOP_BUDGET:
+		return fmt.Errorf("%w: %w (%d steps)", sqlgym.ErrTimeout, sqlgym.ErrStepBudget, lim.VMSteps)
+	case C.SG_STOP_DEADLINE:
+		if lim.VMSteps > 0 {
+			return &sqlgym.InfraError{Err: fmt.Errorf("sqlite: still running after %v: %w", lim.SafetyNet, sqlgym.ErrSafetyNet)}
+		}
+		return fmt.Errorf("%w: after %v", sqlgym.ErrTimeout, lim.Timeout)
 	}
-	return fmt.Errorf("%w: after %v", sqlgym.ErrTimeout, lim.Timeout)
+	return &sqlgym.InfraError{Err: fmt.Errorf("sqlite: interrupted from outside the sandbox: %w", err)}
+}
+
+// callerErr is the caller's context error. The C handler reads the clock
+// itself and can see the deadline pass a moment before the context's
+// timer fires; the error is then the deadline's.
+func callerErr(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return context.DeadlineExceeded
 }

@@ -3,9 +3,12 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -240,18 +243,75 @@ func TestVMStepBudgetIsDeterministic(t *testing.T) {
 	}
 }
 
+// inChild re-runs the test named name alone in a child process and
+// reports whether the caller is that child. The heap limit is
+// process-wide, so tests that set it need a process of their own.
+func inChild(t *testing.T, name string) bool {
+	t.Helper()
+	if os.Getenv("SQLGYM_TEST_CHILD") == name {
+		return true
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.v")
+	cmd.Env = append(os.Environ(), "SQLGYM_TEST_CHILD="+name)
+	out, err := cmd.CombinedOutput()
+	t.Logf("child process:\n%s", out)
+	if err != nil {
+		t.Fatalf("child process: %v", err)
+	}
+	return false
+}
+
 func TestHeapLimit(t *testing.T) {
-	eng, _ := newDB(t, Options{PoolSize: 1, HeapLimit: 4 << 20}, enginetest.Fixture()...)
-	// DISTINCT over 25M strings needs a temp b-tree far beyond 4 MiB;
+	if !inChild(t, "TestHeapLimit") {
+		return
+	}
+	const limit = 32 << 20
+	eng, _ := newDB(t, Options{PoolSize: 4, HeapLimit: limit}, enginetest.Fixture()...)
+	if got := HeapLimit(); got != limit {
+		t.Fatalf("process heap limit %d, want %d", got, limit)
+	}
+	// DISTINCT over 25M strings needs a temp b-tree far beyond the limit;
 	// with temp_store=MEMORY it cannot spill to disk.
-	sql := `SELECT count(*) FROM (SELECT DISTINCT a.label || b.label FROM nums a, nums b)`
-	start := time.Now()
-	_, err := eng.Query(context.Background(), sql, sqlgym.Limits{Timeout: 20 * time.Second})
+	hog := `SELECT count(*) FROM (SELECT DISTINCT a.label || b.label FROM nums a, nums b)`
+	// A modest statement that fits the limit alone: it must never fail
+	// because the hog took the memory.
+	modest := `SELECT count(*) AS n FROM (SELECT DISTINCT a.label || b.n FROM nums a, nums b WHERE b.n <= 20)`
+	want := query(t, eng, modest).Rows[0][0].Int
+	var wg sync.WaitGroup
+	hogErr := make(chan error, 1)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, err := eng.Query(context.Background(), hog, sqlgym.Limits{})
+		hogErr <- err
+	}()
+	errs := make(chan error, 3*5)
+	for w := 0; w < 3; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 5; i++ {
+				res, err := eng.Query(context.Background(), modest, sqlgym.Limits{})
+				if err == nil && (len(res.Rows) != 1 || res.Rows[0][0].Int != want) {
+					err = fmt.Errorf("modest statement: wrong result %v", res.Rows)
+				}
+				if err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("a statement that fits the heap alone failed next to a hog: %v", err)
+	}
+	err := <-hogErr
 	var ee *sqlgym.ExecError
 	if !errors.As(err, &ee) || !strings.Contains(ee.Msg, "out of memory") {
-		t.Fatalf("DISTINCT past the heap limit: want an out-of-memory ExecError, got %v (after %v)", err, time.Since(start))
+		t.Fatalf("DISTINCT past the heap limit: want an out-of-memory ExecError, got %v", err)
 	}
-	t.Logf("stopped by the heap limit after %v: %v", time.Since(start), err)
+	t.Logf("hog: %v; statements re-run alone after running out of memory: %d", err, reruns.Load())
 	// The engine replaces the connection and goes on.
 	enginetest.ExpectRows(t, query(t, eng, `SELECT count(*) AS n FROM nums`), []string{"n"},
 		[][]sqlgym.Value{{sqlgym.Int(enginetest.NumsRows)}})
@@ -311,4 +371,38 @@ func TestPragmaFunctionsAndSchemaReadable(t *testing.T) {
 	// action and are refused like PRAGMA itself.
 	_, err := eng.Query(context.Background(), `SELECT name FROM pragma_table_info('people')`, sqlgym.Limits{})
 	enginetest.ExpectExecError(t, err, sqlgym.ErrKindForbidden)
+}
+
+func TestSafetyNetIsInfraAndClockDecidesWithoutBudget(t *testing.T) {
+	eng, _ := newDB(t, Options{PoolSize: 1}, enginetest.Fixture()...)
+	// With a budget the clock only abandons: an InfraError, never a timeout.
+	_, err := eng.Query(context.Background(), enginetest.RunawaySQL,
+		sqlgym.Limits{VMSteps: 1 << 50, SafetyNet: 300 * time.Millisecond, Timeout: time.Millisecond})
+	if !sqlgym.IsInfra(err) || !errors.Is(err, sqlgym.ErrSafetyNet) || errors.Is(err, sqlgym.ErrTimeout) {
+		t.Errorf("runaway past the safety net: want an InfraError wrapping ErrSafetyNet (not ErrTimeout), got %v", err)
+	}
+	// Without a budget, Timeout decides, as the statement's timeout.
+	_, err = eng.Query(context.Background(), enginetest.RunawaySQL,
+		sqlgym.Limits{VMSteps: -1, Timeout: 300 * time.Millisecond, SafetyNet: time.Millisecond})
+	if !errors.Is(err, sqlgym.ErrTimeout) || errors.Is(err, sqlgym.ErrStepBudget) || sqlgym.IsInfra(err) {
+		t.Errorf("runaway without a budget: want ErrTimeout from the clock, got %v", err)
+	}
+	// The connection is fine afterwards.
+	enginetest.ExpectRows(t, query(t, eng, `SELECT count(*) AS n FROM people`), []string{"n"},
+		[][]sqlgym.Value{{sqlgym.Int(enginetest.PeopleRows)}})
+}
+
+func TestPanicBecomesInfraAndFreesTheSlot(t *testing.T) {
+	eng, _ := newDB(t, Options{PoolSize: 1}, enginetest.Fixture()...)
+	testHookRow = func() { panic("injected") }
+	for i := 0; i < 3; i++ {
+		_, err := eng.Query(context.Background(), `SELECT n FROM nums`, sqlgym.Limits{})
+		if !sqlgym.IsInfra(err) || !strings.Contains(err.Error(), "injected") {
+			t.Errorf("query that panicked: want an InfraError naming the panic, got %v", err)
+		}
+	}
+	testHookRow = nil
+	// The single slot came back each time, and the next connection works.
+	enginetest.ExpectRows(t, query(t, eng, `SELECT count(*) AS n FROM nums`), []string{"n"},
+		[][]sqlgym.Value{{sqlgym.Int(enginetest.NumsRows)}})
 }
