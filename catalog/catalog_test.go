@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	_ "github.com/ncruces/go-sqlite3/driver"
+	_ "github.com/mattn/go-sqlite3" // database/sql driver "sqlite3", for writing the test files
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"

@@ -3,12 +3,15 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os/exec"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/sqlgym/sqlgym/engine/sqlite"
 )
 
 // floorRunner runs each of a batch's distinct statements once, reading
@@ -162,4 +165,36 @@ func (f *cliFloor) Run(ctx context.Context, queries []string) (floorRun, error) 
 		return floorRun{}, failed
 	}
 	return floorRun{Wall: wall, CPU: cpu}, nil
+}
+
+// newRawFloor is C SQLite on raw read-only connections, one per worker
+// (a sqlite.Raw is not safe for concurrent use).
+func newRawFloor(path string, workers int) (*inProcessFloor, error) {
+	pool := make(chan *sqlite.Raw, workers)
+	closeAll := func() error {
+		var errs []error
+		for len(pool) > 0 {
+			errs = append(errs, (<-pool).Close())
+		}
+		return errors.Join(errs...)
+	}
+	for range workers {
+		r, err := sqlite.OpenRaw(path)
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		pool <- r
+	}
+	return &inProcessFloor{
+		name:    "C SQLite, in process",
+		workers: workers,
+		query: func(_ context.Context, q string) error {
+			r := <-pool
+			defer func() { pool <- r }()
+			_, err := r.Count(q)
+			return err
+		},
+		close: closeAll,
+	}, nil
 }

@@ -276,23 +276,24 @@ func busyCheck(ctx context.Context, progress goio.Writer, cat *catalog.Catalog, 
 	return rep, nil
 }
 
-// floorRunners are the floors the verifier is timed against: the
-// sandboxed engine in this process (what the verifier itself runs on),
-// and C SQLite in the sqlite3 shell when it is installed.
-//
-// An in-process C SQLite runner goes here once engine/sqlite has one, as
-// another &inProcessFloor{name: "C SQLite (in process)", query: ...,
-// close: ...} on a raw read-only connection: it times C without the
-// shell's process start and output formatting.
+// floorRunners are the floors the verifier is timed against: C SQLite in
+// this process on raw read-only connections (no sandbox, no Go values:
+// "C SQLite running each distinct query once"), the sandboxed engine in
+// this process (what the verifier itself runs on), and the sqlite3 shell
+// when it is installed.
 func floorRunners(path string, eng sqlgym.Engine, workers int) []floorRunner {
-	fs := []floorRunner{&inProcessFloor{
+	fs := []floorRunner{}
+	if raw, err := newRawFloor(path, workers); err == nil {
+		fs = append(fs, raw)
+	}
+	fs = append(fs, &inProcessFloor{
 		name:    "sandboxed engine, in process",
 		workers: workers,
 		query: func(ctx context.Context, q string) error {
 			_, err := eng.Query(ctx, q, floorLimits)
 			return err
 		},
-	}}
+	})
 	if cli, ok := newCLIFloor(path, runtime.NumCPU()); ok {
 		fs = append(fs, cli)
 	}
