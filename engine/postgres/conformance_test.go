@@ -31,3 +31,7 @@ func harness(dir string, extra []string, opened *[]*sandbox) enginetest.Harness 
 func TestConformance(t *testing.T) {
 	enginetest.Run(t, harness("", nil, nil))
 }
+
+func TestRobustness(t *testing.T) {
+	enginetest.RunRobustness(t, harness("", nil, nil))
+}
