@@ -13,6 +13,7 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/agent"
 	"github.com/sqlgym/sqlgym/model"
+	"github.com/sqlgym/sqlgym/verify"
 )
 
 // The episode API: a multi-turn trainer plays package agent's loop over
@@ -231,13 +232,12 @@ func (s *Server) handleEpisodeStart(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, errEpisodesFull)
 		return
 	}
-	release, err := s.acquire(r.Context(), t.DB)
-	if err != nil {
-		s.fail(w, err)
-		return
-	}
-	ep, err := env.Start(r.Context(), t, 0)
-	release()
+	var ep *agent.Episode
+	err = s.underSlot(r.Context(), t.DB, func() error {
+		var err error
+		ep, err = env.Start(r.Context(), t, 0)
+		return err
+	})
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -277,13 +277,12 @@ func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
 	for _, tc := range req.Message.ToolCalls {
 		reply.ToolCalls = append(reply.ToolCalls, model.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: argumentsText(tc.Function.Arguments)})
 	}
-	release, err := s.acquire(r.Context(), ep.Task().DB)
-	if err != nil {
-		s.fail(w, err)
-		return
-	}
-	res, err := ep.Step(r.Context(), reply)
-	release()
+	var res agent.StepResult
+	err := s.underSlot(r.Context(), ep.Task().DB, func() error {
+		var err error
+		res, err = ep.Step(r.Context(), reply)
+		return err
+	})
 	if errors.Is(err, agent.ErrDone) {
 		s.writeError(w, http.StatusConflict, "episode "+quote(id)+" has ended")
 		return
@@ -321,17 +320,30 @@ func (s *Server) handleEpisodeDelete(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusNotFound, "no open episode "+quote(id))
 		return
 	}
-	release, err := s.acquire(r.Context(), ep.Task().DB)
-	if err != nil {
+	var res *verify.Result
+	if err := s.underSlot(r.Context(), ep.Task().DB, func() error {
+		res = ep.Stop(r.Context())
+		return nil
+	}); err != nil {
 		s.fail(w, err)
 		return
 	}
-	res := ep.Stop(r.Context())
-	release()
 	st := ep.Stats()
 	s.m.outcomes.WithLabelValues(string(res.Outcome)).Inc()
 	s.writeJSON(w, http.StatusOK, StepResponse{Observations: []WireMessage{}, Done: true, Turn: ep.Turn(),
 		Reward: res.Reward, Outcome: res.Outcome, SQL: res.SQL, Detail: res.Detail, Stats: &st})
+}
+
+// underSlot runs fn holding the database's slot and gives the slot back
+// however fn ends, a panic included: a slot kept by one failed step would
+// turn every later request for the database into a 503.
+func (s *Server) underSlot(ctx context.Context, db string, fn func() error) error {
+	release, err := s.acquire(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return fn()
 }
 
 // acquire takes the database's slot for a step: episodes run SQL, so
