@@ -20,6 +20,8 @@ import (
 type pool struct {
 	connector *duck.Connector
 	slots     chan struct{}
+	// funcs is the instance's function catalog, read before any model SQL.
+	funcs *funcCatalog
 
 	mu        sync.Mutex
 	idle      []*duck.Conn

@@ -3,13 +3,17 @@ package duckdb
 import (
 	"bufio"
 	"context"
+	"database/sql/driver"
 	"encoding/gob"
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"unicode"
+
+	duck "github.com/duckdb/duckdb-go/v2"
 )
 
 // workerEnv set to "1" turns the process into a DuckDB worker.
@@ -60,14 +64,30 @@ func serveWorker(in, out *os.File) int {
 	if err := setDataLimit(cfg.DataLimit); err != nil {
 		return fail(fmt.Errorf("set the worker's memory cap: %w", err))
 	}
+	// The Go heap (results being converted and encoded) shares the cap
+	// with DuckDB: collect harder well before the cap than fail at it.
+	debug.SetMemoryLimit(WorkerHeadroom / 2)
 	eng := &Engine{path: cfg.Path, opts: Options{
 		MemoryLimit: cfg.MemoryLimit, Threads: cfg.Threads, PoolSize: 1, InProcess: true,
 	}.withDefaults()}
+	// One statement at a time on one DuckDB thread: the process's CPU time
+	// is the statement's.
+	if !cfg.WallClock {
+		eng.clock = cpuClock
+	}
 	ctx := context.Background()
-	if _, err := eng.handle(ctx); err != nil {
+	p, err := eng.handle(ctx)
+	if err != nil {
 		return fail(err)
 	}
 	eng.running.Done()
+	for _, name := range cfg.UnsafeAllow {
+		p.funcs.table[name] = true
+	}
+	print0, err := fingerprint(ctx, p)
+	if err != nil {
+		return fail(fmt.Errorf("read the worker's state fingerprint: %w", err))
+	}
 	if err := send(workerResponse{}); err != nil {
 		return 2
 	}
@@ -85,6 +105,7 @@ func serveWorker(in, out *os.File) int {
 			reqs <- r
 		}
 	}()
+	served := 0
 	for r := range reqs {
 		var resp workerResponse
 		if r.Describe {
@@ -93,16 +114,63 @@ func serveWorker(in, out *os.File) int {
 		} else {
 			res, err, abandoned := eng.queryInProcess(ctx, r.SQL, r.Limits)
 			resp.Res, resp.Err, resp.Abandoned = res, toWire(err), abandoned
+			resp.Recycle = fatalError(err)
 		}
+		served++
+		if !resp.Abandoned && !resp.Recycle {
+			// Whatever got past the gate must not reach the next statement:
+			// a worker whose instance changed is replaced.
+			now, err := fingerprint(ctx, p)
+			resp.Recycle = err != nil || now != print0 || served >= workerMaxStatements
+		}
+		resp.MaxRSS = maxRSS()
 		if err := send(resp); err != nil {
 			return 2
 		}
-		if resp.Abandoned {
-			// The runaway statement ends with the process.
+		if resp.Abandoned || resp.Recycle {
+			// The runaway statement, or the changed instance, ends with
+			// the process.
 			return 0
 		}
 	}
 	return 0
+}
+
+// workerMaxStatements is how many statements a worker serves before it is
+// replaced: state the fingerprint cannot see (the random seed, caches,
+// fragmentation) lives no longer than that.
+const workerMaxStatements = 2000
+
+// fingerprintSQL sums up the instance state a statement could change for
+// the next one: every setting (logging, profiling, the parser override,
+// ...), and the session variables.
+const fingerprintSQL = `SELECT md5(string_agg(name || '=' || coalesce(value, '<null>'), ';' ORDER BY name))
+	|| ':' || (SELECT count(*) FROM duckdb_variables()) FROM duckdb_settings()`
+
+func fingerprint(ctx context.Context, p *pool) (string, error) {
+	l, err := p.acquire(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer l.release()
+	var out string
+	err = queryRows(ctx, l.conn, fingerprintSQL, 1, func(v []driver.Value) { out, _ = v[0].(string) })
+	return out, err
+}
+
+// fatalError reports a DuckDB error after which the instance cannot be
+// trusted: an internal error (a DuckDB bug) or a fatal one (DuckDB
+// invalidates the database and fails every later statement).
+func fatalError(err error) bool {
+	var de *duck.Error
+	if errors.As(err, &de) && (de.Type == duck.ErrorTypeFatal || de.Type == duck.ErrorTypeInternal) {
+		return true
+	}
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "INTERNAL Error") || strings.Contains(msg, "FATAL Error") || strings.Contains(msg, "invalidated")
 }
 
 // parseSize reads a DuckDB memory size such as "1GB", "512 MiB" or
