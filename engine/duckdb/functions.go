@@ -70,6 +70,13 @@ type funcCatalog struct {
 	// scalar holds the scalar, aggregate and macro names a call outside
 	// FROM may use.
 	scalar map[string]bool
+	// scalarDenied holds the names a call outside FROM may not use: the
+	// refused scalars and macros, and the refused table functions (DuckDB
+	// binds none of those outside FROM, but the gate does not rely on
+	// it). A name DuckDB's catalog does not hold is left to DuckDB, which
+	// either binds it as a built-in form (unnest, row_number, grouping) or
+	// fails.
+	scalarDenied map[string]bool
 	// table holds the table function and table macro names FROM may use.
 	table map[string]bool
 	// deniedViews are DuckDB's internal views over a refused table
@@ -81,7 +88,8 @@ type funcCatalog struct {
 // loadFunctions reads the catalog. Macros and table macros the database
 // file defines itself are allowed: the database is the task author's.
 func loadFunctions(ctx context.Context, c *duck.Conn) (*funcCatalog, error) {
-	fc := &funcCatalog{known: map[string]bool{}, scalar: map[string]bool{}, table: map[string]bool{}, deniedViews: map[string]bool{}}
+	fc := &funcCatalog{known: map[string]bool{}, scalar: map[string]bool{}, scalarDenied: map[string]bool{},
+		table: map[string]bool{}, deniedViews: map[string]bool{}}
 	refusedScalar := map[string]bool{}
 	tableFuncs := map[string]bool{}
 	err := queryRows(ctx, c, `SELECT DISTINCT lower(function_name), function_type, coalesce(has_side_effects, false), internal
@@ -111,6 +119,12 @@ func loadFunctions(ctx context.Context, c *duck.Conn) (*funcCatalog, error) {
 	// A name with one refused overload is refused whole.
 	for name := range refusedScalar {
 		delete(fc.scalar, name)
+		fc.scalarDenied[name] = true
+	}
+	for name := range tableFuncs {
+		if !fc.table[name] && !fc.scalar[name] {
+			fc.scalarDenied[name] = true
+		}
 	}
 	call := regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
 	err = queryRows(ctx, c, `SELECT lower(view_name), sql FROM duckdb_views() WHERE internal`, 2, func(v []driver.Value) {
@@ -169,7 +183,7 @@ func (fc *funcCatalog) check(tree any) error {
 				switch {
 				case table && !fc.table[name]:
 					bad = append(bad, "table function "+name)
-				case !table && fc.known[name] && !fc.scalar[name]:
+				case !table && fc.scalarDenied[name]:
 					bad = append(bad, "function "+name)
 				}
 			}
