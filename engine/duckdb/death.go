@@ -61,6 +61,10 @@ func (w *worker) classifyDeath() (deathKind, string) {
 	if out != "" {
 		desc += ": " + out
 	}
+	if w.killed.Load() {
+		// The engine itself stopped it (Close): not the statement's doing.
+		return deathExternal, desc
+	}
 	var ee *exec.ExitError
 	if errors.As(w.waitErr, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && externalSignals[ws.Signal()] {
@@ -86,7 +90,7 @@ func (k deathKind) String() string {
 	return "crashed"
 }
 
-// errorf is a small helper for the messages below.
+// deathMsg says how the worker running a statement ended.
 func deathMsg(k deathKind, desc string) string {
 	return fmt.Sprintf("the DuckDB worker process running the statement %s (%s)", k, desc)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -40,6 +41,13 @@ func TestFlipRate(t *testing.T) {
 		stop()
 		t.Logf("%s: idle vs idle: %d of %d flipped (load %s / %s); idle vs loaded: %d of %d flipped, %d infra (load %s)",
 			name, flips(idle1, idle2), len(batch), l1, l2, flips(idle1, loaded), len(batch), count(loaded, "infra"), l3)
+		for _, run := range []struct {
+			name string
+			v    []string
+		}{{"idle 1", idle1}, {"idle 2", idle2}, {"loaded", loaded}} {
+			t.Logf("%s %-6s: %s; %d of %d verdicts differ from the idle CPU time's (over or under the limit)",
+				name, run.name, verdictLine(run.v), wrong(batch, run.v), len(batch)-1)
+		}
 		for i, s := range batch {
 			if idle1[i] != loaded[i] || idle1[i] != idle2[i] {
 				t.Logf("  %-6s idle %-8s %-8s loaded %-8s", s.label, idle1[i], idle2[i], loaded[i])
@@ -109,6 +117,38 @@ func runFlipBatch(t *testing.T, eng *Engine, batch []flipStatement, limit time.D
 	}
 	b, _ := os.ReadFile("/proc/loadavg")
 	return out, strings.Join(strings.Fields(string(b))[:1], "")
+}
+
+// verdictLine is one letter per statement: o ok, T timeout, i infra, e error.
+func verdictLine(v []string) string {
+	var b strings.Builder
+	for _, x := range v {
+		b.WriteByte(map[string]byte{"ok": 'o', "timeout": 'T', "infra": 'i', "error": 'e'}[x])
+	}
+	return b.String()
+}
+
+// wrong counts verdicts other than what the statement's idle CPU time
+// says: ok under the limit, timeout over it (1.0x, on the limit, is
+// skipped; infra counts as wrong: no verdict).
+func wrong(batch []flipStatement, v []string) int {
+	n := 0
+	for i, s := range batch {
+		want := "ok"
+		if strings.HasSuffix(s.label, "x") {
+			f, _ := strconv.ParseFloat(strings.TrimSuffix(s.label, "x"), 64)
+			switch {
+			case f > 0.99 && f < 1.01:
+				continue
+			case f > 1:
+				want = "timeout"
+			}
+		}
+		if v[i] != want {
+			n++
+		}
+	}
+	return n
 }
 
 func flips(a, b []string) int {

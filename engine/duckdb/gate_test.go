@@ -201,3 +201,21 @@ func listDir(t *testing.T, dir string) []string {
 	}
 	return names
 }
+
+// The state check does not recycle a worker for ordinary statements,
+// failed ones included: the fingerprint moves only when the instance does.
+func TestWorkerSurvivesOrdinaryStatements(t *testing.T) {
+	needWorkers(t)
+	eng, _ := openDB(t, enginetest.Fixture(), Options{PoolSize: 1})
+	pid := onlyWorker(t, eng)
+	for _, sql := range []string{
+		"SELECT count(*) FROM people", "SELECT nope FROM people", "SELECT * FROM enable_logging()",
+		"SELECT random()", "SELECT now()", "EXPLAIN ANALYZE SELECT 1", "PRAGMA table_info('people')",
+		"SELECT 1 / 0", "SELECT 'a'::INTEGER", "DESCRIBE people", "SELECT current_setting('threads')",
+	} {
+		_, _ = eng.Query(context.Background(), sql, sqlgym.Limits{})
+	}
+	if got := eng.procs.pids(); len(got) != 1 || got[0] != pid {
+		t.Errorf("worker %d was replaced (now %v)", pid, got)
+	}
+}
