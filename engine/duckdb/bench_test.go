@@ -84,3 +84,37 @@ func BenchmarkTimeoutThenQuery(b *testing.B) {
 		}
 	}
 }
+
+// The function gate's share of a statement (DuckDB's parse into JSON and
+// the walk over it) and the worker's state check after it.
+func BenchmarkGate(b *testing.B) {
+	eng, _ := openDB(b, enginetest.Fixture(), Options{InProcess: true, PoolSize: 1})
+	ctx := context.Background()
+	p, err := eng.handle(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer eng.running.Done()
+	const sql = `SELECT p.name, sum(o.amount) AS total FROM people p JOIN orders o ON o.person_id = p.id GROUP BY p.name ORDER BY total DESC`
+	b.Run("gate", func(b *testing.B) {
+		l, err := p.acquire(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer l.release()
+		for b.Loop() {
+			if _, err := gate(ctx, l.conn, p.funcs, sql); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for name, q := range map[string]string{"quick-fingerprint": quickFingerprintSQL, "full-fingerprint": fullFingerprintSQL} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := fingerprint(ctx, p, q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
