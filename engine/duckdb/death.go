@@ -28,7 +28,14 @@ const (
 	// deathCrash: anything else (a segfault, an abort, an unexpected exit
 	// code, a worker that stopped answering): retried once.
 	deathCrash
+	// deathRecycled: the worker stopped itself (exitRecycled) before it
+	// read the request: the request runs on a fresh worker.
+	deathRecycled
 )
+
+// recycledCrash is the crash description queryWorkerOnce gives for a
+// recycled worker.
+const recycledCrash = "the worker had stopped itself to be replaced"
 
 // oomMarks are what a worker past its memory cap prints as it dies: the
 // Go runtime's fatal error and C++'s uncaught std::bad_alloc.
@@ -67,8 +74,13 @@ func (w *worker) classifyDeath() (deathKind, string) {
 	}
 	var ee *exec.ExitError
 	if errors.As(w.waitErr, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && externalSignals[ws.Signal()] {
-			return deathExternal, desc
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok {
+			if ws.Signaled() && externalSignals[ws.Signal()] {
+				return deathExternal, desc
+			}
+			if ws.Exited() && ws.ExitStatus() == exitRecycled {
+				return deathRecycled, desc
+			}
 		}
 	}
 	low := strings.ToLower(out)
@@ -86,6 +98,8 @@ func (k deathKind) String() string {
 		return "out of memory"
 	case deathExternal:
 		return "killed from outside"
+	case deathRecycled:
+		return "stopped itself to be replaced"
 	}
 	return "crashed"
 }

@@ -87,6 +87,9 @@ type Engine struct {
 	// clock decides timeouts in queryInProcess: wallClock unless set (a
 	// worker process sets cpuClock).
 	clock statementClock
+	// catalog, when set, is the function catalog to use instead of reading
+	// it (a worker gets it from the parent).
+	catalog *funcCatalog
 
 	mu     sync.Mutex
 	pool   *pool       // in-process mode
@@ -219,7 +222,7 @@ func (e *Engine) open(ctx context.Context) (*pool, error) {
 		p.close()
 		return nil, fmt.Errorf("duckdb database %s: %w", e.path, err)
 	}
-	if err := readCatalog(ctx, p); err != nil {
+	if err := readCatalog(ctx, p, e.catalog); err != nil {
 		p.close()
 		return nil, fmt.Errorf("duckdb database %s: %w", e.path, err)
 	}
@@ -286,8 +289,13 @@ func lockAndVerify(ctx context.Context, p *pool) error {
 }
 
 // readCatalog loads the function catalog the gate checks against, on a
-// fresh connection, before any model SQL.
-func readCatalog(ctx context.Context, p *pool) error {
+// fresh connection, before any model SQL, unless the engine was given one
+// (a worker gets its engine's from the parent).
+func readCatalog(ctx context.Context, p *pool, given *funcCatalog) error {
+	if given != nil {
+		p.funcs = given
+		return nil
+	}
 	l, err := p.acquire(ctx)
 	if err != nil {
 		return err

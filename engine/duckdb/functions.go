@@ -62,34 +62,31 @@ var deniedScalars = map[string]bool{
 	"write_log": true, "json_serialize_plan": true, "getenv": true,
 }
 
-// funcCatalog is one DuckDB instance's function catalog, read once when
-// the database opens, before any model SQL.
+// funcCatalog is what the gate needs of one DuckDB instance's function
+// catalog, read once when the database opens, before any model SQL. The
+// first worker of an engine sends it back to the parent, which hands it to
+// the workers it starts later (reading it costs about 20 ms of CPU).
 type funcCatalog struct {
-	// known holds every function and macro name in the catalog.
-	known map[string]bool
-	// scalar holds the scalar, aggregate and macro names a call outside
-	// FROM may use.
-	scalar map[string]bool
-	// scalarDenied holds the names a call outside FROM may not use: the
+	// ScalarDenied holds the names a call outside FROM may not use: the
 	// refused scalars and macros, and the refused table functions (DuckDB
 	// binds none of those outside FROM, but the gate does not rely on
 	// it). A name DuckDB's catalog does not hold is left to DuckDB, which
 	// either binds it as a built-in form (unnest, row_number, grouping) or
 	// fails.
-	scalarDenied map[string]bool
-	// table holds the table function and table macro names FROM may use.
-	table map[string]bool
-	// deniedViews are DuckDB's internal views over a refused table
+	ScalarDenied map[string]bool
+	// Table holds the table function and table macro names FROM may use.
+	Table map[string]bool
+	// DeniedViews are DuckDB's internal views over a refused table
 	// function (duckdb_logs, pg_prepared_statements): a bare name in FROM
 	// reaches them without a call.
-	deniedViews map[string]bool
+	DeniedViews map[string]bool
 }
 
 // loadFunctions reads the catalog. Macros and table macros the database
 // file defines itself are allowed: the database is the task author's.
 func loadFunctions(ctx context.Context, c *duck.Conn) (*funcCatalog, error) {
-	fc := &funcCatalog{known: map[string]bool{}, scalar: map[string]bool{}, scalarDenied: map[string]bool{},
-		table: map[string]bool{}, deniedViews: map[string]bool{}}
+	fc := &funcCatalog{ScalarDenied: map[string]bool{}, Table: map[string]bool{}, DeniedViews: map[string]bool{}}
+	known, scalar := map[string]bool{}, map[string]bool{}
 	refusedScalar := map[string]bool{}
 	tableFuncs := map[string]bool{}
 	err := queryRows(ctx, c, `SELECT DISTINCT lower(function_name), function_type, coalesce(has_side_effects, false), internal
@@ -98,18 +95,18 @@ func loadFunctions(ctx context.Context, c *duck.Conn) (*funcCatalog, error) {
 		typ, _ := v[1].(string)
 		sideEffects, _ := v[2].(bool)
 		internal, _ := v[3].(bool)
-		fc.known[name] = true
+		known[name] = true
 		switch typ {
 		case "scalar", "aggregate", "macro":
 			if deniedScalars[name] || (sideEffects && !reviewedVolatile[name]) {
 				refusedScalar[name] = true
 			} else {
-				fc.scalar[name] = true
+				scalar[name] = true
 			}
 		case "table", "table_macro":
 			tableFuncs[name] = true
 			if allowedTableFunctions[name] || (typ == "table_macro" && !internal) {
-				fc.table[name] = true
+				fc.Table[name] = true
 			}
 		}
 	})
@@ -118,12 +115,12 @@ func loadFunctions(ctx context.Context, c *duck.Conn) (*funcCatalog, error) {
 	}
 	// A name with one refused overload is refused whole.
 	for name := range refusedScalar {
-		delete(fc.scalar, name)
-		fc.scalarDenied[name] = true
+		delete(scalar, name)
+		fc.ScalarDenied[name] = true
 	}
 	for name := range tableFuncs {
-		if !fc.table[name] && !fc.scalar[name] {
-			fc.scalarDenied[name] = true
+		if !fc.Table[name] && !scalar[name] {
+			fc.ScalarDenied[name] = true
 		}
 	}
 	call := regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
@@ -132,15 +129,15 @@ func loadFunctions(ctx context.Context, c *duck.Conn) (*funcCatalog, error) {
 		body, _ := v[1].(string)
 		for _, m := range call.FindAllStringSubmatch(body, -1) {
 			f := strings.ToLower(m[1])
-			if tableFuncs[f] && !fc.table[f] {
-				fc.deniedViews[name] = true
+			if tableFuncs[f] && !fc.Table[f] {
+				fc.DeniedViews[name] = true
 			}
 		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read the internal views: %w", err)
 	}
-	if !fc.table["range"] || fc.table["enable_logging"] || !fc.known["enable_logging"] {
+	if !fc.Table["range"] || fc.Table["enable_logging"] || !known["enable_logging"] || !fc.DeniedViews["duckdb_logs"] {
 		return nil, fmt.Errorf("the function catalog does not look like DuckDB's: refusing to run SQL")
 	}
 	return fc, nil
@@ -181,14 +178,14 @@ func (fc *funcCatalog) check(tree any) error {
 			if name, ok := n["function_name"].(string); ok {
 				name = strings.ToLower(name)
 				switch {
-				case table && !fc.table[name]:
+				case table && !fc.Table[name]:
 					bad = append(bad, "table function "+name)
-				case !table && fc.scalarDenied[name]:
+				case !table && fc.ScalarDenied[name]:
 					bad = append(bad, "function "+name)
 				}
 			}
 			if n["type"] == "BASE_TABLE" {
-				if name, ok := n["table_name"].(string); ok && fc.deniedViews[strings.ToLower(name)] {
+				if name, ok := n["table_name"].(string); ok && fc.DeniedViews[strings.ToLower(name)] {
 					bad = append(bad, "view "+strings.ToLower(name))
 				}
 			}

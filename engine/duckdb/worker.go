@@ -53,6 +53,9 @@ type workerConfig struct {
 	WallClock bool
 	// UnsafeAllow are table functions the gate admits (tests only).
 	UnsafeAllow []string
+	// Catalog is the function catalog an earlier worker of the engine read,
+	// so that this one need not; nil for the first.
+	Catalog *funcCatalog
 }
 
 // workerRequest is one statement, or a Describe when Describe is set.
@@ -78,6 +81,9 @@ type workerResponse struct {
 	Recycle bool
 	// MaxRSS is the worker's peak resident set size so far, in bytes.
 	MaxRSS int64
+	// Catalog, in the answer to the config, is the function catalog the
+	// worker's instance uses.
+	Catalog *funcCatalog
 }
 
 // wireError carries an error's identity across the pipe: errors.Is and
@@ -162,6 +168,8 @@ type worker struct {
 	stderr *tailBuffer
 
 	killed atomic.Bool
+	// catalog is the function catalog the worker reported when ready.
+	catalog *funcCatalog
 	// exited is closed once the process is reaped; waitErr is then set.
 	exited  chan struct{}
 	waitErr error
@@ -295,6 +303,7 @@ func startWorker(ctx context.Context, cfg workerConfig) (*worker, error) {
 			w.kill()
 			return nil, fmt.Errorf("duckdb worker: %w", r.resp.Err.err())
 		}
+		w.catalog = r.resp.Catalog
 		return w, nil
 	case <-ctx.Done():
 		w.kill()
@@ -353,13 +362,31 @@ func (p *workerPool) acquire(ctx context.Context) (*worker, error) {
 		}
 		p.forget(w)
 	}
-	w, err := startWorker(ctx, p.cfg)
+	w, err := p.start(ctx)
 	if err != nil {
 		<-p.slots
 		return nil, err
 	}
 	p.mu.Lock()
 	p.live[w] = struct{}{}
+	p.mu.Unlock()
+	return w, nil
+}
+
+// start starts a worker with the engine's configuration and keeps the
+// function catalog the first one read, for the next ones.
+func (p *workerPool) start(ctx context.Context) (*worker, error) {
+	p.mu.Lock()
+	cfg := p.cfg
+	p.mu.Unlock()
+	w, err := startWorker(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	if p.cfg.Catalog == nil && w.catalog != nil {
+		p.cfg.Catalog = w.catalog
+	}
 	p.mu.Unlock()
 	return w, nil
 }
@@ -399,7 +426,7 @@ func (p *workerPool) refill() {
 		return
 	}
 	p.refills.Go(func() {
-		w, err := startWorker(context.Background(), p.cfg)
+		w, err := p.start(context.Background())
 		if err != nil {
 			return
 		}
@@ -536,16 +563,22 @@ func (e *Engine) acquireWorker(ctx context.Context) (*workerPool, *worker, error
 // and a second crash is the statement's own error.
 func (e *Engine) queryWorker(ctx context.Context, query string, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
 	lim = lim.WithDefaults()
-	res, err, crash := e.queryWorkerOnce(ctx, query, lim)
-	if crash == "" {
-		return res, err
+	crashes := 0
+	for attempt := 0; ; attempt++ {
+		res, err, crash := e.queryWorkerOnce(ctx, query, lim)
+		switch {
+		case crash == "":
+			return res, err
+		case crash == recycledCrash && attempt < 3:
+			// The worker stopped itself before it read the request:
+			// nothing ran, so this is no attempt.
+			continue
+		}
+		if crashes++; crashes == 2 {
+			return nil, &sqlgym.ExecError{Kind: sqlgym.ErrKindOther,
+				Msg: "the statement crashed the DuckDB worker twice, on two fresh processes (" + crash + ")"}
+		}
 	}
-	res, err, again := e.queryWorkerOnce(ctx, query, lim)
-	if again == "" {
-		return res, err
-	}
-	return nil, &sqlgym.ExecError{Kind: sqlgym.ErrKindOther,
-		Msg: "the statement crashed the DuckDB worker twice, on two fresh processes (" + again + ")"}
 }
 
 // parentWait is how long the parent waits for a worker's answer before it
@@ -605,6 +638,8 @@ func (p *workerPool) settle(w *worker, r reply) (*sqlgym.ResultSet, error, strin
 				Msg: "out of memory: " + deathMsg(kind, desc)}, ""
 		case deathExternal:
 			return nil, &sqlgym.InfraError{Err: fmt.Errorf("duckdb: %s: %w", deathMsg(kind, desc), r.err)}, ""
+		case deathRecycled:
+			return nil, nil, recycledCrash
 		}
 		return nil, nil, deathMsg(kind, desc)
 	}

@@ -75,6 +75,7 @@ func serveWorker(in, out *os.File) int {
 	if !cfg.WallClock {
 		eng.clock = cpuClock
 	}
+	eng.catalog = cfg.Catalog
 	ctx := context.Background()
 	p, err := eng.handle(ctx)
 	if err != nil {
@@ -82,7 +83,7 @@ func serveWorker(in, out *os.File) int {
 	}
 	eng.running.Done()
 	for _, name := range cfg.UnsafeAllow {
-		p.funcs.table[name] = true
+		p.funcs.Table[name] = true
 	}
 	quick0, err := fingerprint(ctx, p, quickFingerprintSQL)
 	if err != nil {
@@ -92,7 +93,7 @@ func serveWorker(in, out *os.File) int {
 	if err != nil {
 		return fail(fmt.Errorf("read the worker's state fingerprint: %w", err))
 	}
-	if err := send(workerResponse{}); err != nil {
+	if err := send(workerResponse{Catalog: p.funcs}); err != nil {
 		return 2
 	}
 
@@ -121,30 +122,36 @@ func serveWorker(in, out *os.File) int {
 			resp.Recycle = fatalError(err)
 		}
 		served++
-		if !resp.Abandoned && !resp.Recycle {
-			// Whatever got past the gate must not reach the next statement:
-			// a worker whose instance changed is replaced. The settings a
-			// statement could plausibly reach are read after every one
-			// (0.4 ms), all of them every fullFingerprintEvery (2 ms).
-			want, q := quick0, quickFingerprintSQL
-			if served%fullFingerprintEvery == 0 {
-				want, q = full0, fullFingerprintSQL
-			}
-			now, err := fingerprint(ctx, p, q)
-			resp.Recycle = err != nil || now != want || served >= workerMaxStatements
-		}
 		resp.MaxRSS = maxRSS()
 		if err := send(resp); err != nil {
 			return 2
 		}
 		if resp.Abandoned || resp.Recycle {
-			// The runaway statement, or the changed instance, ends with
-			// the process.
+			// The runaway statement, or the broken instance, ends with the
+			// process.
 			return 0
+		}
+		// Whatever got past the gate must not reach the next statement: a
+		// worker whose instance changed exits before it reads another
+		// request, and the parent runs that one on a fresh worker. The
+		// check runs after the answer is sent, so it never delays it. The
+		// settings a statement could plausibly reach are read after every
+		// statement (0.4 ms), all of them every fullFingerprintEvery (2 ms).
+		want, q := quick0, quickFingerprintSQL
+		if served%fullFingerprintEvery == 0 {
+			want, q = full0, fullFingerprintSQL
+		}
+		if now, err := fingerprint(ctx, p, q); err != nil || now != want || served >= workerMaxStatements {
+			return exitRecycled
 		}
 	}
 	return 0
 }
+
+// exitRecycled is a worker's exit status when it stops itself because its
+// instance changed or it has served its share: the parent retries a
+// request it had already sent on a fresh worker, as nothing ran.
+const exitRecycled = 3
 
 // workerMaxStatements is how many statements a worker serves before it is
 // replaced: state the fingerprint cannot see (the random seed, caches,
