@@ -104,7 +104,7 @@ func BenchmarkGate(b *testing.B) {
 		}
 		defer l.release()
 		for b.Loop() {
-			if _, err := gate(ctx, l.conn, p.funcs, sql); err != nil {
+			if _, err := gate(ctx, p, l.conn, sql); err != nil {
 				b.Fatal(err)
 			}
 		}

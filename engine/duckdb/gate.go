@@ -74,7 +74,7 @@ const msgNUL = "the SQL text contains a NUL byte (\\0); DuckDB would read only t
 
 // gate checks query before it is prepared. It returns an *sqlgym.ExecError
 // for text it refuses, otherwise how the statement may proceed.
-func gate(ctx context.Context, c *duck.Conn, funcs *funcCatalog, query string) (gateVerdict, error) {
+func gate(ctx context.Context, p *pool, c *duck.Conn, query string) (gateVerdict, error) {
 	if strings.IndexByte(query, 0) >= 0 {
 		return 0, &sqlgym.ExecError{Kind: sqlgym.ErrKindSyntax, Msg: msgNUL}
 	}
@@ -89,7 +89,7 @@ func gate(ctx context.Context, c *duck.Conn, funcs *funcCatalog, query string) (
 	if loc := explainPrefix.FindStringIndex(query); loc != nil {
 		inner, explain = query[loc[1]:], true
 	}
-	tree, err := serialize(ctx, c, inner)
+	tree, err := serialize(ctx, p, c, inner)
 	if err != nil {
 		return 0, err
 	}
@@ -115,7 +115,7 @@ func gate(ctx context.Context, c *duck.Conn, funcs *funcCatalog, query string) (
 	default:
 		return 0, &sqlgym.ExecError{Kind: sqlgym.ErrKindMulti, Msg: msgMulti}
 	}
-	if err := funcs.check(tree.Statements[0]); err != nil {
+	if err := p.funcs.check(tree.Statements[0]); err != nil {
 		return 0, err
 	}
 	return gateSelect, nil
@@ -137,8 +137,8 @@ type parseTree struct {
 // as a bound parameter, so nothing in it is ever read as SQL here.
 const serializeSQL = "SELECT CAST(json_serialize_sql($1::VARCHAR) AS VARCHAR)"
 
-func serialize(ctx context.Context, c *duck.Conn, query string) (*parseTree, error) {
-	rows, err := c.QueryContext(ctx, serializeSQL, []driver.NamedValue{{Ordinal: 1, Value: query}})
+func serialize(ctx context.Context, p *pool, c *duck.Conn, query string) (*parseTree, error) {
+	rows, err := p.query(ctx, c, serializeSQL, []driver.NamedValue{{Ordinal: 1, Value: query}})
 	if err != nil {
 		return nil, gateFailure(err)
 	}

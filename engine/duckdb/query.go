@@ -64,7 +64,7 @@ func (e *Engine) queryInProcess(ctx context.Context, query string, lim sqlgym.Li
 	done := make(chan outcome, 1)
 	go func() {
 		defer e.running.Done()
-		res, err := runStatement(qctx, l.conn, p.funcs, query, lim)
+		res, err := runStatement(qctx, p, l.conn, query, lim)
 		l.release()
 		done <- outcome{res, err}
 	}()
@@ -112,9 +112,9 @@ func isInterrupt(err error) bool {
 
 // runStatement is the sandboxed path of one statement on a driver
 // connection.
-func runStatement(ctx context.Context, c *duck.Conn, funcs *funcCatalog, query string, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
+func runStatement(ctx context.Context, p *pool, c *duck.Conn, query string, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
 	// The function gate reads the parse tree before anything is bound.
-	verdict, err := gate(ctx, c, funcs, query)
+	verdict, err := gate(ctx, p, c, query)
 	if err != nil {
 		return nil, err
 	}

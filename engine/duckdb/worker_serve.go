@@ -179,6 +179,9 @@ func fingerprint(ctx context.Context, p *pool, q string) (string, error) {
 		return "", err
 	}
 	defer l.release()
+	// Not a cached prepared statement: DuckDB folds current_setting into
+	// a constant when it prepares, so a cached one would never see a
+	// change.
 	var out string
 	err = queryRows(ctx, l.conn, q, 1, func(v []driver.Value) { out, _ = v[0].(string) })
 	return out, err
