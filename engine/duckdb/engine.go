@@ -53,6 +53,9 @@ type Options struct {
 	// unsafeAllow names table functions the gate lets through: for tests
 	// of the worker's state check only.
 	unsafeAllow []string
+	// crashOn is a statement text on which a worker crashes itself: for
+	// tests of crash handling only.
+	crashOn string
 }
 
 // Defaults for Options.

@@ -53,6 +53,8 @@ type workerConfig struct {
 	WallClock bool
 	// UnsafeAllow are table functions the gate admits (tests only).
 	UnsafeAllow []string
+	// CrashOn is a statement on which the worker crashes (tests only).
+	CrashOn string
 	// Catalog is the function catalog an earlier worker of the engine read,
 	// so that this one need not; nil for the first.
 	Catalog *funcCatalog
@@ -528,6 +530,7 @@ func (e *Engine) workerHandle() (*workerPool, error) {
 			DataLimit:   limit + WorkerHeadroom,
 			WallClock:   e.opts.WallClockTimeout,
 			UnsafeAllow: e.opts.unsafeAllow,
+			CrashOn:     e.opts.crashOn,
 		}, e.opts.PoolSize)
 	}
 	e.running.Add(1)

@@ -72,3 +72,6 @@ func childCPU(pid int) (time.Duration, error) {
 	}
 	return time.Duration(u+s) * 10 * time.Millisecond, nil
 }
+
+// crashSelf sends this process SIGSEGV, as a crash would (tests only).
+func crashSelf() { _ = syscall.Kill(os.Getpid(), syscall.SIGSEGV) }

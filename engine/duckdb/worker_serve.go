@@ -117,6 +117,9 @@ func serveWorker(in, out *os.File) int {
 			s, err := eng.Describe(ctx)
 			resp.Schema, resp.Err = s, toWire(err)
 		} else {
+			if cfg.CrashOn != "" && r.SQL == cfg.CrashOn {
+				crashSelf()
+			}
 			res, err, abandoned := eng.queryInProcess(ctx, r.SQL, r.Limits)
 			resp.Res, resp.Err, resp.Abandoned = res, toWire(err), abandoned
 			resp.Recycle = fatalError(err)

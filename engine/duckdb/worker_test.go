@@ -260,3 +260,18 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+// A statement that crashes every fresh worker it runs on is its own
+// error, and the engine goes on.
+func TestWorkerCrashTwiceIsStatementError(t *testing.T) {
+	needWorkers(t)
+	const bomb = "SELECT 'this statement crashes its worker'"
+	eng, _ := openDB(t, []string{"CREATE TABLE t (a INTEGER)"}, Options{PoolSize: 1, crashOn: bomb})
+	query(t, eng, "SELECT 1")
+	_, err := eng.Query(context.Background(), bomb, sqlgym.Limits{Timeout: 10 * time.Second})
+	enginetest.ExpectExecError(t, err, sqlgym.ErrKindOther)
+	if err == nil || !strings.Contains(err.Error(), "crashed the DuckDB worker twice") {
+		t.Errorf("want the crashed-twice error, got %v", err)
+	}
+	query(t, eng, "SELECT 1")
+}
