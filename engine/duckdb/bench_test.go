@@ -70,17 +70,52 @@ func benchOpen(b *testing.B, opts Options) {
 	}
 }
 
-// A statement that overran its time limit costs a worker: this is the
+// A statement that overran its time limit where DuckDB does not check for
+// interrupts (constant folding) costs a worker: this is the
 // kill and the replacement's start, as the next statement sees it.
 func BenchmarkTimeoutThenQuery(b *testing.B) {
 	eng, _ := openDB(b, enginetest.Fixture(), Options{PoolSize: 1})
 	ctx := context.Background()
 	for b.Loop() {
-		if _, err := eng.Query(ctx, "SELECT len(range(100000000))", sqlgym.Limits{Timeout: 10 * time.Millisecond}); err == nil {
+		if _, err := eng.Query(ctx, "SELECT length(repeat('x', 300000000))", sqlgym.Limits{Timeout: 10 * time.Millisecond}); err == nil {
 			b.Fatal("the runaway statement succeeded")
 		}
 		if _, err := eng.Query(ctx, "SELECT 1", sqlgym.Limits{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The function gate's share of a statement (DuckDB's parse into JSON and
+// the walk over it) and the worker's state check after it.
+func BenchmarkGate(b *testing.B) {
+	eng, _ := openDB(b, enginetest.Fixture(), Options{InProcess: true, PoolSize: 1})
+	ctx := context.Background()
+	p, err := eng.handle(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer eng.running.Done()
+	const sql = `SELECT p.name, sum(o.amount) AS total FROM people p JOIN orders o ON o.person_id = p.id GROUP BY p.name ORDER BY total DESC`
+	b.Run("gate", func(b *testing.B) {
+		l, err := p.acquire(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer l.release()
+		for b.Loop() {
+			if _, err := gate(ctx, p, l.conn, sql); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for name, q := range map[string]string{"quick-fingerprint": quickFingerprintSQL, "full-fingerprint": fullFingerprintSQL} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := fingerprint(ctx, p, q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -21,7 +21,7 @@ import (
 
 // Options tune an Engine. Zero fields take the defaults.
 type Options struct {
-	// MemoryLimit is DuckDB's memory_limit ("1GB" when empty). Results
+	// MemoryLimit is DuckDB's memory_limit ("512MiB" when empty). Results
 	// never spill to disk: past the limit a statement fails. In worker mode
 	// (the default on Linux) every worker process is its own DuckDB
 	// instance, so the limit holds per worker, that is per running
@@ -43,11 +43,27 @@ type Options struct {
 	// docs/sandbox-duckdb.md); it is for tests and for platforms other than
 	// Linux, where it is the only mode.
 	InProcess bool
+	// WallClockTimeout makes Limits.Timeout wall-clock time in worker mode
+	// too. By default a worker holds a statement to Timeout of CPU time,
+	// which depends far less on the machine's load (see
+	// docs/sandbox-duckdb.md); in-process, Timeout is always wall-clock
+	// time.
+	WallClockTimeout bool
+
+	// unsafeAllow names table functions the gate lets through: for tests
+	// of the worker's state check only.
+	unsafeAllow []string
+	// crashOn is a statement text on which a worker crashes itself: for
+	// tests of crash handling only.
+	crashOn string
 }
 
 // Defaults for Options.
 const (
-	DefaultMemoryLimit = "1GB"
+	// DefaultMemoryLimit with WorkerHeadroom keeps a worker's whole data
+	// segment at 912 MiB, and with the binary's resident code its peak
+	// RSS under 1 GiB whatever the statement does.
+	DefaultMemoryLimit = "512MiB"
 	DefaultThreads     = 1
 )
 
@@ -70,6 +86,13 @@ func (o Options) withDefaults() Options {
 type Engine struct {
 	path string
 	opts Options
+
+	// clock decides timeouts in queryInProcess: wallClock unless set (a
+	// worker process sets cpuClock).
+	clock statementClock
+	// catalog, when set, is the function catalog to use instead of reading
+	// it (a worker gets it from the parent).
+	catalog *funcCatalog
 
 	mu     sync.Mutex
 	pool   *pool       // in-process mode
@@ -139,7 +162,9 @@ func (e *Engine) useWorkers() bool { return workersSupported && !e.opts.InProces
 func (e *Engine) sandboxSettings() url.Values {
 	v := url.Values{}
 	v.Set("access_mode", "READ_ONLY")
-	v.Set("enable_external_access", "false")
+	// enable_external_access is turned off by lockSQL instead: DuckDB
+	// refuses temp_directory once it is off, and the driver applies these
+	// settings in random order.
 	v.Set("autoinstall_known_extensions", "false")
 	v.Set("autoload_known_extensions", "false")
 	v.Set("allow_community_extensions", "false")
@@ -147,7 +172,10 @@ func (e *Engine) sandboxSettings() url.Values {
 	v.Set("allow_persistent_secrets", "false")
 	v.Set("memory_limit", e.opts.MemoryLimit)
 	// No spilling: a statement past the memory limit fails instead of
-	// writing temporary files next to the database.
+	// writing temporary files. max_temp_directory_size=0B alone does not
+	// do it (DuckDB 1.5 still creates <db>.tmp/ and sorts into it); with
+	// no temporary directory at all, DuckDB has nowhere to offload to.
+	v.Set("temp_directory", "")
 	v.Set("max_temp_directory_size", "0B")
 	v.Set("threads", strconv.Itoa(e.opts.Threads))
 	return v
@@ -158,6 +186,7 @@ func (e *Engine) sandboxSettings() url.Values {
 // makes time-zone-dependent functions answer alike on every machine. The
 // lock comes last so nothing after it can change a setting.
 var lockSQL = []string{
+	"SET GLOBAL enable_external_access = false",
 	"SET GLOBAL TimeZone = 'UTC'",
 	"SET GLOBAL lock_configuration = true",
 }
@@ -196,6 +225,10 @@ func (e *Engine) open(ctx context.Context) (*pool, error) {
 		p.close()
 		return nil, fmt.Errorf("duckdb database %s: %w", e.path, err)
 	}
+	if err := readCatalog(ctx, p, e.catalog); err != nil {
+		p.close()
+		return nil, fmt.Errorf("duckdb database %s: %w", e.path, err)
+	}
 	return p, nil
 }
 
@@ -226,10 +259,12 @@ func lockAndVerify(ctx context.Context, p *pool) error {
 		"autoinstall_known_extensions": "false",
 		"lock_configuration":           "true",
 		"timezone":                     "utc",
+		"temp_directory":               "",
+		"max_temp_directory_size":      "0 bytes",
 	}
 	rows, err := l.conn.QueryContext(ctx, `SELECT lower(name), lower(value) FROM duckdb_settings() WHERE lower(name) IN
 		('access_mode', 'enable_external_access', 'autoload_known_extensions', 'autoinstall_known_extensions',
-		 'lock_configuration', 'timezone')`, nil)
+		 'lock_configuration', 'timezone', 'temp_directory', 'max_temp_directory_size')`, nil)
 	if err != nil {
 		return fmt.Errorf("read sandbox settings: %w", err)
 	}
@@ -254,6 +289,23 @@ func lockAndVerify(ctx context.Context, p *pool) error {
 		}
 	}
 	return nil
+}
+
+// readCatalog loads the function catalog the gate checks against, on a
+// fresh connection, before any model SQL, unless the engine was given one
+// (a worker gets its engine's from the parent).
+func readCatalog(ctx context.Context, p *pool, given *funcCatalog) error {
+	if given != nil {
+		p.funcs = given
+		return nil
+	}
+	l, err := p.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer l.release()
+	p.funcs, err = loadFunctions(ctx, l.conn)
+	return err
 }
 
 // Close waits for running statements (in-process, also ones already

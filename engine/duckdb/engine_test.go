@@ -283,7 +283,7 @@ func TestCallerCancellationIsNotTimeout(t *testing.T) {
 // folds this constant for seconds) must not hold up the caller nor, while
 // it finishes on the side, the next statements.
 func TestUninterruptibleStatementIsAbandoned(t *testing.T) {
-	eng, _ := openDB(t, []string{"CREATE TABLE t (a INTEGER)"}, Options{PoolSize: 1})
+	eng, _ := openDB(t, []string{"CREATE TABLE t (a INTEGER)"}, Options{PoolSize: 1, WallClockTimeout: true})
 	const budget = 200 * time.Millisecond
 	// Opening (starting a worker) is not the statement's time.
 	query(t, eng, "SELECT 1")

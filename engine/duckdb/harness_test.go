@@ -61,11 +61,15 @@ func fileDigest(t testing.TB, path string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// harness runs the shared suites on the wall clock: they check that a
+// runaway statement returns within twice its budget of wall-clock time,
+// which a CPU-time budget (the default in a worker) cannot promise on a
+// loaded machine. clock_test.go covers the CPU clock.
 func harness(t *testing.T) enginetest.Harness {
 	return enginetest.Harness{
 		Dialect: sqlgym.DialectDuckDB,
 		Open: func(t *testing.T, stmts []string) (sqlgym.Engine, func() string) {
-			eng, path := openDB(t, stmts, Options{})
+			eng, path := openDB(t, stmts, Options{WallClockTimeout: true})
 			return eng, func() string { return fileDigest(t, path) }
 		},
 		Dir: t.TempDir(),

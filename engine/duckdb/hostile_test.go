@@ -118,6 +118,18 @@ func duckHostile() []enginetest.Hostile {
 		{Name: "duck_query_function_write", SQL: `SELECT * FROM query('CREATE TABLE evil (a INTEGER)')`},
 		{Name: "duck_query_function_multi", SQL: `SELECT * FROM query('SELECT 1; DELETE FROM people')`},
 
+		// Instance state and other statements' traces (the function gate).
+		{Name: "duck_enable_logging_file", SQL: `SELECT * FROM enable_logging(storage = 'file', storage_path = '{{DIR}}/logs')`},
+		{Name: "duck_enable_logging_query_log", SQL: `SELECT * FROM enable_logging('QueryLog')`},
+		{Name: "duck_truncate_logs", SQL: `SELECT * FROM truncate_duckdb_logs()`},
+		{Name: "duck_read_logs", SQL: `SELECT message FROM duckdb_logs`},
+		{Name: "duck_enable_profiling_fn", SQL: `SELECT * FROM enable_profiling()`},
+		{Name: "duck_enable_peg_parser", SQL: `SELECT * FROM enable_peg_parser()`},
+		{Name: "duck_checkpoint_fn_in_subquery", SQL: `SELECT * FROM people WHERE id IN (SELECT 1 FROM force_checkpoint())`},
+		{Name: "duck_setseed", SQL: `SELECT setseed(0.5)`},
+		{Name: "duck_sleep_ms", SQL: `SELECT sleep_ms(100000)`},
+		{Name: "duck_nul_byte", SQL: "SELECT 1\x00; DROP TABLE people"},
+
 		// Multi-statement tricks specific to DuckDB's syntax.
 		{Name: "duck_multi_pragma", SQL: `SELECT 1; PRAGMA enable_profiling`},
 		{Name: "duck_multi_set_then_select", SQL: `SET VARIABLE v = 1; SELECT getvariable('v')`},

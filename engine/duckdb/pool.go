@@ -2,6 +2,7 @@ package duckdb
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"sync"
@@ -20,11 +21,16 @@ import (
 type pool struct {
 	connector *duck.Connector
 	slots     chan struct{}
+	// funcs is the instance's function catalog, read before any model SQL.
+	funcs *funcCatalog
 
 	mu        sync.Mutex
 	idle      []*duck.Conn
 	abandoned int
 	closed    bool
+	// stmts holds each connection's prepared fixed statements (the gate's
+	// and the state check's): preparing costs more than running them.
+	stmts map[*duck.Conn]map[string]*duck.Stmt
 }
 
 func newPool(c *duck.Connector, size int) *pool {
@@ -125,8 +131,43 @@ func (p *pool) close() error {
 	idle := p.idle
 	p.idle = nil
 	p.mu.Unlock()
+	stmts := p.stmts
+	p.stmts = nil
 	for _, c := range idle {
+		for _, st := range stmts[c] {
+			st.Close()
+		}
 		c.Close()
 	}
 	return p.connector.Close()
+}
+
+// query runs one of the engine's own fixed statements on c, prepared once
+// per connection. The caller holds c's lease.
+func (p *pool) query(ctx context.Context, c *duck.Conn, q string, args []driver.NamedValue) (driver.Rows, error) {
+	p.mu.Lock()
+	st := p.stmts[c][q]
+	p.mu.Unlock()
+	if st == nil {
+		prep, err := c.Prepare(q)
+		if err != nil {
+			return nil, err
+		}
+		ds, ok := prep.(*duck.Stmt)
+		if !ok {
+			prep.Close()
+			return c.QueryContext(ctx, q, args)
+		}
+		st = ds
+		p.mu.Lock()
+		if p.stmts == nil {
+			p.stmts = map[*duck.Conn]map[string]*duck.Stmt{}
+		}
+		if p.stmts[c] == nil {
+			p.stmts[c] = map[string]*duck.Stmt{}
+		}
+		p.stmts[c][q] = st
+		p.mu.Unlock()
+	}
+	return st.QueryContext(ctx, args)
 }

@@ -56,11 +56,15 @@ func (e *Engine) queryInProcess(ctx context.Context, query string, lim sqlgym.Li
 		}
 		return nil, &sqlgym.InfraError{Err: err}, false
 	}
-	qctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	clock := e.clock
+	if clock == nil {
+		clock = wallClock
+	}
+	qctx, cancel := clock(ctx, lim)
 	done := make(chan outcome, 1)
 	go func() {
 		defer e.running.Done()
-		res, err := runStatement(qctx, l.conn, query, lim)
+		res, err := runStatement(qctx, p, l.conn, query, lim)
 		l.release()
 		done <- outcome{res, err}
 	}()
@@ -82,7 +86,7 @@ func (e *Engine) queryInProcess(ctx context.Context, query string, lim sqlgym.Li
 		// The driver keeps interrupting it; whatever is left finishes on
 		// the side without holding up the next statement.
 		l.abandon()
-		return nil, stopped(ctx, lim), true
+		return nil, stopped(ctx, qctx, lim), true
 	}
 }
 
@@ -95,19 +99,10 @@ func finish(ctx, qctx context.Context, o outcome, lim sqlgym.Limits) (*sqlgym.Re
 	if qctx.Err() != nil && !errors.Is(o.err, sqlgym.ErrTooLarge) && !sqlgym.IsInfra(o.err) {
 		var ee *sqlgym.ExecError
 		if !errors.As(o.err, &ee) || ee.Kind == sqlgym.ErrKindOther || isInterrupt(o.err) {
-			return nil, stopped(ctx, lim)
+			return nil, stopped(ctx, qctx, lim)
 		}
 	}
 	return nil, o.err
-}
-
-// stopped is the error for a statement cut short: the caller's own
-// cancellation is passed through, our time limit is ErrTimeout.
-func stopped(ctx context.Context, lim sqlgym.Limits) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("duckdb: statement cancelled: %w", err)
-	}
-	return fmt.Errorf("duckdb: %w after %s", sqlgym.ErrTimeout, lim.Timeout)
 }
 
 func isInterrupt(err error) bool {
@@ -117,7 +112,12 @@ func isInterrupt(err error) bool {
 
 // runStatement is the sandboxed path of one statement on a driver
 // connection.
-func runStatement(ctx context.Context, c *duck.Conn, query string, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
+func runStatement(ctx context.Context, p *pool, c *duck.Conn, query string, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
+	// The function gate reads the parse tree before anything is bound.
+	verdict, err := gate(ctx, p, c, query)
+	if err != nil {
+		return nil, err
+	}
 	// The driver's context-free Prepare asks DuckDB's parser how many
 	// statements the text holds and refuses more than one before running
 	// anything; its PrepareContext would run all but the last.
@@ -132,7 +132,7 @@ func runStatement(ctx context.Context, c *duck.Conn, query string, lim sqlgym.Li
 	if err != nil {
 		return nil, classify(err)
 	}
-	if !allowedStatement(typ) {
+	if !allowedStatement(typ) || verdict == gateNotSelect || verdict == gateSyntax {
 		return nil, &sqlgym.ExecError{Kind: sqlgym.ErrKindForbidden,
 			Msg: fmt.Sprintf("only a SELECT statement may run in the sandbox, not a %s statement", statementName(typ))}
 	}

@@ -27,7 +27,10 @@ import (
 // WorkerHeadroom is what a worker may use on top of MemoryLimit: the Go
 // runtime, DuckDB's code and catalog, and the result being converted and
 // sent (up to Limits.MaxBytes, a few times over while it is encoded).
-const WorkerHeadroom = 768 << 20
+// An idle worker maps about 150 MB of it; a result at the default
+// MaxBytes (64 MB) needs about as much again while it is converted and
+// encoded.
+const WorkerHeadroom = 400 << 20
 
 // workerStartTimeout bounds a worker's exec, DuckDB open and sandbox check.
 const workerStartTimeout = 30 * time.Second
@@ -46,6 +49,15 @@ type workerConfig struct {
 	MemoryLimit string
 	Threads     int
 	DataLimit   uint64 // RLIMIT_DATA in bytes
+	// WallClock makes Limits.Timeout wall-clock time instead of CPU time.
+	WallClock bool
+	// UnsafeAllow are table functions the gate admits (tests only).
+	UnsafeAllow []string
+	// CrashOn is a statement on which the worker crashes (tests only).
+	CrashOn string
+	// Catalog is the function catalog an earlier worker of the engine read,
+	// so that this one need not; nil for the first.
+	Catalog *funcCatalog
 }
 
 // workerRequest is one statement, or a Describe when Describe is set.
@@ -64,6 +76,16 @@ type workerResponse struct {
 	// Abandoned says the statement is still running in the worker, which
 	// exits after answering; the parent kills it as well.
 	Abandoned bool
+	// Recycle says the worker exits after this answer: its DuckDB
+	// instance may have changed (its state fingerprint moved, DuckDB
+	// reported an internal or fatal error) or it has served its share of
+	// statements. The parent replaces it.
+	Recycle bool
+	// MaxRSS is the worker's peak resident set size so far, in bytes.
+	MaxRSS int64
+	// Catalog, in the answer to the config, is the function catalog the
+	// worker's instance uses.
+	Catalog *funcCatalog
 }
 
 // wireError carries an error's identity across the pipe: errors.Is and
@@ -148,6 +170,8 @@ type worker struct {
 	stderr *tailBuffer
 
 	killed atomic.Bool
+	// catalog is the function catalog the worker reported when ready.
+	catalog *funcCatalog
 	// exited is closed once the process is reaped; waitErr is then set.
 	exited  chan struct{}
 	waitErr error
@@ -281,6 +305,7 @@ func startWorker(ctx context.Context, cfg workerConfig) (*worker, error) {
 			w.kill()
 			return nil, fmt.Errorf("duckdb worker: %w", r.resp.Err.err())
 		}
+		w.catalog = r.resp.Catalog
 		return w, nil
 	case <-ctx.Done():
 		w.kill()
@@ -339,13 +364,31 @@ func (p *workerPool) acquire(ctx context.Context) (*worker, error) {
 		}
 		p.forget(w)
 	}
-	w, err := startWorker(ctx, p.cfg)
+	w, err := p.start(ctx)
 	if err != nil {
 		<-p.slots
 		return nil, err
 	}
 	p.mu.Lock()
 	p.live[w] = struct{}{}
+	p.mu.Unlock()
+	return w, nil
+}
+
+// start starts a worker with the engine's configuration and keeps the
+// function catalog the first one read, for the next ones.
+func (p *workerPool) start(ctx context.Context) (*worker, error) {
+	p.mu.Lock()
+	cfg := p.cfg
+	p.mu.Unlock()
+	w, err := startWorker(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	if p.cfg.Catalog == nil && w.catalog != nil {
+		p.cfg.Catalog = w.catalog
+	}
 	p.mu.Unlock()
 	return w, nil
 }
@@ -385,7 +428,7 @@ func (p *workerPool) refill() {
 		return
 	}
 	p.refills.Go(func() {
-		w, err := startWorker(context.Background(), p.cfg)
+		w, err := p.start(context.Background())
 		if err != nil {
 			return
 		}
@@ -485,6 +528,9 @@ func (e *Engine) workerHandle() (*workerPool, error) {
 			MemoryLimit: e.opts.MemoryLimit,
 			Threads:     e.opts.Threads,
 			DataLimit:   limit + WorkerHeadroom,
+			WallClock:   e.opts.WallClockTimeout,
+			UnsafeAllow: e.opts.unsafeAllow,
+			CrashOn:     e.opts.crashOn,
 		}, e.opts.PoolSize)
 	}
 	e.running.Add(1)
@@ -514,63 +560,103 @@ func (e *Engine) acquireWorker(ctx context.Context) (*workerPool, *worker, error
 }
 
 // queryWorker runs the statement in a worker process. The worker enforces
-// the limits itself; the parent only kills it when it overruns them, and
-// takes a dead worker as the statement's doing.
+// the limits itself; the parent kills it when it overruns them. A worker
+// that dies mid-statement of an unknown cause is replaced and the
+// statement tried once more: the second attempt's answer is the answer,
+// and a second crash is the statement's own error.
 func (e *Engine) queryWorker(ctx context.Context, query string, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
 	lim = lim.WithDefaults()
+	crashes := 0
+	for attempt := 0; ; attempt++ {
+		res, err, crash := e.queryWorkerOnce(ctx, query, lim)
+		switch {
+		case crash == "":
+			return res, err
+		case crash == recycledCrash && attempt < 3:
+			// The worker stopped itself before it read the request:
+			// nothing ran, so this is no attempt.
+			continue
+		}
+		if crashes++; crashes == 2 {
+			return nil, &sqlgym.ExecError{Kind: sqlgym.ErrKindOther,
+				Msg: "the statement crashed the DuckDB worker twice, on two fresh processes (" + crash + ")"}
+		}
+	}
+}
+
+// parentWait is how long the parent waits for a worker's answer before it
+// kills the worker: the worker's own stop plus its grace and a slack.
+func (e *Engine) parentWait(lim sqlgym.Limits) time.Duration {
+	stop := lim.Timeout
+	if !e.opts.WallClockTimeout {
+		stop = wallStop(lim)
+	}
+	return stop + workerSlack(lim.Timeout)
+}
+
+// queryWorkerOnce is one attempt. crash is set, with the error unset, when
+// the worker crashed and the statement deserves another try.
+func (e *Engine) queryWorkerOnce(ctx context.Context, query string, lim sqlgym.Limits) (_ *sqlgym.ResultSet, _ error, crash string) {
 	p, w, err := e.acquireWorker(ctx)
 	if err != nil {
-		return nil, err
+		return nil, err, ""
 	}
 	defer e.running.Done()
 	// As in-process, the clock starts once a worker is ready: starting one
 	// is the pool's delay, not the statement's time.
-	qctx, cancel := context.WithTimeout(ctx, lim.Timeout)
-	defer cancel()
+	wait := time.NewTimer(e.parentWait(lim))
+	defer wait.Stop()
 	answer := w.roundTrip(workerRequest{SQL: query, Limits: lim})
 	select {
 	case r := <-answer:
-		return p.settle(ctx, qctx, w, r, lim)
-	case <-qctx.Done():
+		return p.settle(w, r)
+	case <-ctx.Done():
+		p.discard(w)
+		return nil, fmt.Errorf("duckdb: statement cancelled: %w", ctx.Err()), ""
+	case <-wait.C:
 	}
-	if ctx.Err() == nil {
-		grace := time.NewTimer(workerSlack(lim.Timeout))
-		defer grace.Stop()
-		select {
-		case r := <-answer:
-			return p.settle(ctx, qctx, w, r, lim)
-		case <-grace.C:
-		case <-ctx.Done():
-		}
-	}
+	// The worker did not stop itself in time (it is starved, or stuck
+	// where it cannot even answer). What it spent decides: its CPU budget
+	// (or, on the wall clock, the time) is gone, or the machine is too busy.
+	cpu, cpuErr := childCPU(w.cmd.Process.Pid)
 	p.discard(w)
-	return nil, stopped(ctx, lim)
+	if e.opts.WallClockTimeout || cpuErr != nil || cpu >= lim.Timeout {
+		return nil, fmt.Errorf("duckdb: %w after %s", sqlgym.ErrTimeout, lim.Timeout), ""
+	}
+	return nil, &sqlgym.InfraError{Err: fmt.Errorf("duckdb: the worker used %s of CPU time in %s, under its %s budget, and did not answer: the machine is too busy (%w)",
+		cpu.Round(time.Millisecond), e.parentWait(lim), lim.Timeout, sqlgym.ErrSafetyNet)}, ""
 }
 
 // settle turns a worker's answer into Query's, and returns or kills the
 // worker.
-func (p *workerPool) settle(ctx, qctx context.Context, w *worker, r reply, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
+func (p *workerPool) settle(w *worker, r reply) (*sqlgym.ResultSet, error, string) {
 	if r.err != nil {
+		kind, desc := w.classifyDeath()
 		p.discard(w)
-		if qctx.Err() != nil {
-			return nil, stopped(ctx, lim)
+		switch kind {
+		case deathOOM:
+			// Past RLIMIT_DATA the Go runtime or C++ may abort instead of
+			// failing the allocation: the statement's memory cap.
+			return nil, &sqlgym.ExecError{Kind: sqlgym.ErrKindOther, Err: r.err,
+				Msg: "out of memory: " + deathMsg(kind, desc)}, ""
+		case deathExternal:
+			return nil, &sqlgym.InfraError{Err: fmt.Errorf("duckdb: %s: %w", deathMsg(kind, desc), r.err)}, ""
+		case deathRecycled:
+			return nil, nil, recycledCrash
 		}
-		// Past RLIMIT_DATA, the Go runtime or DuckDB may abort instead of
-		// failing the allocation; the statement caused it either way.
-		return nil, &sqlgym.ExecError{Kind: sqlgym.ErrKindOther, Err: r.err,
-			Msg: "out of memory: the DuckDB worker process running the statement died (" + w.death() + ")"}
+		return nil, nil, deathMsg(kind, desc)
 	}
-	if r.resp.Abandoned {
+	if r.resp.Abandoned || r.resp.Recycle {
 		p.discard(w)
 	} else {
 		p.release(w)
 	}
 	if r.resp.Err != nil {
-		return nil, r.resp.Err.err()
+		return nil, r.resp.Err.err(), ""
 	}
 	res := r.resp.Res
 	if res == nil {
-		return nil, &sqlgym.InfraError{Err: errors.New("duckdb worker sent neither a result nor an error")}
+		return nil, &sqlgym.InfraError{Err: errors.New("duckdb worker sent neither a result nor an error")}, ""
 	}
 	// gob drops empty slices; an empty result has an empty, non-nil Rows.
 	if res.Rows == nil {
@@ -579,7 +665,7 @@ func (p *workerPool) settle(ctx, qctx context.Context, w *worker, r reply, lim s
 	if res.Columns == nil {
 		res.Columns = []string{}
 	}
-	return res, nil
+	return res, nil, ""
 }
 
 // describeWorker runs Describe in a worker: the parent never opens DuckDB.
@@ -606,25 +692,39 @@ func (e *Engine) describeWorker(ctx context.Context) (*sqlgym.Schema, error) {
 	}
 }
 
-// tailBuffer keeps the last max bytes written: a worker's dying words.
+// tailBuffer keeps the first and the last max/2 bytes written: a
+// worker's dying words (the Go runtime's "fatal error: ..." comes first,
+// before pages of goroutine traces; C++ and DuckDB print last).
 type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
+	mu   sync.Mutex
+	max  int
+	head []byte
+	b    []byte
+	cut  bool
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	n := len(p)
+	if room := t.max/2 - len(t.head); room > 0 {
+		k := min(room, len(p))
+		t.head = append(t.head, p[:k]...)
+		p = p[k:]
 	}
-	return len(p), nil
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max/2 {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max/2:]...)
+		t.cut = true
+	}
+	return n, nil
 }
 
 func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return string(t.b)
+	if t.cut {
+		return string(t.head) + " ... " + string(t.b)
+	}
+	return string(t.head) + string(t.b)
 }

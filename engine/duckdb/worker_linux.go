@@ -1,6 +1,14 @@
 package duckdb
 
-import "syscall"
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
 
 // workersSupported: worker mode needs RLIMIT_DATA as Linux (4.7 and later)
 // counts it, every private writable mapping, which covers malloc's mmap
@@ -21,3 +29,49 @@ func setDataLimit(n uint64) error {
 	}
 	return syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: n, Max: n})
 }
+
+// processCPU is the CPU time (user and system) this process has used.
+func processCPU() (time.Duration, error) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, err
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
+}
+
+// maxRSS is the peak resident set size of this process in bytes.
+func maxRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Maxrss << 10
+}
+
+// childCPU is the CPU time (user and system) process pid has used, from
+// /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s: the kernel's
+// USER_HZ on every Linux platform Go supports).
+func childCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, errors.New("unreadable /proc stat")
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("short /proc stat")
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	s, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, errors.New("unreadable /proc stat times")
+	}
+	return time.Duration(u+s) * 10 * time.Millisecond, nil
+}
+
+// crashSelf sends this process SIGSEGV, as a crash would (tests only).
+func crashSelf() { _ = syscall.Kill(os.Getpid(), syscall.SIGSEGV) }

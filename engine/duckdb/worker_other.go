@@ -2,7 +2,10 @@
 
 package duckdb
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
 // workersSupported is false: without Linux's RLIMIT_DATA semantics a
 // worker would have no hard memory cap, so DuckDB runs in-process.
@@ -13,3 +16,11 @@ func workerExecutable() (string, error) {
 }
 
 func setDataLimit(uint64) error { return nil }
+
+func processCPU() (time.Duration, error) { return 0, errors.New("no CPU clock off Linux") }
+
+func maxRSS() int64 { return 0 }
+
+func childCPU(int) (time.Duration, error) { return 0, errors.New("no child CPU time off Linux") }
+
+func crashSelf() {}

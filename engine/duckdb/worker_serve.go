@@ -3,13 +3,17 @@ package duckdb
 import (
 	"bufio"
 	"context"
+	"database/sql/driver"
 	"encoding/gob"
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"unicode"
+
+	duck "github.com/duckdb/duckdb-go/v2"
 )
 
 // workerEnv set to "1" turns the process into a DuckDB worker.
@@ -60,15 +64,36 @@ func serveWorker(in, out *os.File) int {
 	if err := setDataLimit(cfg.DataLimit); err != nil {
 		return fail(fmt.Errorf("set the worker's memory cap: %w", err))
 	}
+	// The Go heap (results being converted and encoded) shares the cap
+	// with DuckDB: collect harder well before the cap than fail at it.
+	debug.SetMemoryLimit(WorkerHeadroom / 2)
 	eng := &Engine{path: cfg.Path, opts: Options{
 		MemoryLimit: cfg.MemoryLimit, Threads: cfg.Threads, PoolSize: 1, InProcess: true,
 	}.withDefaults()}
+	// One statement at a time on one DuckDB thread: the process's CPU time
+	// is the statement's.
+	if !cfg.WallClock {
+		eng.clock = cpuClock
+	}
+	eng.catalog = cfg.Catalog
 	ctx := context.Background()
-	if _, err := eng.handle(ctx); err != nil {
+	p, err := eng.handle(ctx)
+	if err != nil {
 		return fail(err)
 	}
 	eng.running.Done()
-	if err := send(workerResponse{}); err != nil {
+	for _, name := range cfg.UnsafeAllow {
+		p.funcs.Table[name] = true
+	}
+	quick0, err := fingerprint(ctx, p, quickFingerprintSQL)
+	if err != nil {
+		return fail(fmt.Errorf("read the worker's state fingerprint: %w", err))
+	}
+	full0, err := fingerprint(ctx, p, fullFingerprintSQL)
+	if err != nil {
+		return fail(fmt.Errorf("read the worker's state fingerprint: %w", err))
+	}
+	if err := send(workerResponse{Catalog: p.funcs}); err != nil {
 		return 2
 	}
 
@@ -85,24 +110,99 @@ func serveWorker(in, out *os.File) int {
 			reqs <- r
 		}
 	}()
+	served := 0
 	for r := range reqs {
 		var resp workerResponse
 		if r.Describe {
 			s, err := eng.Describe(ctx)
 			resp.Schema, resp.Err = s, toWire(err)
 		} else {
+			if cfg.CrashOn != "" && r.SQL == cfg.CrashOn {
+				crashSelf()
+			}
 			res, err, abandoned := eng.queryInProcess(ctx, r.SQL, r.Limits)
 			resp.Res, resp.Err, resp.Abandoned = res, toWire(err), abandoned
+			resp.Recycle = fatalError(err)
 		}
+		served++
+		resp.MaxRSS = maxRSS()
 		if err := send(resp); err != nil {
 			return 2
 		}
-		if resp.Abandoned {
-			// The runaway statement ends with the process.
+		if resp.Abandoned || resp.Recycle {
+			// The runaway statement, or the broken instance, ends with the
+			// process.
 			return 0
+		}
+		// Whatever got past the gate must not reach the next statement: a
+		// worker whose instance changed exits before it reads another
+		// request, and the parent runs that one on a fresh worker. The
+		// check runs after the answer is sent, so it never delays it. The
+		// settings a statement could plausibly reach are read after every
+		// statement (0.4 ms), all of them every fullFingerprintEvery (2 ms).
+		want, q := quick0, quickFingerprintSQL
+		if served%fullFingerprintEvery == 0 {
+			want, q = full0, fullFingerprintSQL
+		}
+		if now, err := fingerprint(ctx, p, q); err != nil || now != want || served >= workerMaxStatements {
+			return exitRecycled
 		}
 	}
 	return 0
+}
+
+// exitRecycled is a worker's exit status when it stops itself because its
+// instance changed or it has served its share: the parent retries a
+// request it had already sent on a fresh worker, as nothing ran.
+const exitRecycled = 3
+
+// workerMaxStatements is how many statements a worker serves before it is
+// replaced: state the fingerprint cannot see (the random seed, caches,
+// fragmentation) lives no longer than that.
+const workerMaxStatements = 2000
+
+// quickFingerprintSQL reads the settings the functions refused by the gate
+// would change (logging, profiling, the parser override) and the limits.
+const quickFingerprintSQL = `SELECT concat_ws(';', current_setting('enable_logging'), current_setting('logging_storage'),
+	current_setting('enabled_log_types'), current_setting('logging_level'), current_setting('logging_mode'),
+	current_setting('enable_profiling'), current_setting('profiling_mode'), current_setting('profiling_output'),
+	current_setting('allow_parser_override_extension'), current_setting('threads'), current_setting('memory_limit'),
+	current_setting('enable_external_access'), current_setting('temp_directory'), current_setting('lock_configuration'))`
+
+// fullFingerprintSQL sums up every setting and the session variables.
+const fullFingerprintSQL = `SELECT md5(string_agg(name || '=' || coalesce(value, '<null>'), ';' ORDER BY name))
+	|| ':' || (SELECT count(*) FROM duckdb_variables()) FROM duckdb_settings()`
+
+// fullFingerprintEvery is how many statements pass between full checks.
+const fullFingerprintEvery = 50
+
+func fingerprint(ctx context.Context, p *pool, q string) (string, error) {
+	l, err := p.acquire(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer l.release()
+	// Not a cached prepared statement: DuckDB folds current_setting into
+	// a constant when it prepares, so a cached one would never see a
+	// change.
+	var out string
+	err = queryRows(ctx, l.conn, q, 1, func(v []driver.Value) { out, _ = v[0].(string) })
+	return out, err
+}
+
+// fatalError reports a DuckDB error after which the instance cannot be
+// trusted: an internal error (a DuckDB bug) or a fatal one (DuckDB
+// invalidates the database and fails every later statement).
+func fatalError(err error) bool {
+	var de *duck.Error
+	if errors.As(err, &de) && (de.Type == duck.ErrorTypeFatal || de.Type == duck.ErrorTypeInternal) {
+		return true
+	}
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "INTERNAL Error") || strings.Contains(msg, "FATAL Error") || strings.Contains(msg, "invalidated")
 }
 
 // parseSize reads a DuckDB memory size such as "1GB", "512 MiB" or

@@ -75,7 +75,8 @@ func TestWorkerStopsPlanTimeRunaways(t *testing.T) {
 		`SELECT length(repeat('x', 1000000000))`,
 	} {
 		t.Run(sql, func(t *testing.T) {
-			eng, _ := openDB(t, []string{"CREATE TABLE t (a INTEGER)"}, Options{PoolSize: 1})
+			// The wall clock: this checks how soon Query returns.
+			eng, _ := openDB(t, []string{"CREATE TABLE t (a INTEGER)"}, Options{PoolSize: 1, WallClockTimeout: true})
 			pid := onlyWorker(t, eng)
 			rssBefore := procStatus(t, "self", "VmRSS")
 			start := time.Now()
@@ -125,19 +126,26 @@ func TestWorkerMemoryCap(t *testing.T) {
 	query(t, eng, "SELECT 1")
 }
 
-// A worker that dies during a statement (the kernel's OOM killer, an abort
-// past its memory cap) fails that statement, not the engine.
-func TestWorkerDeathIsStatementFailure(t *testing.T) {
+// A worker killed from outside during a statement (an operator, the
+// kernel's OOM killer when the machine runs out) says nothing about the
+// statement: an InfraError, never the model's error, and the engine goes
+// on with a fresh worker.
+func TestWorkerKilledFromOutsideIsInfra(t *testing.T) {
 	needWorkers(t)
 	eng, _ := openDB(t, []string{"CREATE TABLE t (a INTEGER)"}, Options{PoolSize: 1})
-	pid := onlyWorker(t, eng)
-	time.AfterFunc(200*time.Millisecond, func() { syscall.Kill(pid, syscall.SIGKILL) })
-	_, err := eng.Query(context.Background(), "SELECT count(*) FROM range(1000000000000)", sqlgym.Limits{Timeout: 30 * time.Second})
-	enginetest.ExpectExecError(t, err, sqlgym.ErrKindOther)
-	if err == nil || !strings.Contains(err.Error(), "out of memory") {
-		t.Errorf("want an out-of-memory error, got %v", err)
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+		pid := onlyWorker(t, eng)
+		time.AfterFunc(200*time.Millisecond, func() { syscall.Kill(pid, sig) })
+		_, err := eng.Query(context.Background(), "SELECT count(*) FROM range(1000000000000)", sqlgym.Limits{Timeout: 30 * time.Second})
+		var ee *sqlgym.ExecError
+		if !sqlgym.IsInfra(err) || errors.As(err, &ee) || errors.Is(err, sqlgym.ErrTimeout) {
+			t.Fatalf("%v: want an InfraError, got %T %v", sig, err, err)
+		}
+		if !strings.Contains(err.Error(), "killed from outside") {
+			t.Errorf("%v: the error should say the worker was killed from outside: %v", sig, err)
+		}
+		query(t, eng, "SELECT 1")
 	}
-	query(t, eng, "SELECT 1")
 
 	// Dying while idle is nobody's fault: the next statement gets a fresh
 	// worker.
@@ -149,13 +157,32 @@ func TestWorkerDeathIsStatementFailure(t *testing.T) {
 	query(t, eng, "SELECT 1")
 }
 
+// A worker that crashes for no reason the parent can see (here a SIGSEGV
+// from the test) gets the statement again on a fresh worker, whose answer
+// is the answer.
+func TestWorkerCrashIsRetriedOnce(t *testing.T) {
+	needWorkers(t)
+	eng, _ := openDB(t, []string{"CREATE TABLE t (a INTEGER)"}, Options{PoolSize: 1})
+	pid := onlyWorker(t, eng)
+	time.AfterFunc(100*time.Millisecond, func() { syscall.Kill(pid, syscall.SIGSEGV) })
+	const sql = `SELECT count(*) AS n FROM (SELECT DISTINCT a.range * 100000 + b.range FROM range(1000) a, range(3000) b)`
+	res, err := eng.Query(context.Background(), sql, sqlgym.Limits{Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatalf("want the retry's result, got %v", err)
+	}
+	enginetest.ExpectRows(t, res, []string{"n"}, [][]sqlgym.Value{{sqlgym.Int(3000000)}})
+	if gone(pid) == false {
+		t.Errorf("worker %d survived", pid)
+	}
+}
+
 func TestWorkerCallerCancelKills(t *testing.T) {
 	needWorkers(t)
 	eng, _ := openDB(t, []string{"CREATE TABLE t (a INTEGER)"}, Options{PoolSize: 1})
 	pid := onlyWorker(t, eng)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	_, err := eng.Query(ctx, "SELECT repeat('x', 1000000000)", sqlgym.Limits{Timeout: time.Minute})
+	_, err := eng.Query(ctx, "SELECT count(*) FROM range(1000000000000)", sqlgym.Limits{Timeout: time.Minute})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("want context.Canceled, got %v", err)
 	}
@@ -232,4 +259,19 @@ func TestParseSize(t *testing.T) {
 			t.Errorf("parseSize(%q) accepted", s)
 		}
 	}
+}
+
+// A statement that crashes every fresh worker it runs on is its own
+// error, and the engine goes on.
+func TestWorkerCrashTwiceIsStatementError(t *testing.T) {
+	needWorkers(t)
+	const bomb = "SELECT 'this statement crashes its worker'"
+	eng, _ := openDB(t, []string{"CREATE TABLE t (a INTEGER)"}, Options{PoolSize: 1, crashOn: bomb})
+	query(t, eng, "SELECT 1")
+	_, err := eng.Query(context.Background(), bomb, sqlgym.Limits{Timeout: 10 * time.Second})
+	enginetest.ExpectExecError(t, err, sqlgym.ErrKindOther)
+	if err == nil || !strings.Contains(err.Error(), "crashed the DuckDB worker twice") {
+		t.Errorf("want the crashed-twice error, got %v", err)
+	}
+	query(t, eng, "SELECT 1")
 }
