@@ -45,8 +45,11 @@ const (
 // Limits bound one statement. Zero fields take the defaults above, except
 // StopAfter, where zero means off.
 type Limits struct {
-	// Timeout is wall-clock time. On PostgreSQL and DuckDB the engine
-	// interrupts the statement when it passes and reports ErrTimeout. On
+	// Timeout decides `timeout` on the engines without a step counter. On
+	// PostgreSQL it is wall-clock time (statement_timeout). On DuckDB, in a
+	// worker process on Linux (the default), it is the worker's CPU time,
+	// which a busy machine hardly changes; the wall clock there only stops
+	// a statement at min(20 x Timeout, SafetyNet) as an *InfraError. On
 	// SQLite it decides only when the step budget is off (VMSteps < 0).
 	Timeout time.Duration
 	// MaxRows and MaxBytes are hard caps: a result past either is
@@ -63,8 +66,9 @@ type Limits struct {
 	// DefaultVMSteps; negative turns the budget off, and then Timeout
 	// decides on SQLite too. Engines other than SQLite ignore it.
 	VMSteps int64
-	// SafetyNet is SQLite's wall-clock stop while a step budget is on: a
-	// statement still running then is stopped and reported as an
+	// SafetyNet is the wall-clock stop of the engines whose budget is not
+	// the wall clock (SQLite with a step budget, DuckDB workers on CPU
+	// time): a statement still running then is stopped and reported as an
 	// *InfraError wrapping ErrSafetyNet, which callers retry and never
 	// score, because the budget, not the clock, decides the model's
 	// timeout. Zero means DefaultSafetyNet.

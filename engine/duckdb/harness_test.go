@@ -83,3 +83,7 @@ func TestConformance(t *testing.T) {
 func TestHostile(t *testing.T) {
 	enginetest.RunHostile(t, harness(t), append(append(enginetest.CommonHostile(), duckHostile()...), heavyHostile()...))
 }
+
+func TestRobustness(t *testing.T) {
+	enginetest.RunRobustness(t, harness(t))
+}
