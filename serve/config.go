@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"runtime"
 	"time"
 
 	"github.com/sqlgym/sqlgym"
@@ -50,7 +51,9 @@ type Config struct {
 	// ResultBytes bounds the candidates' results the process holds at
 	// once, shared by every batch (verify.Config.Budget): a statement takes
 	// its byte cap (Verify.Limits.MaxBytes) before it runs, so at most
-	// ResultBytes/MaxBytes candidates run at once.
+	// ResultBytes/MaxBytes candidates run at once. Zero means room for
+	// 2 x GOMAXPROCS statements at their cap, at least 256 MiB
+	// (verify.DefaultBudget).
 	ResultBytes int64
 	// Deadline bounds one request from arrival to answer, waiting
 	// included; past it the request gets 503.
@@ -121,7 +124,7 @@ func (c Config) withDefaults() Config {
 		c.BodyBytes = DefaultBodyBytes
 	}
 	if c.ResultBytes <= 0 {
-		c.ResultBytes = DefaultResultBytes
+		c.ResultBytes = verify.DefaultBudget(2*runtime.GOMAXPROCS(0), c.Verify.Limits.WithDefaults().MaxBytes)
 	}
 	if c.Deadline <= 0 {
 		c.Deadline = DefaultDeadline

@@ -10,6 +10,14 @@ import (
 // default 64 MiB cap per statement, four candidates' results held at once.
 const DefaultResultBytes = 256 << 20
 
+// DefaultBudget is the byte budget that lets concurrency statements with
+// a byte cap of maxBytes each run at once, and at least
+// DefaultResultBytes: a budget smaller than that would quietly lower the
+// verifier's concurrency on a machine with many cores.
+func DefaultBudget(concurrency int, maxBytes int64) int64 {
+	return max(DefaultResultBytes, int64(max(concurrency, 1))*maxBytes)
+}
+
 // ByteBudget bounds the bytes held at once by everything that takes from
 // it: a semaphore weighted by bytes. A verifier takes a statement's byte
 // cap before running it and gives back what the result does not use as

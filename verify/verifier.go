@@ -47,8 +47,10 @@ type Config struct {
 	// statement takes its byte cap (Limits.MaxBytes) before it runs, so at
 	// most Budget/MaxBytes run at once whatever Concurrency says. Share
 	// one between verifiers to bound a process; nil gives the verifier a
-	// budget of its own of DefaultResultBytes. Gold results are kept for
-	// the verifier's lifetime and are not counted.
+	// budget of its own, DefaultBudget(Concurrency, Limits.MaxBytes), so
+	// that the budget never runs fewer statements at once than
+	// Concurrency asks for. Gold results are kept for the verifier's
+	// lifetime and are not counted.
 	Budget *ByteBudget
 	// Previews, when positive, keeps the first Previews rows of the
 	// candidate's and the gold's results on answers that ran but were not
@@ -142,7 +144,7 @@ func New(dbs Databases, tasks []sqlgym.Task, cfg Config) *Verifier {
 	}
 	cfg.Limits = cfg.Limits.WithDefaults()
 	if cfg.Budget == nil {
-		cfg.Budget = NewByteBudget(DefaultResultBytes)
+		cfg.Budget = NewByteBudget(DefaultBudget(cfg.Concurrency, cfg.Limits.MaxBytes))
 	}
 	v := &Verifier{cfg: cfg, dbs: dbs, budget: cfg.Budget, tasks: make(map[string]*sqlgym.Task, len(tasks))}
 	for i := range tasks {

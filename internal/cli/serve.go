@@ -113,7 +113,7 @@ See docs/training.md.`,
 	f.IntVar(&opts.MaxItems, "max-items", serve.DefaultMaxItems, "most items in one request (413 past it)")
 	f.DurationVar(&opts.ReadTimeout, "read-timeout", serve.DefaultReadTimeout, "time to receive one request body (408 and the connection closed past it)")
 	f.IntVar(&opts.BodyMB, "body-mb", serve.DefaultBodyBytes>>20, "megabytes of request bodies read and scored at once, whole process (429 past it)")
-	f.IntVar(&opts.ResultMB, "result-mb", serve.DefaultResultBytes>>20, "megabytes of candidates' results held at once, whole process (each statement takes its 64 MiB cap while it runs)")
+	f.IntVar(&opts.ResultMB, "result-mb", 0, "megabytes of candidates' results held at once, whole process; each statement takes its 64 MiB cap while it runs (0: room for 2 x CPUs statements, at least 256)")
 	f.DurationVar(&opts.Deadline, "deadline", serve.DefaultDeadline, "time limit per request, queueing included (503 past it)")
 	f.DurationVar(&opts.RetryAfter, "retry-after", serve.DefaultRetryAfter, "Retry-After sent with 429 and 503")
 	f.DurationVar(&opts.Drain, "drain", 60*time.Second, "on shutdown, how long requests in flight may take to finish")
