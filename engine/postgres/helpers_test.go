@@ -127,7 +127,9 @@ func adminInt(t testing.TB, dsn, q string, args ...any) int64 {
 
 func adminExec(t testing.TB, dsn string, stmts ...string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// DROP DATABASE waits for a checkpoint and for terminated backends to
+	// exit, which a machine running the whole suite can make slow.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
