@@ -12,44 +12,16 @@ import (
 	"github.com/sqlgym/sqlgym/engine/enginetest"
 )
 
-// deepStatements are generated statements of every deep shape (issue
-// 18.1): long set-operation chains, long operator chains, many window
-// functions, many CTEs, deeply nested JSON, patterns full of wildcards.
+// deepStatements are the shared deep shapes (enginetest.DeepStatements)
+// plus DuckDB's own: wildcard patterns in GLOB and over many rows of a
+// table function.
 func deepStatements() map[string]string {
-	chain := func(n int, term, sep string) string {
-		parts := make([]string, n)
-		for i := range parts {
-			parts[i] = term
-		}
-		return strings.Join(parts, sep)
-	}
 	out := map[string]string{}
-	for _, n := range []int{250, 600, 1200} {
-		out[fmt.Sprintf("union_all_%d", n)] = chain(n, "SELECT 1", " UNION ALL ")
+	for _, d := range enginetest.DeepStatements(sqlgym.DialectDuckDB) {
+		out[d.Name] = d.SQL
 	}
-	out["intersect_600"] = chain(600, "SELECT 1", " INTERSECT ")
-	out["except_600"] = chain(600, "SELECT 1", " EXCEPT ")
-	for _, n := range []int{340, 1000} {
-		out[fmt.Sprintf("plus_%d", n)] = "SELECT " + chain(n, "1", "+")
-		out[fmt.Sprintf("concat_%d", n)] = "SELECT " + chain(n, "'a'", "||")
-	}
-	w := make([]string, 250)
-	for i := range w {
-		w[i] = fmt.Sprintf("sum(id) OVER (ORDER BY id ROWS %d PRECEDING) AS w%d", i, i)
-	}
-	out["window_250"] = "SELECT " + strings.Join(w, ", ") + " FROM people"
-	ctes := make([]string, 300)
-	ctes[0] = "c0 AS (SELECT 1 AS x)"
-	for i := 1; i < len(ctes); i++ {
-		ctes[i] = fmt.Sprintf("c%d AS (SELECT x + 1 AS x FROM c%d)", i, i-1)
-	}
-	out["cte_300"] = "WITH " + strings.Join(ctes, ", ") + " SELECT x FROM c299"
-	out["json_600"] = "SELECT json_extract('" + strings.Repeat("[", 600) + "1" + strings.Repeat("]", 600) + "', '$" + strings.Repeat("[0]", 600) + "')"
-	out["like_5000"] = "SELECT 'abc' LIKE '" + strings.Repeat("%_", 2500) + "'"
 	out["glob_5000"] = "SELECT 'abc' GLOB '" + strings.Repeat("*?", 2500) + "'"
 	out["like_5000_rows"] = "SELECT count(*) FROM range(20000) t(x) WHERE repeat('a', 200) LIKE '" + strings.Repeat("%a", 2500) + "b'"
-	out["nested_parens_600"] = "SELECT " + strings.Repeat("(", 600) + "1" + strings.Repeat(")", 600)
-	out["nested_subqueries_300"] = strings.Repeat("SELECT * FROM (", 300) + "SELECT 1" + strings.Repeat(")", 300)
 	return out
 }
 

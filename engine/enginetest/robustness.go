@@ -47,8 +47,18 @@ func DeepStatements(d sqlgym.Dialect) []Deep {
 		)
 	}
 	for _, n := range []int{300, 600, 1200} {
-		out = append(out, Deep{fmt.Sprintf("json_nested_%d", n), jsonNested(d, n)})
+		out = append(out,
+			Deep{fmt.Sprintf("json_nested_%d", n), jsonNested(d, n)},
+			Deep{fmt.Sprintf("intersect_%d", n), "SELECT 1 AS x" + strings.Repeat(" INTERSECT SELECT 1", n-1)},
+			Deep{fmt.Sprintf("except_%d", n), "SELECT 0 AS x" + strings.Repeat(" EXCEPT SELECT 1", n-1)},
+			Deep{fmt.Sprintf("nested_subqueries_%d", n), strings.Repeat("SELECT * FROM (", n) + "SELECT 1 AS x" + strings.Repeat(") AS s", n)},
+			Deep{fmt.Sprintf("nested_case_%d", n), "SELECT " + strings.Repeat("CASE WHEN n > 0 THEN ", n) + "1" + strings.Repeat(" END", n) + " AS x FROM nums WHERE n = 1"},
+		)
 	}
+	for _, n := range []int{600, 3000} {
+		out = append(out, Deep{fmt.Sprintf("nested_parens_%d", n), "SELECT " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n) + " AS x"})
+	}
+	out = append(out, Deep{"in_list_20000", "SELECT count(*) AS x FROM nums WHERE n IN (0" + strings.Repeat(",1", 19999) + ")"})
 	for _, n := range []int{4100, 5000, 9000} {
 		out = append(out,
 			Deep{fmt.Sprintf("like_wildcards_%d", n), "SELECT count(*) AS x FROM nums WHERE label LIKE '" + strings.Repeat("%", n) + "9'"},
