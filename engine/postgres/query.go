@@ -44,8 +44,12 @@ func (e *Engine) Query(ctx context.Context, sql string, lim sqlgym.Limits) (*sql
 		}
 		// Too large, not the screen's forbidden: the statement is a query,
 		// only bigger than the sandbox lets it be.
-		if err := refuseHugeStrings(lex(sql)); err != nil {
+		toks := lex(sql)
+		if err := refuseHugeStrings(toks); err != nil {
 			return nil, err
+		}
+		if ee := refuseUnplannable(toks); ee != nil {
+			return nil, ee
 		}
 	}
 	res, err := e.once(ctx, sql, v, lim)
