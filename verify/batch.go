@@ -242,23 +242,39 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 			}
 		}
 	}
+	// Candidates with a result already (a gold's, or serve's cache) are
+	// only compared; the rest run. Both happen in one parallel phase,
+	// statements first so the longest start early: comparing in this
+	// goroutine instead would leave the other cores idle meanwhile.
 	run := order[:0:0]
+	type known struct {
+		cd *candidate
+		rs *sqlgym.ResultSet
+	}
+	var ready []known
 	for _, cd := range order {
 		if gr, ok := goldByText[cd.key]; ok && !cd.rerun {
-			v.digest(cd, gr.rs, goldRes)
+			ready = append(ready, known{cd, gr.rs})
 			continue
 		}
 		if c := v.cfg.Cache; c != nil {
 			// Statements an earlier batch ran need not run again.
 			if rs, err, ok := c.get(cd.key, cd.readAll, cd.stopAfter); ok {
 				cd.err, cd.cause = err, causeOf(context.Background(), err)
-				v.digest(cd, rs, goldRes)
+				ready = append(ready, known{cd, rs})
 				continue
 			}
 		}
 		run = append(run, cd)
 	}
-	v.parallel(len(run), func(i int) { v.runCandidate(ctx, run[i], goldRes) })
+	v.parallel(len(run)+len(ready), func(i int) {
+		if i < len(run) {
+			v.runCandidate(ctx, run[i], goldRes)
+			return
+		}
+		k := ready[i-len(run)]
+		v.digest(k.cd, k.rs, goldRes)
+	})
 
 	// Judging reads the finished verdicts only, so answers are judged in
 	// parallel too.
