@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/benchdb"
 	"github.com/sqlgym/sqlgym/catalog"
-	"github.com/sqlgym/sqlgym/sqltext"
 	"github.com/sqlgym/sqlgym/verify"
-	"github.com/sqlgym/sqlgym/verify/extract"
 )
 
 // BenchmarkBird verifies GRPO batches on the generated 10 MB benchmark
@@ -65,54 +62,14 @@ func benchBirdBatch(b *testing.B, ctx context.Context, cat *catalog.Catalog, bat
 		b.ReportMetric(float64(total(dbs.calls)-before)/float64(b.N), "statements/op")
 	})
 
-	eng, err := cat.Engine(ctx, benchdb.DBName)
+	url, err := cat.Resolve(benchdb.DBName)
 	if err != nil {
 		b.Fatal(err)
 	}
-	distinct := birdDistinct(batch)
-	workers := v.Config().Concurrency
-	b.Run("execute-distinct", func(b *testing.B) {
-		for b.Loop() {
-			var wg sync.WaitGroup
-			next := make(chan string)
-			for w := 0; w < workers; w++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for q := range next {
-						eng.Query(ctx, q, sqlgym.Limits{})
-					}
-				}()
-			}
-			for _, q := range distinct {
-				next <- q
-			}
-			close(next)
-			wg.Wait()
-		}
-		b.ReportMetric(float64(len(distinct)), "queries/op")
-	})
+	var golds []string
+	for _, t := range batch.Tasks {
+		golds = append(golds, t.SQL)
+	}
+	benchFloors(b, ctx, cat, url, warmDistinct(sqlgym.DialectSQLite, golds, batch.Answers), v.Config().Concurrency)
 }
 
-// birdDistinct is what a warm verifier must run of the batch: its
-// distinct statements, extracted from completions and keyed as the
-// verifier keys them (sqltext.Key), less
-// those that are a gold's text (judged on the cached gold result).
-func birdDistinct(batch benchdb.Batch) []string {
-	seen := map[string]bool{}
-	for _, t := range batch.Tasks {
-		seen[sqltext.Key(sqlgym.DialectSQLite, t.SQL)] = true
-	}
-	var out []string
-	for _, a := range batch.Answers {
-		q := a.SQL
-		if q == "" {
-			q = extract.FromCompletion(a.Completion, a.FinishReason).SQL
-		}
-		if k := sqltext.Key(sqlgym.DialectSQLite, q); !seen[k] {
-			seen[k] = true
-			out = append(out, q)
-		}
-	}
-	return out
-}

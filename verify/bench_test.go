@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sqlgym/sqlgym"
@@ -17,6 +18,7 @@ import (
 	"github.com/sqlgym/sqlgym/internal/testenv"
 	"github.com/sqlgym/sqlgym/sqltext"
 	"github.com/sqlgym/sqlgym/verify"
+	"github.com/sqlgym/sqlgym/verify/extract"
 )
 
 // shopGolds are 32 questions' golds on the built-in shop database, of the
@@ -103,46 +105,56 @@ func benchVerify(b *testing.B, cat *catalog.Catalog, golds []string, db string) 
 		b.ReportMetric(float64(len(answers)), "answers/op")
 		b.ReportMetric(float64(total(dbs.calls)-before)/float64(b.N), "statements/op")
 	})
-	// The floors: only executing, once each, the statements a warm
-	// verifier must run: the batch's distinct keys, less the golds' texts
-	// (an answer that is its gold's text is judged on the cached gold).
 	url, _ := cat.Resolve(db)
-	eng, err := cat.EngineURL(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	d := sqlgym.URLDialect(url)
+	benchFloors(b, ctx, cat, url, warmDistinct(sqlgym.URLDialect(url), golds, answers), v.Config().Concurrency)
+}
+
+// warmDistinct is what a warm verifier must run of a batch: its distinct
+// statements (completions extracted, keyed as the verifier keys them),
+// less those that are a gold's text (judged on the cached gold result).
+func warmDistinct(d sqlgym.Dialect, golds []string, answers []verify.Answer) []string {
 	seen := map[string]bool{}
 	for _, g := range golds {
 		seen[sqltext.Key(d, g)] = true
 	}
-	var distinct []string
+	var out []string
 	for _, a := range answers {
-		if k := sqltext.Key(d, a.SQL); !seen[k] {
+		q := a.SQL
+		if q == "" {
+			q = extract.FromCompletion(a.Completion, a.FinishReason).SQL
+		}
+		if k := sqltext.Key(d, q); !seen[k] {
 			seen[k] = true
-			distinct = append(distinct, a.SQL)
+			out = append(out, q)
 		}
 	}
-	// The floors run on as many goroutines as the verifier does, so the
-	// ratio measures the verifier's own work, not parallelism.
-	workers := v.Config().Concurrency
+	return out
+}
+
+// benchFloors times only executing, once each, the statements a warm
+// verifier runs: on the sandboxed engine (execute-distinct) and, for
+// SQLite, on C SQLite with no sandbox and no Go values (sqlite.Raw,
+// execute-distinct-c: "C SQLite running each distinct query once"). They
+// run on as many goroutines as the verifier, so the ratios measure the
+// verifier's own work, not parallelism.
+func benchFloors(b *testing.B, ctx context.Context, cat *catalog.Catalog, url string, distinct []string, workers int) {
+	eng, err := cat.EngineURL(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
 	runAll := func(b *testing.B, query func(q string)) {
 		for b.Loop() {
 			var wg sync.WaitGroup
-			next := make(chan string)
+			var next atomic.Int64
 			for w := 0; w < workers; w++ {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					for q := range next {
-						query(q)
+					for i := int(next.Add(1) - 1); i < len(distinct); i = int(next.Add(1) - 1) {
+						query(distinct[i])
 					}
 				}()
 			}
-			for _, q := range distinct {
-				next <- q
-			}
-			close(next)
 			wg.Wait()
 		}
 		b.ReportMetric(float64(len(distinct)), "queries/op")
@@ -150,26 +162,26 @@ func benchVerify(b *testing.B, cat *catalog.Catalog, golds []string, db string) 
 	b.Run("execute-distinct", func(b *testing.B) {
 		runAll(b, func(q string) { eng.Query(ctx, q, sqlgym.Limits{}) })
 	})
-	// C SQLite with no sandbox and no Go values (sqlite.Raw), one
-	// connection per worker: "C SQLite running each distinct query once".
-	if path, ok := strings.CutPrefix(url, "sqlite:"); ok {
-		pool := make(chan *sqlite.Raw, workers)
-		for range workers {
-			r, err := sqlite.OpenRaw(path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer r.Close()
-			pool <- r
-		}
-		b.Run("execute-distinct-c", func(b *testing.B) {
-			runAll(b, func(q string) {
-				r := <-pool
-				r.Count(q)
-				pool <- r
-			})
-		})
+	path, ok := strings.CutPrefix(url, "sqlite:")
+	if !ok {
+		return
 	}
+	pool := make(chan *sqlite.Raw, workers)
+	for range workers {
+		r, err := sqlite.OpenRaw(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer r.Close()
+		pool <- r
+	}
+	b.Run("execute-distinct-c", func(b *testing.B) {
+		runAll(b, func(q string) {
+			r := <-pool
+			r.Count(q)
+			pool <- r
+		})
+	})
 }
 
 // BenchmarkGRPOBatchShop verifies a 512-answer batch on the shop database.
