@@ -72,4 +72,3 @@ func benchBirdBatch(b *testing.B, ctx context.Context, cat *catalog.Catalog, bat
 	}
 	benchFloors(b, ctx, cat, url, warmDistinct(sqlgym.DialectSQLite, golds, batch.Answers), v.Config().Concurrency)
 }
-
