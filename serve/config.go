@@ -123,6 +123,9 @@ func (c Config) withDefaults() Config {
 	if c.BodyBytes <= 0 {
 		c.BodyBytes = DefaultBodyBytes
 	}
+	// A chunked body reserves MaxBodyBytes: a smaller process budget would
+	// turn every such request away for good.
+	c.BodyBytes = max(c.BodyBytes, c.MaxBodyBytes)
 	if c.ResultBytes <= 0 {
 		c.ResultBytes = verify.DefaultBudget(2*runtime.GOMAXPROCS(0), c.Verify.Limits.WithDefaults().MaxBytes)
 	}

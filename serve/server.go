@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/agent"
@@ -69,6 +71,9 @@ func New(cfg Config) (*Server, error) {
 	vc := cfg.Verify
 	vc.Cache = s.cache
 	vc.Budget = s.results
+	// One bound on detached gold runs for the whole process, shared with
+	// the ad-hoc verifiers, which are replaced as their golds pile up.
+	vc.GoldRuns = semaphore.NewWeighted(int64(max(vc.Concurrency, 2*runtime.GOMAXPROCS(0))))
 	s.v = verify.New(s.dbs, cfg.Tasks, vc)
 	for i := range cfg.Tasks {
 		s.tasks[cfg.Tasks[i].ID] = &cfg.Tasks[i]

@@ -501,6 +501,11 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 				break
 			}
 		}
+		// A gold that did not run for want of the database, or was
+		// abandoned, might have been the one this answer matches.
+		if !best.Match && goldFail.err != nil && !goldFail.cause.scored() {
+			return v.notJudged(goldFail.err, goldFail.cause, "gold: ")
+		}
 		if !best.Match {
 			matchedAll = false
 			if !haveWorst || best.Score < worst.Score {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/internal/memo"
 	"github.com/sqlgym/sqlgym/verify/compare"
@@ -52,6 +54,12 @@ type Config struct {
 	// Concurrency asks for. Gold results are kept for the verifier's
 	// lifetime and are not counted.
 	Budget *ByteBudget
+	// GoldRuns bounds the gold queries running at once. A gold runs
+	// detached from the request that started it, so without this bound
+	// requests abandoned over many distinct golds would leave as many runs
+	// going. Share one between verifiers to bound a process; nil gives
+	// the verifier Concurrency slots of its own.
+	GoldRuns *semaphore.Weighted
 	// Previews, when positive, keeps the first Previews rows of the
 	// candidate's and the gold's results on answers that ran but were not
 	// correct, so a run folder can show them without the database.
@@ -143,6 +151,9 @@ func New(dbs Databases, tasks []sqlgym.Task, cfg Config) *Verifier {
 		cfg.InfraRetries = 2
 	}
 	cfg.Limits = cfg.Limits.WithDefaults()
+	if cfg.GoldRuns == nil {
+		cfg.GoldRuns = semaphore.NewWeighted(int64(cfg.Concurrency))
+	}
 	if cfg.Budget == nil {
 		cfg.Budget = NewByteBudget(DefaultBudget(cfg.Concurrency, cfg.Limits.MaxBytes))
 	}
@@ -289,6 +300,11 @@ func (v *Verifier) gold(ctx context.Context, url, sql string) (*goldEntry, error
 		gl := v.cfg.Limits.GoldLimits()
 		gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), goldBound(gl, v.cfg.InfraRetries))
 		defer cancel()
+		if err := v.cfg.GoldRuns.Acquire(gctx, 1); err != nil {
+			err = fmt.Errorf("waiting for a free gold run: %w", err)
+			return &goldEntry{err: err, cause: causeAbandoned}, err
+		}
+		defer v.cfg.GoldRuns.Release(1)
 		rs, err := v.exec(gctx, url, sql, gl)
 		return &goldEntry{rs: rs, err: err, cause: causeOf(gctx, err)}, err
 	}, func(ge *goldEntry, _ error) bool { return ge.cause.memoisable() })
