@@ -47,12 +47,14 @@ const (
 )
 
 // explainPrefix matches EXPLAIN, EXPLAIN ANALYZE and EXPLAIN (options) at
-// the very start of the text. The options may hold only words, commas,
-// quotes and '=': nothing that can call a function. What follows is what
+// the very start of the text. The options may hold only words, commas
+// and '=': nothing that can call a function, and no quote, which would let
+// the gate and DuckDB end the options at different places
+// (EXPLAIN (ANALYZE ') SELECT ') SELECT * FROM enable_logging() -- '). What follows is what
 // DuckDB explains, and it must pass the gate on its own; if this strips
 // less than DuckDB's grammar would, the rest does not parse as one SELECT
 // and the statement is refused, never admitted unchecked.
-var explainPrefix = regexp.MustCompile(`(?is)^\s*EXPLAIN\b(\s+ANALY[SZ]E\b)?(\s*\([\w\s,'"=]*\))?`)
+var explainPrefix = regexp.MustCompile(`(?is)^\s*EXPLAIN\b(\s+ANALY[SZ]E\b)?(\s*\([\w\s,=]*\))?`)
 
 // pragmaForm is the whole text of a PRAGMA the gate admits: a name and at
 // most one plain literal or identifier argument, no expressions.

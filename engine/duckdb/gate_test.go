@@ -80,6 +80,10 @@ func TestGateRefusesStateChangingFunctions(t *testing.T) {
 				`EXPLAIN ANALYZE SELECT * FROM enable_logging('QueryLog')`,
 				`EXPLAIN (FORMAT json) SELECT * FROM checkpoint()`,
 				`EXPLAIN (SELECT * FROM checkpoint())`,
+				// A quote in the options once ended them for the gate
+				// elsewhere than for DuckDB.
+				`EXPLAIN (ANALYZE ') SELECT ') SELECT * FROM enable_logging() -- '`,
+				`EXPLAIN (ANALYZE ') SELECT ') SELECT setseed(0.1) -- '`,
 				`CALL enable_logging('QueryLog')`,
 				`PRAGMA enable_profiling`,
 				`PRAGMA enable_logging`,

@@ -606,6 +606,9 @@ func (e *Engine) queryWorkerOnce(ctx context.Context, query string, lim sqlgym.L
 	// is the pool's delay, not the statement's time.
 	wait := time.NewTimer(e.parentWait(lim))
 	defer wait.Stop()
+	// The worker's CPU time so far (start-up, earlier statements): only
+	// what this statement adds to it is the statement's.
+	cpu0, cpu0Err := childCPU(w.cmd.Process.Pid)
 	answer := w.roundTrip(workerRequest{SQL: query, Limits: lim})
 	select {
 	case r := <-answer:
@@ -619,6 +622,8 @@ func (e *Engine) queryWorkerOnce(ctx context.Context, query string, lim sqlgym.L
 	// where it cannot even answer). What it spent decides: its CPU budget
 	// (or, on the wall clock, the time) is gone, or the machine is too busy.
 	cpu, cpuErr := childCPU(w.cmd.Process.Pid)
+	cpu -= cpu0
+	cpuErr = errors.Join(cpu0Err, cpuErr)
 	p.discard(w)
 	if e.opts.WallClockTimeout || cpuErr != nil || cpu >= lim.Timeout {
 		return nil, fmt.Errorf("duckdb: %w after %s", sqlgym.ErrTimeout, lim.Timeout), ""
