@@ -142,6 +142,11 @@ func TestRefuseHugeStrings(t *testing.T) {
 		{`SELECT repeat('*', (SELECT max(n) FROM t))`, false},
 		{`SELECT repeat(name, 3), repeat('-', 40) FROM t`, false},
 		{`SELECT 'repeat(''a'', 1e9)'`, false},
+		// Ways around a bound read off the tokens: a count in a string,
+		// a power, a quoted function name.
+		{`SELECT repeat('a', '100000')`, true},
+		{`SELECT repeat('a', (10^5)::int)`, true},
+		{`SELECT "repeat"('a', 100000)`, true},
 	}
 	for _, c := range cases {
 		err := refuseHugeStrings(lex(c.sql))

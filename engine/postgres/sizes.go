@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -36,8 +37,9 @@ func refuseHugeStrings(toks []token) error {
 	var calls []sizedCall
 	for i := 0; i+1 < len(toks); i++ {
 		t := toks[i]
+		// "repeat"(...) calls the same function: a quoted name counts.
 		argIdx, ok := sizedFuncs[t.text]
-		if t.kind != tokWord || !ok || toks[i+1].kind != tokLParen {
+		if t.kind != tokWord && t.kind != tokQuotedIdent || !ok || toks[i+1].kind != tokLParen {
 			continue
 		}
 		end, arg := callArg(toks, i+1, argIdx)
@@ -88,7 +90,9 @@ func callArg(toks []token, open, idx int) (int, []token) {
 
 // constNumber is an upper bound of an argument made only of numeric
 // constants and arithmetic (the product of its numbers: 1000*1000, 1e6,
-// 10000::int), or 1 when it depends on anything else.
+// 10000::int), or 1 when it depends on anything else. A power (10^5) or a
+// string constant ('100000', which the server casts to the count) has no
+// such bound from its tokens: +Inf, refused.
 func constNumber(arg []token) float64 {
 	if len(arg) == 0 {
 		return 1
@@ -99,7 +103,9 @@ func constNumber(arg []token) float64 {
 		case tokOther:
 			if n, err := strconv.ParseFloat(t.text, 64); err == nil {
 				v *= max(n, 1)
-			} else if !strings.Contains("+-*/^%:.", t.text) {
+			} else if strings.Contains(t.text, "^") {
+				return math.Inf(1)
+			} else if !strings.Contains("+-*/%:.", t.text) {
 				return 1
 			}
 		case tokWord:
@@ -108,6 +114,8 @@ func constNumber(arg []token) float64 {
 				return 1
 			}
 		case tokLParen, tokRParen:
+		case tokString:
+			return math.Inf(1)
 		default:
 			return 1
 		}
