@@ -69,6 +69,13 @@ static int progress(void *p) {
 int sg_charge(sqlite3_context *ctx, int64_t steps) {
 	sg_guard *g = sqlite3_user_data(ctx);
 	if (!g || !g->stmt) return 0;
+	// A caller who gave up before this call is told so, not that the
+	// statement spent its budget.
+	if (__atomic_load_n(&g->cancel, __ATOMIC_SEQ_CST)) {
+		g->reason = SG_STOP_CANCEL;
+		sqlite3_interrupt(sqlite3_context_db_handle(ctx));
+		return 1;
+	}
 	g->charged += steps;
 	if (g->budget > 0 && sg_budgeted(g) > g->budget) {
 		g->reason = SG_STOP_BUDGET;
@@ -188,7 +195,9 @@ int sg_measure(sqlite3 *db, const char *sql, int64_t *rows, int64_t *steps, int6
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+#ifdef __GLIBC__
 #include <malloc.h>
+#endif
 
 // sg_tidy_heap: with temp_store=MEMORY, C SQLite's sorter allocates one
 // block per record and sorts a linked list. After a large sort the freed
@@ -197,10 +206,15 @@ int sg_measure(sqlite3 *db, const char *sql, int64_t *rows, int64_t *steps, int6
 // 400,000-row DISTINCT went from 0.15 s to 0.75 s of CPU over 5 runs).
 // malloc_trim(0) consolidates the free lists and returns memory, which
 // restores the first run's speed; it is only worth its cost after a
-// statement that used a lot of memory.
+// statement that used a lot of memory and freed it: the high-water mark
+// (reset to the memory in use at each tidy) stands threshold above what
+// is in use now. Comparing the mark itself with the threshold would trim
+// after every statement once the pool's page caches pass it.
 int sg_tidy_heap(int64_t threshold) {
-	if (sqlite3_memory_highwater(0) < threshold) return 0;
+	if (sqlite3_memory_highwater(0) - sqlite3_memory_used() < threshold) return 0;
 	sqlite3_memory_highwater(1);
+#ifdef __GLIBC__
 	malloc_trim(0);
+#endif
 	return 1;
 }

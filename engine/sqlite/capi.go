@@ -27,7 +27,6 @@ const (
 	codeOK        = 0
 	codeInterrupt = 9
 	codeNoMem     = 7
-	codeTooBig    = 18
 	codeRow       = 100
 	codeDone      = 101
 
@@ -99,8 +98,9 @@ func openDB(uri string, flags int, sandboxed bool) (*conn, error) {
 	}
 	c := &conn{db: db}
 	if rc := C.sg_register_math(db); rc != codeOK {
+		err := dbError(db, rc) // before close frees db
 		c.close()
-		return nil, fmt.Errorf("register math functions: %w", dbError(db, rc))
+		return nil, fmt.Errorf("register math functions: %w", err)
 	}
 	if !sandboxed {
 		return c, nil
@@ -111,8 +111,9 @@ func openDB(uri string, flags int, sandboxed bool) (*conn, error) {
 		return nil, errNoMem
 	}
 	if rc := C.sg_register_bounded(db, c.guard); rc != codeOK {
+		err := dbError(db, rc) // before close frees db
 		c.close()
-		return nil, fmt.Errorf("register bounded functions: %w", dbError(db, rc))
+		return nil, fmt.Errorf("register bounded functions: %w", err)
 	}
 	return c, nil
 }

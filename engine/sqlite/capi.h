@@ -133,14 +133,11 @@ typedef struct sg_cell {
 int sg_step_row(sqlite3_stmt *stmt, int ncol, sg_cell *cells);
 int sg_open(const char *uri, int flags, sqlite3 **db);
 
-#endif
-
 extern void sqlite3_result_text(sqlite3_context *, const char *, int, void (*)(void *));
 extern void sqlite3_result_error_toobig(sqlite3_context *);
 extern sqlite3_value *sqlite3_value_dup(const sqlite3_value *);
 extern void sqlite3_value_free(sqlite3_value *);
 extern void *sqlite3_realloc64(void *, uint64_t);
-extern int sqlite3_value_type(sqlite3_value *);
 extern char *sqlite3_mprintf(const char *, ...);
 #define SQLITE_LIMIT_LENGTH 0
 #define SQLITE_TRANSIENT ((void (*)(void *))-1)
@@ -159,7 +156,9 @@ extern char *sqlite3_mprintf(const char *, ...);
 // thread's CPU time: the benchmark baseline (raw.go).
 int sg_measure(sqlite3 *db, const char *sql, int64_t *rows, int64_t *steps, int64_t *cpu_ns);
 
-// sg_tidy_heap gives freed memory back after a statement that made
-// SQLite's heap grow past `threshold` bytes since the last tidy (heap.go).
+// sg_tidy_heap gives freed memory back after a statement that used and
+// freed more than `threshold` bytes since the last tidy (heap.go).
 int sg_tidy_heap(int64_t threshold);
 extern int64_t sqlite3_memory_highwater(int);
+
+#endif

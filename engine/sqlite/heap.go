@@ -51,10 +51,12 @@ func HeapLimit() int64 {
 	return heapLimit
 }
 
-// tidyThreshold is how far SQLite's memory must have grown since the last
-// tidy for tidyHeap to give freed memory back (see sg_tidy_heap).
+// tidyThreshold is how far above the memory now in use SQLite's memory
+// must have been since the last tidy for tidyHeap to give freed memory
+// back (see sg_tidy_heap).
 const tidyThreshold = 8 << 20
 
-// tidyHeap runs after each statement; it costs one atomic read unless a
-// statement made the heap grow past tidyThreshold.
+// tidyHeap runs after each statement; it costs one cgo call and two reads
+// of SQLite's memory counters unless a statement used and freed more than
+// tidyThreshold.
 func tidyHeap() { C.sg_tidy_heap(tidyThreshold) }
