@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
 	"github.com/sqlgym/sqlgym/verify"
@@ -151,5 +153,57 @@ func TestGoldOutageIsNotKept(t *testing.T) {
 	}
 	if r := v.Verify(ctx, a); r.Outcome != sqlgym.OutcomeWrong {
 		t.Fatalf("after the outage: %s (%s), want wrong: the outage was kept as the gold's outcome", r.Outcome, r.Detail)
+	}
+}
+
+// An answer that matches no gold that ran is not judged wrong while
+// another gold of its task could not run for want of the database: that
+// gold might have been the one it matches.
+func TestAlternativeGoldOutageIsNotJudgedWrong(t *testing.T) {
+	dbs := newCounting(t, catalog.Config{CacheDir: t.TempDir()})
+	task := sqlgym.Task{ID: "alt", DB: "shop", SQL: "SELECT 1 AS x", Alternatives: []string{"SELECT 2 AS x"}}
+	v := verify.New(dbs, []sqlgym.Task{task}, verify.Config{InfraRetries: -1})
+	dbs.faults = map[string]func(int) error{"SELECT 2 AS x": safetyNet}
+	ctx := context.Background()
+	r := v.Verify(ctx, verify.Answer{TaskID: "alt", SQL: "SELECT 1 + 1 AS x"})
+	if r.Outcome != sqlgym.OutcomeInfraError || r.Reward != nil {
+		t.Fatalf("the matching gold could not run: %s reward %v (%s), want infra_error without reward", r.Outcome, fmtp(r.Reward), r.Detail)
+	}
+	// A match on the gold that ran is still a match.
+	if r := v.Verify(ctx, verify.Answer{TaskID: "alt", SQL: "SELECT 0 + 1 AS x"}); r.Outcome != sqlgym.OutcomeCorrect {
+		t.Fatalf("matches the gold that ran: %s (%s), want correct", r.Outcome, r.Detail)
+	}
+	// Once the database is back, the same answer is judged on both.
+	dbs.faults = nil
+	if r := v.Verify(ctx, verify.Answer{TaskID: "alt", SQL: "SELECT 1 + 1 AS x"}); r.Outcome != sqlgym.OutcomeCorrect {
+		t.Fatalf("after the outage: %s (%s), want correct", r.Outcome, r.Detail)
+	}
+}
+
+// Gold runs are detached from the request that starts them, so they take
+// a slot of Config.GoldRuns: requests abandoned over many distinct golds
+// cannot leave more runs going than the bound.
+func TestGoldRunsWaitForASlot(t *testing.T) {
+	dbs := newCounting(t, catalog.Config{CacheDir: t.TempDir()})
+	runs := semaphore.NewWeighted(1)
+	v := verify.New(dbs, shopTasks(), verify.Config{GoldRuns: runs})
+	if err := runs.Acquire(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	gold := shopTasks()[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	r := v.Verify(ctx, verify.Answer{TaskID: gold.ID, SQL: "SELECT 1"})
+	if r.Outcome != sqlgym.OutcomeInfraError || r.Reward != nil {
+		t.Fatalf("every gold slot taken: %s (%s), want infra_error (not judged)", r.Outcome, r.Detail)
+	}
+	if n := dbs.calls[gold.SQL]; n != 0 {
+		t.Fatalf("the gold ran %d times without a slot", n)
+	}
+	runs.Release(1)
+	// The waiting run takes the slot once it is free and finishes for the
+	// next request.
+	if r := v.Verify(context.Background(), verify.Answer{TaskID: gold.ID, SQL: gold.SQL}); r.Outcome != sqlgym.OutcomeCorrect {
+		t.Fatalf("with a free slot: %s (%s), want correct", r.Outcome, r.Detail)
 	}
 }
