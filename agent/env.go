@@ -3,9 +3,9 @@ package agent
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/memo"
 	"github.com/sqlgym/sqlgym/link"
 	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/prompt"
@@ -31,15 +31,12 @@ type Env struct {
 	// tools still list and describe every table.
 	src *link.Source
 
-	mu      sync.Mutex
-	schemas map[string]*schemaEntry
+	schemas memo.Map[string, *schemaEntry]
 }
 
 type schemaEntry struct {
-	once   sync.Once
 	schema *sqlgym.Schema
 	text   string
-	err    error
 }
 
 // NewEnv builds an environment. tmpl nil means the protocol's built-in
@@ -55,7 +52,7 @@ func NewEnv(v *verify.Verifier, dbs Databases, tmpl *prompt.Template, cfg Config
 	if tmpl == nil {
 		tmpl = DefaultTemplate(cfg.Protocol)
 	}
-	return &Env{cfg: cfg, v: v, dbs: dbs, tmpl: tmpl, schemas: map[string]*schemaEntry{}}, nil
+	return &Env{cfg: cfg, v: v, dbs: dbs, tmpl: tmpl}, nil
 }
 
 // SetSchema makes opening prompts show the schema src chooses for each
@@ -75,26 +72,15 @@ func (e *Env) Verifier() *verify.Verifier { return e.v }
 // show. A failure of the database itself is not kept, so the next episode
 // tries again.
 func (e *Env) schemaOf(ctx context.Context, db string, eng sqlgym.Engine) (*schemaEntry, error) {
-	e.mu.Lock()
-	se := e.schemas[db]
-	if se == nil {
-		se = &schemaEntry{}
-		e.schemas[db] = se
-	}
-	e.mu.Unlock()
-	se.once.Do(func() {
-		se.schema, se.err = schema.Load(ctx, eng, prompt.SchemaSamples)
-		if se.err == nil {
-			se.text = schema.Render(se.schema, schema.Options{})
+	se, err := e.schemas.Do(ctx, db, func() (*schemaEntry, error) {
+		sch, err := schema.Load(context.WithoutCancel(ctx), eng, prompt.SchemaSamples)
+		if err != nil {
+			return nil, err
 		}
-	})
-	if se.err != nil {
-		e.mu.Lock()
-		if e.schemas[db] == se {
-			delete(e.schemas, db)
-		}
-		e.mu.Unlock()
-		return nil, fmt.Errorf("schema of database %s: %w", db, se.err)
+		return &schemaEntry{schema: sch, text: schema.Render(sch, schema.Options{})}, nil
+	}, func(_ *schemaEntry, err error) bool { return err == nil })
+	if err != nil {
+		return nil, fmt.Errorf("schema of database %s: %w", db, err)
 	}
 	return se, nil
 }

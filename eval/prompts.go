@@ -3,9 +3,9 @@ package eval
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/memo"
 	"github.com/sqlgym/sqlgym/link"
 	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/prompt"
@@ -17,19 +17,16 @@ type prompts struct {
 	tmpl *prompt.Template
 	// src, when set, chooses each task's schema (--schema linked|oracle).
 	src  *link.Source
-	mu   sync.Mutex
-	dbsc map[string]*schemaEntry
+	dbsc memo.Map[string, schemaEntry]
 }
 
 type schemaEntry struct {
-	once    sync.Once
 	text    string
 	dialect sqlgym.Dialect
-	err     error
 }
 
 func newPrompts(dbs Databases, tmpl *prompt.Template, src *link.Source) *prompts {
-	return &prompts{dbs: dbs, tmpl: tmpl, src: src, dbsc: map[string]*schemaEntry{}}
+	return &prompts{dbs: dbs, tmpl: tmpl, src: src}
 }
 
 // render renders a task's prompt. An infrastructure failure while loading
@@ -38,35 +35,22 @@ func (p *prompts) render(ctx context.Context, t *sqlgym.Task) (model.Prompt, err
 	if p.src != nil && p.src.Mode() != link.ModeFull {
 		return p.renderLinked(ctx, t)
 	}
-	p.mu.Lock()
-	e := p.dbsc[t.DB]
-	if e == nil {
-		e = &schemaEntry{}
-		p.dbsc[t.DB] = e
-	}
-	p.mu.Unlock()
-	e.once.Do(func() {
-		eng, err := p.dbs.Engine(ctx, t.DB)
+	// Loaded once per database for every task that asks meanwhile; an
+	// infrastructure failure is not kept, so a later task tries again.
+	e, err := p.dbsc.Do(ctx, t.DB, func() (schemaEntry, error) {
+		lctx := context.WithoutCancel(ctx)
+		eng, err := p.dbs.Engine(lctx, t.DB)
 		if err != nil {
-			e.err = err
-			return
+			return schemaEntry{}, err
 		}
-		text, err := prompt.SchemaText(ctx, eng)
+		text, err := prompt.SchemaText(lctx, eng)
 		if err != nil {
-			e.err = err
-			return
+			return schemaEntry{}, err
 		}
-		e.text, e.dialect = text, eng.Dialect()
-	})
-	if e.err != nil {
-		if sqlgym.IsInfra(e.err) || ctx.Err() != nil {
-			p.mu.Lock()
-			if p.dbsc[t.DB] == e {
-				delete(p.dbsc, t.DB)
-			}
-			p.mu.Unlock()
-		}
-		return model.Prompt{}, fmt.Errorf("schema of database %s: %w", t.DB, e.err)
+		return schemaEntry{text: text, dialect: eng.Dialect()}, nil
+	}, func(_ schemaEntry, err error) bool { return !sqlgym.IsInfra(err) })
+	if err != nil {
+		return model.Prompt{}, fmt.Errorf("schema of database %s: %w", t.DB, err)
 	}
 	return p.tmpl.Render(prompt.InputFor(t, e.text, e.dialect))
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/memo"
 )
 
 // Source gives every prompt renderer (eval, the agent, export, the
@@ -23,20 +23,13 @@ type Source struct {
 	opt     Options
 	samples int
 
-	mu  sync.Mutex
-	dbs map[string]*entry
-}
-
-type entry struct {
-	once sync.Once
-	db   *Database
-	err  error
+	dbs memo.Map[string, *Database]
 }
 
 // NewSource builds a source; samples is how many values per column the
 // schema text shows (prompt.SchemaSamples).
 func NewSource(mode Mode, opt Options, samples int) *Source {
-	return &Source{mode: mode, opt: opt.withDefaults(), samples: samples, dbs: map[string]*entry{}}
+	return &Source{mode: mode, opt: opt.withDefaults(), samples: samples}
 }
 
 // Mode is the source's mode.
@@ -74,27 +67,9 @@ func (s *Source) Settings() string {
 // Database prepares the named database once. A failure of the database
 // itself is not kept, so a later call tries again.
 func (s *Source) Database(ctx context.Context, name string, eng sqlgym.Engine) (*Database, error) {
-	s.mu.Lock()
-	e := s.dbs[name]
-	if e == nil {
-		e = &entry{}
-		s.dbs[name] = e
-	}
-	s.mu.Unlock()
-	e.once.Do(func() {
-		e.db, e.err = Prepare(ctx, eng, s.samples, s.mode == ModeLinked && !s.opt.NoValues, s.opt.ValuesPerColumn)
-	})
-	if e.err != nil {
-		if sqlgym.IsInfra(e.err) || ctx.Err() != nil {
-			s.mu.Lock()
-			if s.dbs[name] == e {
-				delete(s.dbs, name)
-			}
-			s.mu.Unlock()
-		}
-		return nil, e.err
-	}
-	return e.db, nil
+	return s.dbs.Do(ctx, name, func() (*Database, error) {
+		return Prepare(context.WithoutCancel(ctx), eng, s.samples, s.mode == ModeLinked && !s.opt.NoValues, s.opt.ValuesPerColumn)
+	}, func(_ *Database, err error) bool { return !sqlgym.IsInfra(err) })
 }
 
 // Select chooses a task's schema under the source's mode.

@@ -3,9 +3,11 @@ package memo
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func keepSuccess(_ int, err error) bool { return err == nil }
@@ -38,25 +40,33 @@ func TestFailureIsForgottenSuccessIsKept(t *testing.T) {
 
 func TestCallersShareOneRun(t *testing.T) {
 	var m Map[int, int]
-	var runs atomic.Int32
+	var runs, entered atomic.Int32
 	release := make(chan struct{})
+	// Nothing is kept, so a caller that came after the run ended would
+	// start a run of its own: only sharing the run in flight gives 1.
+	keepNothing := func(int, error) bool { return false }
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			entered.Add(1)
 			v, err := m.Do(context.Background(), 1, func() (int, error) {
 				runs.Add(1)
 				<-release
 				return 7, nil
-			}, keepSuccess)
+			}, keepNothing)
 			if err != nil || v != 7 {
 				t.Errorf("got %d, %v", v, err)
 			}
 		}()
 	}
-	for m.Len() == 0 {
+	for entered.Load() < 8 {
+		runtime.Gosched()
 	}
+	// Every caller is in or about to enter Do; give the last ones the
+	// moment it takes to reach the wait.
+	time.Sleep(100 * time.Millisecond)
 	close(release)
 	wg.Wait()
 	if n := runs.Load(); n != 1 {
