@@ -81,8 +81,6 @@ type workerResponse struct {
 	// reported an internal or fatal error) or it has served its share of
 	// statements. The parent replaces it.
 	Recycle bool
-	// MaxRSS is the worker's peak resident set size so far, in bytes.
-	MaxRSS int64
 	// Catalog, in the answer to the config, is the function catalog the
 	// worker's instance uses.
 	Catalog *funcCatalog
@@ -576,6 +574,10 @@ func (e *Engine) queryWorker(ctx context.Context, query string, lim sqlgym.Limit
 			// The worker stopped itself before it read the request:
 			// nothing ran, so this is no attempt.
 			continue
+		case crash == recycledCrash:
+			// Nothing ran, however often: the pool's fault, never the
+			// statement's.
+			return nil, &sqlgym.InfraError{Err: errors.New("duckdb: fresh workers kept stopping before they read the statement")}
 		}
 		if crashes++; crashes == 2 {
 			return nil, &sqlgym.ExecError{Kind: sqlgym.ErrKindOther,

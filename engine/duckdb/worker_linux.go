@@ -39,15 +39,6 @@ func processCPU() (time.Duration, error) {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }
 
-// maxRSS is the peak resident set size of this process in bytes.
-func maxRSS() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Maxrss << 10
-}
-
 // childCPU is the CPU time (user and system) process pid has used, from
 // /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s: the kernel's
 // USER_HZ on every Linux platform Go supports).

@@ -19,8 +19,6 @@ func setDataLimit(uint64) error { return nil }
 
 func processCPU() (time.Duration, error) { return 0, errors.New("no CPU clock off Linux") }
 
-func maxRSS() int64 { return 0 }
-
 func childCPU(int) (time.Duration, error) { return 0, errors.New("no child CPU time off Linux") }
 
 func crashSelf() {}

@@ -125,7 +125,9 @@ func serveWorker(in, out *os.File) int {
 			resp.Recycle = fatalError(err)
 		}
 		served++
-		resp.MaxRSS = maxRSS()
+		// A worker that will stop after this answer says so, so the parent
+		// does not put it back in the pool.
+		resp.Recycle = resp.Recycle || served >= workerMaxStatements
 		if err := send(resp); err != nil {
 			return 2
 		}
