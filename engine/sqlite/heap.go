@@ -4,8 +4,12 @@ package sqlite
 import "C"
 
 import (
+	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"golang.org/x/sync/semaphore"
 )
 
 // The heap limit of C SQLite is process-wide: every connection of every
@@ -23,9 +27,12 @@ import (
 // The cost: a re-run waits for the statements in flight to finish (each
 // bounded by its budget or safety net), and new statements wait for the
 // re-run. Out-of-memory is rare, so the common path only takes a shared
-// lock.
+// hold. The gate is a weighted semaphore rather than an RWMutex so that
+// waiting for it ends with the caller's context, as the engine contract
+// requires: a shared hold weighs 1, the exclusive one all of it, and a
+// pending exclusive hold goes before later shared ones (FIFO).
 var (
-	heapGate sync.RWMutex
+	heapGate = semaphore.NewWeighted(heapGateWeight)
 
 	// reruns counts statements re-run alone, for tests and logs.
 	reruns atomic.Int64
@@ -49,6 +56,26 @@ func HeapLimit() int64 {
 	heapMu.Lock()
 	defer heapMu.Unlock()
 	return heapLimit
+}
+
+// heapGateWeight is more shared holds than can ever run at once.
+const heapGateWeight = 1 << 40
+
+// shareHeap takes a shared hold of the heap gate.
+func shareHeap(ctx context.Context) (release func(), err error) {
+	return holdHeap(ctx, 1)
+}
+
+// ownHeap takes the heap gate alone, for a statement's re-run.
+func ownHeap(ctx context.Context) (release func(), err error) {
+	return holdHeap(ctx, heapGateWeight)
+}
+
+func holdHeap(ctx context.Context, n int64) (func(), error) {
+	if err := heapGate.Acquire(ctx, n); err != nil {
+		return nil, fmt.Errorf("sqlite: waiting for the shared heap: %w", err)
+	}
+	return func() { heapGate.Release(n) }, nil
 }
 
 // tidyThreshold is how far above the memory now in use SQLite's memory

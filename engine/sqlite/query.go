@@ -44,18 +44,23 @@ func (e *Engine) QueryStats(ctx context.Context, sql string, lim sqlgym.Limits) 
 	if err := ctx.Err(); err != nil {
 		return nil, st, fmt.Errorf("sqlite: statement not started: %w", err)
 	}
-	heapGate.RLock()
+	release, err := shareHeap(ctx)
+	if err != nil {
+		return nil, st, err
+	}
 	res, st, err = e.attempt(ctx, sql, lim)
-	heapGate.RUnlock()
+	release()
 	if !errors.Is(err, errNoMem) {
 		return res, st, err
 	}
 	// Out of memory while sharing the process-wide heap: run it again
 	// alone, so that only its own needs decide (heap.go).
-	heapGate.Lock()
+	if release, err = ownHeap(ctx); err != nil {
+		return nil, st, err
+	}
 	reruns.Add(1)
 	res, st, err = e.attempt(ctx, sql, lim)
-	heapGate.Unlock()
+	release()
 	if errors.Is(err, errNoMem) {
 		err = &sqlgym.ExecError{Kind: sqlgym.ErrKindOther,
 			Msg: fmt.Sprintf("out of memory: the statement needs more than the heap limit of %d bytes, even running alone", HeapLimit()),
