@@ -204,7 +204,11 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 	// is that gold: it is judged on the gold's result, not run again.
 	goldByText := map[execKey]goldOut{}
 	for k, gr := range goldRes {
-		if gr.err == nil {
+		switch {
+		case gr.err != nil:
+		case gr.ge != nil:
+			goldByText[execKey{k.url, gr.ge.key(k.url, k.sql)}] = gr
+		default:
 			goldByText[execKey{k.url, normalize(k.url, k.sql)}] = gr
 		}
 	}

@@ -99,9 +99,11 @@ func benchVerify(b *testing.B, cat *catalog.Catalog, golds []string, db string) 
 	v.VerifyBatch(ctx, answers) // warm: golds cached, pools open
 	b.Run("verify", func(b *testing.B) {
 		before := total(dbs.calls)
+		cpu := selfCPU()
 		for b.Loop() {
 			v.VerifyBatch(ctx, answers)
 		}
+		reportCPU(b, cpu)
 		b.ReportMetric(float64(len(answers)), "answers/op")
 		b.ReportMetric(float64(total(dbs.calls)-before)/float64(b.N), "statements/op")
 	})
@@ -143,6 +145,7 @@ func benchFloors(b *testing.B, ctx context.Context, cat *catalog.Catalog, url st
 		b.Fatal(err)
 	}
 	runAll := func(b *testing.B, query func(q string)) {
+		cpu := selfCPU()
 		for b.Loop() {
 			var wg sync.WaitGroup
 			var next atomic.Int64
@@ -157,6 +160,7 @@ func benchFloors(b *testing.B, ctx context.Context, cat *catalog.Catalog, url st
 			}
 			wg.Wait()
 		}
+		reportCPU(b, cpu)
 		b.ReportMetric(float64(len(distinct)), "queries/op")
 	}
 	b.Run("execute-distinct", func(b *testing.B) {
