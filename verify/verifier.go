@@ -273,8 +273,10 @@ func (v *Verifier) VerifyBatch(ctx context.Context, answers []Answer) []Result {
 	if len(jobs) > 0 {
 		v.run(ctx, jobs)
 	}
+	// The followers' reward and score values, in one allocation.
+	vals := make([]float64, 0, 2*len(followers))
 	for _, f := range followers {
-		f.res.share(f.lead.res)
+		vals = f.res.share(f.lead.res, vals)
 	}
 	return results
 }
@@ -293,28 +295,38 @@ type follower struct {
 }
 
 // share gives r the verdict of lead, an answer with the same task and
-// SQL. The reward and score are copied, not shared, so results stay
-// independent values.
-func (r *Result) share(lead *Result) {
+// SQL. The reward and score are copied into vals, not shared, so results
+// stay independent values; it returns vals extended.
+func (r *Result) share(lead *Result, vals []float64) []float64 {
 	id, sample := r.TaskID, r.Sample
 	*r = *lead
 	r.TaskID, r.Sample = id, sample
-	r.Reward, r.Score = clonePtr(lead.Reward), clonePtr(lead.Score)
+	r.Reward, vals = clonePtr(lead.Reward, vals)
+	r.Score, vals = clonePtr(lead.Score, vals)
 	if lead.Modes != nil {
 		r.Modes = make(map[string]ModeVerdict, len(lead.Modes))
 		for m, mv := range lead.Modes {
-			mv.Reward, mv.Score = clonePtr(mv.Reward), clonePtr(mv.Score)
+			mv.Reward, vals = clonePtr(mv.Reward, vals)
+			mv.Score, vals = clonePtr(mv.Score, vals)
 			r.Modes[m] = mv
 		}
 	}
+	return vals
 }
 
-func clonePtr(p *float64) *float64 {
+// clonePtr copies *p into vals and points at the copy. vals never grows
+// (so pointers into it stay valid): once it is full (per-mode values),
+// each copy gets an allocation of its own.
+func clonePtr(p *float64, vals []float64) (*float64, []float64) {
 	if p == nil {
-		return nil
+		return nil, vals
 	}
-	x := *p
-	return &x
+	if len(vals) == cap(vals) {
+		x := *p
+		return &x, vals
+	}
+	vals = append(vals, *p)
+	return &vals[len(vals)-1], vals
 }
 
 func (v *Verifier) finish(r *Result, o sqlgym.Outcome, detail string) {
