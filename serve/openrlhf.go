@@ -23,7 +23,7 @@ func (s *Server) handleOpenRLHF(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(req.Labels) != len(req.Query) {
-		s.fail(w, badRequest("%d queries but %d labels: pass the task id column with --label_key", len(req.Query), len(req.Labels)))
+		s.fail(w, badRequest("%d queries but %d labels: pass the export's label column with --data.label_key label", len(req.Query), len(req.Labels)))
 		return
 	}
 	if len(req.Prompts) != 0 && len(req.Prompts) != len(req.Query) {
