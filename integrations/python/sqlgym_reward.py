@@ -48,9 +48,11 @@ class SqlgymClient:
     is infra_error. A 400 is the caller's mistake and raises at once.
     """
 
-    def __init__(self, url=None, timeout=300.0, retry_for=300.0):
+    def __init__(self, url=None, timeout=300.0, retry_for=None):
         self.url = (url or os.environ.get("SQLGYM_URL") or DEFAULT_URL).rstrip("/")
         self.timeout = timeout
+        if retry_for is None:  # $SQLGYM_RETRY_FOR seconds, default 300
+            retry_for = float(os.environ.get("SQLGYM_RETRY_FOR") or 300.0)
         self.retry_for = retry_for
 
     def rewards(self, items):
