@@ -70,3 +70,12 @@ func TestExportHoldoutSplit(t *testing.T) {
 		}
 	}
 }
+
+// --include-holdout scores held-out tasks on every request, --eval-holdout
+// on evaluation requests only: together they contradict each other.
+func TestServeHoldoutFlagsExclude(t *testing.T) {
+	code, _, stderr := run(t, "serve", "--tasks", "shop", "--addr", "127.0.0.1:0", "--include-holdout", "--eval-holdout")
+	if code != ExitUsage || !strings.Contains(stderr, "not both") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}

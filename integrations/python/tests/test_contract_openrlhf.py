@@ -42,6 +42,7 @@ from serve_fixture import Serve  # noqa: E402
 TASKS = [
     {"id": "orders", "db": "shop", "question": "How many orders?", "sql": "SELECT count(*) FROM orders", "split": "train"},
     {"id": "held", "db": "shop", "question": "How many reviews?", "sql": "SELECT count(*) FROM reviews", "split": "holdout"},
+    {"id": "pg", "db": "down", "question": "Anything?", "sql": "SELECT 1", "split": "train"},
 ]
 # A Qwen (ChatML) prompt as OpenRLHF renders it with --data.apply_chat_template.
 PROMPT = ("<|im_start|>system\nWrite one SQLite query.<|im_end|>\n<|im_start|>user\n"
@@ -61,7 +62,9 @@ def load_by_path(path):
 class OpenRLHFContractTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.serve = Serve(TASKS, "--eval-holdout", "--retry-after", "1s")
+        # A database that is down: nothing listens on port 1.
+        cls.serve = Serve(TASKS, "--eval-holdout", "--retry-after", "1s",
+                          "--db", "down=postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
         cls.url = cls.serve.url
         os.environ["SQLGYM_URL"] = cls.url
 
@@ -106,6 +109,21 @@ class OpenRLHFContractTest(unittest.TestCase):
                 r, s, logs = self.single_turn(query, prompt, label, via_file)
                 self.assertEqual((list(r), list(s)), (rewards, scores), (via_file, query[-60:]))
                 self.assertEqual(list(logs["sqlgym_masked"]), [0.0])
+
+    def test_outage_is_never_a_reward(self):
+        """The HTTP route answers 503 (OpenRLHF's client retries, then the sample has no reward and the
+        step stops); the file route retries for SQLGYM_RETRY_FOR seconds, then raises."""
+        with self.assertRaises(urllib.error.HTTPError) as cm:
+            self.post({"query": ["SELECT 1"], "prompts": [""], "labels": ["pg"]})
+        self.assertEqual(cm.exception.code, 503)
+        os.environ["SQLGYM_RETRY_FOR"] = "2"
+        try:
+            module = load_by_path(os.path.join(PYDIR, "sqlgym_reward.py"))
+            with self.assertRaises(module.SqlgymError) as cm:
+                module.reward_func(["SELECT 1"], [""], ["pg"])
+        finally:
+            del os.environ["SQLGYM_RETRY_FOR"]
+        self.assertIn("could not score", str(cm.exception))
 
     def test_training_label_on_held_out_task_is_refused(self):
         with self.assertRaises(urllib.error.HTTPError) as cm:
