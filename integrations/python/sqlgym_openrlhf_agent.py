@@ -38,6 +38,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # OpenRLHF loads this file by path
 
+import asyncio  # noqa: E402
 import json  # noqa: E402
 
 from sqlgym_agent import EpisodeClient  # noqa: E402
@@ -138,13 +139,15 @@ class SqlgymAgentInstance(AgentInstanceBase):
         if not task_id:
             raise ValueError("sqlgym agent: the row's label must be its task id: export with `sqlgym export --format trl` "
                              "and pass --data.label_key label")
-        opened = self.client.start(task_id, "text", mode)
+        # The HTTP calls run in a worker thread: OpenRLHF runs every sample's
+        # agent on the vLLM actor's event loop, which a blocking call would stall.
+        opened = await asyncio.to_thread(self.client.start, task_id, "text", mode)
         self.episode_id = opened["episode_id"]
         return {"observation": render_opening(opened["messages"], self.fmt)}
 
     async def step(self, states, **kwargs):
         action = states["action_text"]
-        res = self.client.step(self.episode_id, {"role": "assistant", "content": action})
+        res = await asyncio.to_thread(self.client.step, self.episode_id, {"role": "assistant", "content": action})
         self.turns += 1
         if not res["done"]:
             obs = "\n".join(o["content"] for o in res["observations"])
