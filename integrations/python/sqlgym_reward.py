@@ -228,7 +228,10 @@ def make_trl_reward(url=None, eos_token_id=None, max_completion_length=None, cli
 
 def make_trl_reward_async(url=None, eos_token_id=None, max_completion_length=None, client=None):
     """A coroutine reward function, for trainers that await them (TRL runs
-    coroutine reward functions concurrently)."""
+    coroutine reward functions concurrently). It is a closure, so it does
+    not pickle: give AsyncGRPOTrainer a SqlgymReward, which its worker runs
+    in a thread (an instance with an async __call__ would not be seen as a
+    coroutine function by inspect.iscoroutinefunction, which TRL asks)."""
     reward = SqlgymReward(url, eos_token_id, max_completion_length, client)
 
     async def sqlgym_reward_async(prompts=None, completions=None, completion_ids=None, **kwargs):
