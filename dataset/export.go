@@ -36,6 +36,19 @@ type Example struct {
 	PromptHash string
 }
 
+// HeldOut returns the held-out tasks, for a validation export: the rows a
+// trainer scores with "mode": "eval" (TRL's eval_dataset, verl's
+// data.val_files, OpenRLHF's --eval.dataset).
+func HeldOut(tasks []sqlgym.Task) []sqlgym.Task {
+	var keep []sqlgym.Task
+	for _, t := range tasks {
+		if t.Split == sqlgym.SplitHoldout {
+			keep = append(keep, t)
+		}
+	}
+	return keep
+}
+
 // Split returns the tasks a training export may hold: all but the
 // held-out ones, unless include is set. Tasks without a split count as
 // train (run `sqlgym split` to mark them).
@@ -122,6 +135,23 @@ type TRLRow struct {
 	Split      string    `json:"split"`
 	PassRate   *float64  `json:"pass_rate,omitempty"`
 	PromptHash string    `json:"prompt_hash"`
+	// Label is what OpenRLHF's --data.label_key sends to /get_reward: the
+	// task id, or on held-out rows {"task_id", "mode": "eval"} so the
+	// server scores them as validation.
+	Label string `json:"label"`
+}
+
+// Label is the OpenRLHF label of a task: its id, or for a held-out task
+// the id with mode eval.
+func Label(t *sqlgym.Task) string {
+	if t.Split != sqlgym.SplitHoldout {
+		return t.ID
+	}
+	b, _ := json.Marshal(struct {
+		TaskID string `json:"task_id"`
+		Mode   string `json:"mode"`
+	}{t.ID, "eval"})
+	return string(b)
 }
 
 // WriteTRL writes examples as TRL JSONL.
@@ -132,7 +162,7 @@ func WriteTRL(w io.Writer, exs []Example) error {
 	for i := range exs {
 		ex := &exs[i]
 		row := TRLRow{Prompt: ex.Prompt, TaskID: ex.Task.ID, DB: ex.Task.DB, GoldSQL: ex.Task.SQL,
-			Split: splitOf(&ex.Task), PromptHash: ex.PromptHash}
+			Split: splitOf(&ex.Task), PromptHash: ex.PromptHash, Label: Label(&ex.Task)}
 		if r, ok := PassRate(&ex.Task); ok {
 			row.PassRate = &r
 		}

@@ -23,7 +23,11 @@ type Config struct {
 	// IncludeHoldout lets items name held-out tasks; by default they are
 	// refused, so a trainer cannot learn from the evaluation split.
 	IncludeHoldout bool
-	DBs            Databases
+	// EvalHoldout scores held-out tasks on requests marked "mode": "eval"
+	// (validation during training), counted apart in /metrics; training
+	// requests naming them are still refused.
+	EvalHoldout bool
+	DBs         Databases
 	// Verify is how answers are judged (mode, rewards, limits, statements
 	// at once per batch). Its Cache is set by the server.
 	Verify verify.Config

@@ -161,8 +161,10 @@ func (s *Server) Warm(ctx context.Context) (WarmReport, error) {
 	return rep, nil
 }
 
+// servable reports whether some request may be scored on t, so that
+// --warm runs its gold.
 func (s *Server) servable(t *sqlgym.Task) bool {
-	return s.cfg.IncludeHoldout || t.Split != sqlgym.SplitHoldout
+	return s.cfg.IncludeHoldout || s.cfg.EvalHoldout || t.Split != sqlgym.SplitHoldout
 }
 
 // Serve answers on ln until ctx is cancelled, then stops accepting

@@ -12,7 +12,9 @@ submits one final query, which the server's verifier judges. Three layers:
   multi-turn rollout creates every tool of a trajectory with the request id.
 - SqlgymEnvironment: a class for TRL's GRPOTrainer(environment_factory=...):
   reset(**row) opens an episode of row["task_id"], the public methods are
-  the tools, get_reward() is the episode's reward.
+  the tools (each call one partial step: a turn is a whole assistant
+  message, which TRL bounds with max_tool_calling_iterations), get_reward()
+  is the episode's reward (None when there is none: TRL drops it).
 
 The server's address comes from the url argument or $SQLGYM_URL.
 """
@@ -48,19 +50,28 @@ class EpisodeClient:
         self.timeout = timeout
         self.retry_for = retry_for
 
-    def start(self, task_id, protocol=None):
-        """Open an episode: {"episode_id", "protocol", "max_turns", "messages", "tools"?}."""
+    def start(self, task_id, protocol=None, mode=None):
+        """Open an episode: {"episode_id", "protocol", "max_turns", "messages", "tools"?}.
+
+        mode "eval" opens a validation episode (a held-out task, scored by
+        `sqlgym serve --eval-holdout`)."""
         body = {"task_id": task_id}
         if protocol:
             body["protocol"] = protocol
+        if mode:
+            body["mode"] = mode
         return self._call("POST", "/v1/episodes", body)
 
-    def step(self, episode_id, message, finish_reason=None, completion_tokens=None):
+    def step(self, episode_id, message, finish_reason=None, completion_tokens=None, partial=False):
         """Send the assistant's message (a dict with content and/or tool_calls).
 
-        Returns {"observations", "done", "turn", "reward", "outcome"?, ...}.
+        partial=True sends one tool call of a message the caller sees only
+        call by call: it costs no turn. Returns {"observations", "done",
+        "turn", "reward", "outcome"?, ...}.
         """
         body = {"message": message}
+        if partial:
+            body["partial"] = True
         if finish_reason:
             body["finish_reason"] = finish_reason
         if completion_tokens:
@@ -226,14 +237,30 @@ class SqlgymVerlTool(_VerlBase):
 class SqlgymEnvironment:
     """A sqlgym episode as a TRL environment (GRPOTrainer environment_factory).
 
-    TRL makes one instance per rollout, calls reset(**row) with the dataset
-    row before generating, and offers the public methods below as tools. The
-    dataset row must hold task_id; reset returns the episode's opening user
-    message (schema and question), which TRL adds to the row's prompt, so the
-    prompt itself can be just the system instruction. get_reward() ends the
-    episode if the model never submitted and returns its reward (a null
-    reward, for a truncated turn or an outage, is 0.0 and sets reward_is_null
-    so a reward function can drop the sample).
+    TRL (0.29 to 1.9) makes one instance per rollout, calls reset(**row)
+    with the dataset row before generating, and offers the public methods
+    below as tools; since 1.8 it also calls get_reward() once per rollout
+    as a reward source of its own (trl/trainer/grpo_trainer.py).
+
+    The prompt. TRL appends reset()'s text to the row's last prompt
+    message. The agent export (`sqlgym export --agent --format trl`) puts
+    the episode's opening messages (system with the tool instructions, then
+    the user message with schema and question) in the row's prompt, so
+    reset() returns None and TRL adds nothing. A row without a prompt (or
+    with an empty user message) gets the opening as reset()'s text. A row
+    whose prompt is something else, such as a single-turn export's "answer
+    in a sql block" prompt, is refused: the model would read two
+    contradictory sets of instructions.
+
+    A turn. The server counts a turn per assistant message, whatever its
+    number of tool calls. TRL runs a message's calls one method call at a
+    time, so each is sent as a partial step, which costs no turn; bound the
+    messages with GRPOConfig(max_tool_calling_iterations=MAX_TURNS - 1)
+    (the generation after the last tool round is the last turn). The
+    server ends an episode after max_turns x 8 calls all the same.
+
+    Rows with split "holdout" (sqlgym export --split holdout, TRL's
+    eval_dataset) open evaluation episodes (`sqlgym serve --eval-holdout`).
     """
 
     def __init__(self, url=None, protocol="tools"):
@@ -241,18 +268,19 @@ class SqlgymEnvironment:
         self.protocol = protocol
         self.episode_id = None
         self.result = None
-        self.reward_is_null = False
+        self.messages = []
 
     def reset(self, **kwargs):
         task_id = kwargs.get("task_id")
         if not task_id:
-            raise ValueError("SqlgymEnvironment.reset needs the row's task_id")
+            raise ValueError("SqlgymEnvironment.reset needs the row's task_id: export the dataset with `sqlgym export --agent --format trl`")
         if self.episode_id and self.result is None:
             self._end()
-        opened = self.client.start(task_id, self.protocol)
-        self.episode_id, self.result, self.reward_is_null = opened["episode_id"], None, False
+        mode = "eval" if kwargs.get("split") == "holdout" else None
+        opened = self.client.start(task_id, self.protocol, mode)
+        self.episode_id, self.result = opened["episode_id"], None
         self.messages = opened["messages"]
-        return self.messages[-1]["content"]
+        return opening_text(kwargs.get("prompt"), self.messages, task_id)
 
     def list_tables(self) -> str:
         """List the database's tables with their row counts.
@@ -295,13 +323,20 @@ class SqlgymEnvironment:
         """
         return self._call("submit", {"sql": sql})
 
-    def get_reward(self) -> float:
+    def get_reward(self):
+        """The episode's reward, judging it first if the model never
+        submitted; None when it has none (a truncated turn, a broken gold,
+        an expired episode): TRL turns None into NaN and leaves the rollout
+        out, where a 0 would teach it. A database outage raises (the
+        client retries first), so it is never scored."""
         if self.result is None and self.episode_id:
             self._end()
-        if self.result is None or self.result.get("reward") is None:
-            self.reward_is_null = self.result is not None
-            return 0.0
-        return float(self.result["reward"])
+        if self.result is None:
+            return None
+        if self.result.get("outcome") == "infra_error":
+            raise EpisodeError(503, "the database failed during the episode: %s" % self.result.get("detail", ""))
+        reward = self.result.get("reward")
+        return None if reward is None else float(reward)
 
     def _call(self, name, args):
         if self.episode_id is None:
@@ -310,7 +345,7 @@ class SqlgymEnvironment:
             return "The episode is over."
         msg = {"role": "assistant", "content": "", "tool_calls": [
             {"id": name, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]}
-        res = self.client.step(self.episode_id, msg)
+        res = self.client.step(self.episode_id, msg, partial=True)
         text = "\n".join(o["content"] for o in res["observations"])
         if res["done"]:
             self.result = res
@@ -326,6 +361,52 @@ class SqlgymEnvironment:
             self.result = {"reward": None, "outcome": "expired", "done": True}
 
 
+def _same_messages(prompt, opening):
+    if not isinstance(prompt, list) or len(prompt) != len(opening):
+        return False
+    return all(isinstance(m, dict) and m.get("role") == o["role"] and m.get("content") == o["content"]
+               for m, o in zip(prompt, opening))
+
+
+def opening_text(prompt, opening, task_id="?"):
+    """What reset() returns for TRL to append to the row's last prompt
+    message: None when the prompt is already the episode's opening; the
+    opening's text when the prompt has no user text yet; else a ValueError
+    naming the fix."""
+    if _same_messages(prompt, opening):
+        return None
+    msgs = prompt if isinstance(prompt, list) else []
+    users = [m for m in msgs if isinstance(m, dict) and m.get("role") == "user" and m.get("content")]
+    if (prompt is None or isinstance(prompt, list)) and not users:
+        system = [o["content"] for o in opening if o["role"] == "system"]
+        if any(isinstance(m, dict) and m.get("role") == "system" and m.get("content") in system for m in msgs):
+            system = []  # the row already holds the episode's system message
+        return "\n\n".join(system + [o["content"] for o in opening if o["role"] == "user"])
+    raise ValueError(
+        "task %s: the row's prompt is not the episode's opening messages, so the model would read two sets of "
+        "instructions; export the dataset with `sqlgym export --agent --format trl` (the prompt is the opening "
+        "the server renders), with the same --schema and --prompt-template as `sqlgym serve`" % task_id)
+
+
+def _trl_version():
+    try:
+        from importlib.metadata import version
+        return tuple(int(p) for p in version("trl").split(".")[:2])
+    except Exception:  # noqa: BLE001 - not installed, or an odd version string
+        return None
+
+
 def trl_environment_reward(environments, **kwargs):
-    """A TRL reward function: each rollout's episode reward."""
+    """Deprecated. Before TRL 1.8 this was the reward function of an
+    environment_factory run. Since TRL 1.8, GRPOTrainer scores every rollout
+    with the environment's get_reward() itself (one reward source, weight
+    1), so adding this function counted the reward twice: with TRL 1.8 or
+    later (or TRL not installed) it returns None for every rollout, which
+    TRL ignores, and warns. Drop it from reward_funcs."""
+    import warnings
+    v = _trl_version()
+    if v is None or v >= (1, 8):
+        warnings.warn("trl_environment_reward is deprecated: TRL >= 1.8 already scores rollouts with "
+                      "SqlgymEnvironment.get_reward(); remove it from reward_funcs", DeprecationWarning, stacklevel=2)
+        return [None for _ in environments]
     return [env.get_reward() for env in environments]

@@ -20,6 +20,7 @@ type exportOptions struct {
 	Format         string
 	Out            string
 	IncludeHoldout bool
+	Split          string
 	PromptTemplate string
 	Schema         string
 	Linker         linkerFlags
@@ -45,9 +46,16 @@ renderer and schema text as 'sqlgym eval'.
 --band takes a run folder (its band is computed as 'sqlgym band' does) or a
 band file, and keeps only those tasks of --tasks. Only train tasks are
 exported: held-out tasks are skipped, and a band holding any is refused,
-unless --include-holdout. See docs/training.md.`,
+unless --include-holdout.
+
+--split holdout writes the validation file instead: only the held-out
+tasks, whose rows say "split": "holdout" (and, in TRL rows, "label":
+{"task_id", "mode": "eval"} for OpenRLHF). The shims score such rows as
+evaluation requests, which 'sqlgym serve --eval-holdout' accepts and counts
+apart. See docs/training.md.`,
 		Example: `  sqlgym export --tasks shop --format trl --out train.jsonl
   sqlgym export --tasks shop --band runs/base-k16 --format verl --out train.parquet
+  sqlgym export --tasks shop --split holdout --format trl --out holdout.trl.jsonl
   sqlgym export --tasks tasks.jsonl --band band.jsonl --db-dir data/database --format trl --out band.trl.jsonl --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runExport(cmd.Context(), io, opts) },
@@ -58,6 +66,7 @@ unless --include-holdout. See docs/training.md.`,
 	f.StringVar(&opts.Format, "format", "", "trl (JSONL) or verl (Parquet)")
 	f.StringVar(&opts.Out, "out", "", "file to write")
 	f.BoolVar(&opts.IncludeHoldout, "include-holdout", false, "also export held-out tasks (they are for evaluation)")
+	f.StringVar(&opts.Split, "split", "train", "train (the training file) or holdout (the validation file: held-out tasks only)")
 	f.StringVar(&opts.PromptTemplate, "prompt-template", "", "prompt template file (default: the built-in one eval uses)")
 	f.BoolVar(&opts.JSON, "json", false, "print the counts as JSON")
 	f.StringVar(&opts.Schema, "schema", "full", "prompt schema: full or linked (oracle is refused: see sqlgym link)")
@@ -71,6 +80,7 @@ unless --include-holdout. See docs/training.md.`,
 
 type exportResult struct {
 	Format       string `json:"format"`
+	Split        string `json:"split"`
 	Out          string `json:"out"`
 	Examples     int    `json:"examples"`
 	HeldOutSkip  int    `json:"holdout_skipped"`
@@ -81,6 +91,15 @@ type exportResult struct {
 func runExport(ctx context.Context, io IO, opts exportOptions) error {
 	if opts.Format != "trl" && opts.Format != "verl" {
 		return usagef("--format %q: trl or verl", opts.Format)
+	}
+	holdout := opts.Split == sqlgym.SplitHoldout
+	switch {
+	case opts.Split != sqlgym.SplitTrain && !holdout:
+		return usagef("--split %q: train (the training file) or holdout (the validation file)", opts.Split)
+	case holdout && opts.IncludeHoldout:
+		return usagef("--split holdout writes only held-out tasks: drop --include-holdout")
+	case holdout && opts.Band != "":
+		return usagef("--split holdout validates on every held-out task: drop --band (the band is made on the train split)")
 	}
 	src, err := schemaSource(opts.Schema, opts.Linker)
 	if err != nil {
@@ -116,8 +135,12 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 			}
 		}
 	}
-	tasks, held := dataset.Split(tasks, opts.IncludeHoldout)
-	if len(tasks) == 0 {
+	var held int
+	if holdout {
+		if tasks = dataset.HeldOut(tasks); len(tasks) == 0 {
+			return sqlgym.Userf("mark held-out tasks with 'sqlgym split' first", "--split holdout: no held-out task in %s", opts.Tasks)
+		}
+	} else if tasks, held = dataset.Split(tasks, opts.IncludeHoldout); len(tasks) == 0 {
 		return sqlgym.Userf("check --tasks and --band (held-out tasks are skipped unless --include-holdout)", "nothing to export")
 	}
 	cat, err := opts.DB.catalogFor(tasks)
@@ -138,7 +161,7 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 	if err != nil {
 		return err
 	}
-	res := exportResult{Format: opts.Format, Out: opts.Out, Examples: len(exs), HeldOutSkip: held, PromptHash: tmpl.Hash(), BandSelected: opts.Band != ""}
+	res := exportResult{Format: opts.Format, Split: opts.Split, Out: opts.Out, Examples: len(exs), HeldOutSkip: held, PromptHash: tmpl.Hash(), BandSelected: opts.Band != ""}
 	if opts.JSON {
 		return writeJSON(io.Out, res)
 	}

@@ -29,6 +29,7 @@ type serveOptions struct {
 	Concurrency    int
 	Warm           bool
 	IncludeHoldout bool
+	EvalHoldout    bool
 	CacheEntries   int
 	CacheMB        int
 	DBSlots        int
@@ -63,7 +64,8 @@ func newServeCmd(io IO) *cobra.Command {
   POST /v1/rewards   {"items": [{"task_id", "completion" | "sql", "finish_reason"?}, ...]}
                      (or items with "db" and "gold_sql" instead of "task_id")
                      -> {"results": [{"reward", "outcome", "sql", "detail"}, ...]}
-  POST /get_reward   OpenRLHF's remote reward protocol (--remote_rm_url): label = task id
+  POST /get_reward   OpenRLHF's remote reward protocol (--reward.remote_url):
+                     label = the export's "label" column (--data.label_key label)
   GET  /healthz      GET /metrics (Prometheus)
 
 The episode API runs the multi-turn agent loop for trainers (see docs/agent.md):
@@ -78,7 +80,10 @@ POST /v1/episodes answers 429.
 A reward is null for a reply cut off by the token limit (finish_reason
 "length") and for failures that are not the model's (gold_error,
 infra_error): a trainer must drop those samples. Held-out tasks are refused
-unless --include-holdout.
+unless --include-holdout; with --eval-holdout they are scored on requests
+marked "mode": "eval" (validation rows of 'sqlgym export --split holdout',
+which the shims mark), counted apart in /metrics, and still refused on
+training requests.
 
 Candidate results are cached across requests (LRU, --cache-entries and
 --cache-mb); each database verifies at most --db-slots batches at once with
@@ -89,7 +94,8 @@ SIGTERM or Ctrl-C stops accepting requests and drains those in flight.
 See docs/training.md.`,
 		Example: `  sqlgym serve --tasks shop --warm
   sqlgym serve --tasks band.jsonl --db-dir data/database --addr 0.0.0.0:8421 --reward correct=1,wrong=0
-  sqlgym serve --tasks shop --addr 127.0.0.1:0 --json   # prints {"addr": ...} once listening`,
+  sqlgym serve --tasks shop --addr 127.0.0.1:0 --json   # prints {"addr": ...} once listening
+  sqlgym serve --tasks shop --warm --eval-holdout       # validation on held-out tasks during training`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), io, opts) },
 	}
@@ -105,6 +111,7 @@ See docs/training.md.`,
 	f.IntVar(&opts.Concurrency, "concurrency", 0, "statements run at once per batch (0: 2 x CPUs)")
 	f.BoolVar(&opts.Warm, "warm", false, "run every task's gold before listening (caches golds, reports broken tasks)")
 	f.BoolVar(&opts.IncludeHoldout, "include-holdout", false, "also score held-out tasks (they are for evaluation, not training)")
+	f.BoolVar(&opts.EvalHoldout, "eval-holdout", false, `score held-out tasks on evaluation requests ("mode": "eval") only, counted apart`)
 	f.IntVar(&opts.CacheEntries, "cache-entries", serve.DefaultCacheEntries, "candidate results kept across requests")
 	f.IntVar(&opts.CacheMB, "cache-mb", serve.DefaultCacheBytes>>20, "megabytes (estimated) of candidate results kept across requests")
 	f.IntVar(&opts.DBSlots, "db-slots", serve.DefaultDBSlots, "batches verifying at once per database")
@@ -146,6 +153,9 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.IncludeHoldout && opts.EvalHoldout {
+		return usagef("--include-holdout scores held-out tasks on every request: give it or --eval-holdout (validation only), not both")
+	}
 	order, err := parseOrder(opts.Order, mode, false)
 	if err != nil {
 		return err
@@ -178,7 +188,7 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	}
 	defer cat.Close()
 	srv, err := serve.New(serve.Config{
-		Tasks: tasks, IncludeHoldout: opts.IncludeHoldout, DBs: cat, Schema: src,
+		Tasks: tasks, IncludeHoldout: opts.IncludeHoldout, EvalHoldout: opts.EvalHoldout, DBs: cat, Schema: src,
 		Verify: verify.Config{Mode: mode, Order: order, Rewards: rewards, Concurrency: opts.Concurrency,
 			Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps, SafetyNet: opts.SafetyNet}},
 		CacheEntries: opts.CacheEntries, CacheBytes: int64(opts.CacheMB) << 20,

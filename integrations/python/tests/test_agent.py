@@ -105,7 +105,7 @@ class EpisodeTest(unittest.TestCase):
 
     def test_trl_environment(self):
         env = sa.SqlgymEnvironment(self.url)
-        opening = env.reset(task_id="orders", prompt="ignored")
+        opening = env.reset(task_id="orders")  # no prompt in the row: reset supplies the opening
         self.assertIn("Question: How many orders?", opening)
         self.assertIn("orders (300 rows)", env.list_tables())
         self.assertIn("primary key: order_id", env.describe_table("orders"))
@@ -116,9 +116,8 @@ class EpisodeTest(unittest.TestCase):
         other = sa.SqlgymEnvironment(self.url)
         other.reset(task_id="orders")
         other.run_sql(GOOD)
-        self.assertEqual(sa.trl_environment_reward([env, other]), [1.0, 0.0])
+        self.assertEqual([env.get_reward(), other.get_reward()], [1.0, 0.0])
         self.assertEqual(other.result["outcome"], "no_query")
-        self.assertFalse(other.reward_is_null)
 
 
 if __name__ == "__main__":
