@@ -1,14 +1,13 @@
 package dataset
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/link"
+	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/prompt"
 )
 
@@ -34,6 +33,10 @@ type Example struct {
 	Task       sqlgym.Task
 	Prompt     []Message
 	PromptHash string
+	// Protocol is the episode protocol of an agent-mode example (export
+	// --agent), empty for a single-turn one; Tools are its tools.
+	Protocol string
+	Tools    []model.Tool
 }
 
 // Split returns the tasks a training export may hold: all but the
@@ -122,25 +125,21 @@ type TRLRow struct {
 	Split      string    `json:"split"`
 	PassRate   *float64  `json:"pass_rate,omitempty"`
 	PromptHash string    `json:"prompt_hash"`
+	// Protocol is set in agent mode (export --agent); TRL takes the
+	// tools from the environment class, not from the rows.
+	Protocol string `json:"protocol,omitempty"`
 }
 
 // WriteTRL writes examples as TRL JSONL.
 func WriteTRL(w io.Writer, exs []Example) error {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	for i := range exs {
-		ex := &exs[i]
+	return writeRows(w, exs, func(ex *Example) any {
 		row := TRLRow{Prompt: ex.Prompt, TaskID: ex.Task.ID, DB: ex.Task.DB, GoldSQL: ex.Task.SQL,
-			Split: splitOf(&ex.Task), PromptHash: ex.PromptHash}
+			Split: splitOf(&ex.Task), PromptHash: ex.PromptHash, Protocol: ex.Protocol}
 		if r, ok := PassRate(&ex.Task); ok {
 			row.PassRate = &r
 		}
-		if err := enc.Encode(&row); err != nil {
-			return fmt.Errorf("write task %s: %w", ex.Task.ID, err)
-		}
-	}
-	return bw.Flush()
+		return &row
+	})
 }
 
 func splitOf(t *sqlgym.Task) string {
