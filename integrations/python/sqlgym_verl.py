@@ -41,12 +41,11 @@ stops.
 
 import asyncio
 import json
-import os
 import re
-import threading
 import uuid
 
 from sqlgym_agent import EpisodeClient
+from sqlgym_batch import batched_reward
 from sqlgym_reward import SqlgymClient, SqlgymError
 
 __all__ = ["compute_score", "compute_score_sync", "SqlgymAgentLoop", "AGENT_NAME", "SqlgymError"]
@@ -79,66 +78,11 @@ def verl_score(result):
     }
 
 
-class _Batcher:
-    """Gathers the items scored at the same time in one event loop into one
-    request: the first waits ``window`` seconds for the others (or until
-    ``max_items`` are pending), then all are sent together."""
-
-    def __init__(self, client, window, max_items):
-        self.client, self.window, self.max_items = client, window, max_items
-        self.pending = []  # (item, future)
-        self.timer = None
-
-    async def score(self, item):
-        fut = asyncio.get_running_loop().create_future()
-        self.pending.append((item, fut))
-        if len(self.pending) >= self.max_items:
-            self._flush_now()
-        elif self.timer is None:
-            self.timer = asyncio.get_running_loop().call_later(self.window, self._flush_now)
-        return await fut
-
-    def _flush_now(self):
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
-        batch, self.pending = self.pending, []
-        if batch:
-            asyncio.ensure_future(self._send(batch))
-
-    async def _send(self, batch):
-        try:
-            results = await asyncio.to_thread(self.client.rewards, [item for item, _ in batch])
-        except BaseException as e:  # every waiter learns the failure; none gets a reward
-            for _, fut in batch:
-                if not fut.done():
-                    fut.set_exception(e)
-            return
-        for (_, fut), res in zip(batch, results):
-            if not fut.done():
-                fut.set_result(res)
-
-
-_batchers = {}
-_batchers_lock = threading.Lock()
-
-
-def _batcher():
-    loop = asyncio.get_running_loop()
-    with _batchers_lock:
-        b = _batchers.get(loop)
-        if b is None:
-            window = float(os.environ.get("SQLGYM_BATCH_WINDOW_MS", "20")) / 1000.0
-            max_items = int(os.environ.get("SQLGYM_BATCH_MAX_ITEMS", "512"))
-            b = _batchers[loop] = _Batcher(SqlgymClient(), window, max_items)
-        return b
-
-
 async def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
     """verl 0.9's custom reward function (a coroutine): {"score",
     "sqlgym_masked", "sqlgym_correct"}. Samples scored at the same time go
     to the server in one request."""
-    return verl_score(await _batcher().score(verl_item(solution_str, ground_truth, extra_info)))
+    return verl_score(await batched_reward(verl_item(solution_str, ground_truth, extra_info)))
 
 
 def compute_score_sync(data_source, solution_str, ground_truth, extra_info=None, **kwargs):

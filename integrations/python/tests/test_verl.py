@@ -34,6 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 import sqlgym_agent as sa  # noqa: E402
+import sqlgym_batch  # noqa: E402
 import sqlgym_verl as sv  # noqa: E402
 from serve_fixture import Serve  # noqa: E402
 
@@ -241,7 +242,7 @@ class VerlTest(unittest.TestCase):
 
     def test_async_reward_batches_concurrent_samples(self):
         os.environ["SQLGYM_URL"] = self.url
-        sv._batchers.clear()
+        sqlgym_batch._batchers.clear()
         before = self.requests_to_rewards()
 
         async def reward_loop_worker():
