@@ -8,7 +8,8 @@ repeated answers and runs each distinct statement once.
 
 SQLGYM_BATCH_WINDOW_MS (default 20) is how long the first item waits for
 others; SQLGYM_BATCH_MAX_ITEMS (default 512) sends a batch at once when
-that many are pending.
+that many are pending. SQLGYM_RETRY_FOR (default 300) is how many seconds
+a batch is retried through 429, 503 and outages before it fails.
 """
 
 import asyncio
@@ -74,7 +75,8 @@ def _batcher():
         if b is None:
             window = float(os.environ.get("SQLGYM_BATCH_WINDOW_MS", "20")) / 1000.0
             max_items = int(os.environ.get("SQLGYM_BATCH_MAX_ITEMS", "512"))
-            b = _batchers[loop] = Batcher(SqlgymClient(), window, max_items)
+            retry_for = float(os.environ.get("SQLGYM_RETRY_FOR", "300"))
+            b = _batchers[loop] = Batcher(SqlgymClient(retry_for=retry_for), window, max_items)
         return b
 
 
