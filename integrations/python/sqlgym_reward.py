@@ -215,6 +215,11 @@ def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kw
     """verl's custom reward function, kept for configurations that name
     this file; sqlgym_verl.py is the verl 0.9 integration (its
     compute_score is the coroutine the reward loop batches)."""
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:  # verl loads this file by path, not as a module
+        sys.path.insert(0, here)
     from sqlgym_verl import compute_score_sync
 
     return compute_score_sync(data_source, solution_str, ground_truth, extra_info, **kwargs)

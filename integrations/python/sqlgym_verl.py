@@ -41,12 +41,21 @@ stops.
 
 import asyncio
 import json
+import os
 import re
+import sys
 import uuid
 
-from sqlgym_agent import EpisodeClient
-from sqlgym_batch import batched_reward
-from sqlgym_reward import SqlgymClient, SqlgymError
+# verl loads a custom reward function from its file path
+# (verl/utils/import_utils.py:119-133), which does not put the file's
+# folder on sys.path: the sibling modules are found from here.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
+
+from sqlgym_agent import EpisodeClient  # noqa: E402
+from sqlgym_batch import batched_reward  # noqa: E402
+from sqlgym_reward import SqlgymClient, SqlgymError  # noqa: E402
 
 __all__ = ["compute_score", "compute_score_sync", "SqlgymAgentLoop", "AGENT_NAME", "SqlgymError"]
 

@@ -1,19 +1,20 @@
 """sqlgym_skyrl against a real `sqlgym serve`, driven as SkyRL drives an
 environment. skyrl-gym is not installed here: SqlgymEnv runs on the
-module's stand-in of BaseTextEnv. Reproduced from NovaSky-AI/SkyRL at
-a9564572 (skyrl-v0.3.0 line; skyrl-gym 0.4.0):
+module's stand-in of BaseTextEnv. Reproduced from NovaSky-AI/SkyRL at tag
+skyrl-v0.3.0 (skyrl-gym 0.4.0):
 
 - the row's columns other than prompt and env_class become the env's
   extras (skyrl/train/dataset/dataset.py:86-94), plus max_turns
-  (skyrl/train/generators/skyrl_gym_generator.py:333);
+  (skyrl/train/generators/skyrl_gym_generator.py:335);
 - the env is built as skyrl_gym.make(env_class, env_config=..., extras=...)
-  (skyrl_gym_generator.py:336-337; skyrl-gym/skyrl_gym/envs/
-  registration.py:262-272 calls the entry point with those keywords);
-- init(chat_history) returns (messages, metadata) (:344); each step gets
+  (skyrl_gym_generator.py:338-339; skyrl-gym/skyrl_gym/envs/
+  registration.py:276 calls the entry point with those keywords);
+- init(chat_history) returns (messages, metadata) (:346); each step gets
   the engine's decoded text and returns observations, reward (a float,
-  asserted not None at :632), done and metadata (:447-451;
-  base_text_env.py:9-14); get_metrics() then close() end every rollout,
-  also one the generator stopped at its length limit (:386-388, :518-521).
+  asserted not None at :638), done and metadata (:446;
+  skyrl-gym/skyrl_gym/envs/base_text_env.py:9-14, :60-77); get_metrics()
+  then close() end every rollout, also one the generator stopped at its
+  length limit (:389, :520-522).
 """
 
 import copy

@@ -229,6 +229,17 @@ class VerlTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "sqlgym export --agent"):
             asyncio.run(loop.run(dict(SAMPLING), **r))
 
+    def test_loads_by_path_as_verl_does(self):
+        # verl/utils/import_utils.py:119-133: spec_from_file_location under a
+        # made-up name, the file's folder not on sys.path.
+        import subprocess
+        path = os.path.join(os.path.dirname(HERE), "sqlgym_verl.py")
+        code = ("import importlib.util, inspect, sys; sys.path = [p for p in sys.path if 'integrations' not in p]; "
+                "spec = importlib.util.spec_from_file_location('custom_module_1', %r); m = importlib.util.module_from_spec(spec); "
+                "spec.loader.exec_module(m); print(inspect.iscoroutinefunction(m.compute_score))") % path
+        out = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True, text=True)
+        self.assertEqual(out.stdout.strip(), "True", out.stderr)
+
     def test_hermes_tool_calls(self):
         calls = sv.hermes_tool_calls('think <tool_call>{"name": "run_sql", "arguments": {"sql": "SELECT 1"}}</tool_call>'
                                      '<tool_call>{broken</tool_call>')
