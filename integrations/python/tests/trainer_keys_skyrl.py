@@ -7,7 +7,7 @@ the line it was read from (skyrl/train/config/config.py at tag
 skyrl-v0.3.0). Updating SkyRL means re-reading those lines.
 """
 
-import re
+from override_keys import override_keys
 
 TRAINER = "skyrl"
 VERSION = "skyrl-v0.3.0"
@@ -57,29 +57,6 @@ FILES = [
 _MARKERS = ("main_sqlgym.py", "skyrl.train.entrypoints")
 
 
-def _commands(text):
-    """Shell commands of text: lines joined where they end in a backslash."""
-    cmd = []
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped.endswith("\\"):
-            cmd.append(stripped[:-1])
-            continue
-        cmd.append(stripped)
-        yield " ".join(cmd)
-        cmd = []
-    if cmd:
-        yield " ".join(cmd)
-
-
-# A Hydra override's key: dotted, optionally with + or ++ (add), before "=".
-_KEY = re.compile(r"(?:^|\s)['\"]?(\+{0,2}[A-Za-z_][\w-]*(?:\.[\w-]+)+)=")
-
-
 def extract(text):
     """The override keys of the commands in text that invoke SkyRL's trainer."""
-    keys = set()
-    for cmd in _commands(text):
-        if any(marker in cmd for marker in _MARKERS):
-            keys.update(m.group(1) for m in _KEY.finditer(cmd))
-    return keys
+    return override_keys(text, _MARKERS)

@@ -6,7 +6,7 @@ from (verl's generated full config, verl/trainer/config/_generated_ppo_trainer.y
 at tag v0.9.0). Updating verl means re-reading those lines.
 """
 
-import re
+from override_keys import override_keys
 
 TRAINER = "verl"
 VERSION = "0.9.0"
@@ -59,29 +59,6 @@ FILES = [
 _MARKERS = ("verl.trainer.main_ppo",)
 
 
-def _commands(text):
-    """Shell commands of text: lines joined where they end in a backslash."""
-    cmd = []
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped.endswith("\\"):
-            cmd.append(stripped[:-1])
-            continue
-        cmd.append(stripped)
-        yield " ".join(cmd)
-        cmd = []
-    if cmd:
-        yield " ".join(cmd)
-
-
-# A Hydra override's key: dotted, optionally with + or ++ (add), before "=".
-_KEY = re.compile(r"(?:^|\s)['\"]?(\+{0,2}[A-Za-z_][\w-]*(?:\.[\w-]+)+)=")
-
-
 def extract(text):
     """The override keys of the commands in text that invoke verl's trainer (python3 -m verl.trainer.main_ppo)."""
-    keys = set()
-    for cmd in _commands(text):
-        if any(marker in cmd for marker in _MARKERS):
-            keys.update(m.group(1) for m in _KEY.finditer(cmd))
-    return keys
+    return override_keys(text, _MARKERS)
