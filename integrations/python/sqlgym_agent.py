@@ -42,11 +42,15 @@ class EpisodeClient:
         self.timeout = timeout
         self.retry_for = retry_for
 
-    def start(self, task_id, protocol=None):
-        """Open an episode: {"episode_id", "protocol", "max_turns", "messages", "tools"?}."""
+    def start(self, task_id, protocol=None, mode=None):
+        """Open an episode: {"episode_id", "protocol", "max_turns", "messages", "tools"?}.
+        mode "eval" opens a validation episode (a held-out task, scored by
+        a server started with --eval-holdout)."""
         body = {"task_id": task_id}
         if protocol:
             body["protocol"] = protocol
+        if mode:
+            body["mode"] = mode
         return self._call("POST", "/v1/episodes", body)
 
     def step(self, episode_id, message, finish_reason=None, completion_tokens=None):

@@ -90,11 +90,12 @@ class SqlgymEnv(_Base):
             raise ValueError("sqlgym env: SkyRL steps with the model's text, so the episode protocol must be text, not %r" % protocol)
         self.max_turns = int(extras.get("max_turns") or 4)
         self.client = EpisodeClient(_get(env_config, "url") or os.environ.get("SQLGYM_URL"))
+        self.mode = "eval" if extras.get("split") == "holdout" else None  # held-out validation rows
         self.episode_id = None
         self.result = None
 
     def init(self, prompt):
-        ep = self.client.start(self.task_id, "text")
+        ep = self.client.start(self.task_id, "text", self.mode)
         self.episode_id = ep["episode_id"]
         return list(ep["messages"]), {"sqlgym_max_turns": ep["max_turns"]}
 

@@ -67,7 +67,7 @@ def _truncated(state):
     return any(isinstance(step, dict) and step.get("is_truncated") for step in state.get("trajectory") or [])
 
 
-async def _score(completion, state, task_id, info):
+async def _score(completion, state, task_id, info, split=None):
     info = info if isinstance(info, dict) else {}
     task_id = task_id or info.get("task_id")
     if not task_id:
@@ -75,6 +75,8 @@ async def _score(completion, state, task_id, info):
     if state is not None and "sqlgym" in state:
         return state["sqlgym"]  # scored already, by the other function of the rubric
     item = {"task_id": task_id, "completion": completion_text(completion)}
+    if (split or info.get("split")) == "holdout":
+        item["mode"] = "eval"  # a held-out row: validation (eval_dataset)
     if _truncated(state):
         item["finish_reason"] = "length"
     try:
@@ -89,16 +91,16 @@ async def _score(completion, state, task_id, info):
     return res
 
 
-async def sqlgym_reward(completion, state=None, task_id=None, info=None, **kwargs):
+async def sqlgym_reward(completion, state=None, task_id=None, info=None, split=None, **kwargs):
     """The server's reward for the rollout (0.0 when it has none: see
     state["sqlgym_masked"])."""
-    res = await _score(completion, state, task_id, info)
+    res = await _score(completion, state, task_id, info, split)
     return 0.0 if res["reward"] is None else float(res["reward"])
 
 
-async def sqlgym_correct(completion, state=None, task_id=None, info=None, **kwargs):
+async def sqlgym_correct(completion, state=None, task_id=None, info=None, split=None, **kwargs):
     """1.0 when the server judged the answer correct (a metric, weight 0)."""
-    res = await _score(completion, state, task_id, info)
+    res = await _score(completion, state, task_id, info, split)
     return 1.0 if res["outcome"] == "correct" else 0.0
 
 

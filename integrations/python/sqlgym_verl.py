@@ -67,13 +67,24 @@ AGENT_NAME = "sqlgym_agent"
 
 def verl_item(solution_str, ground_truth, extra_info):
     """The /v1/rewards item of one verl sample: the task named by
-    extra_info.task_id, or an ad-hoc task from extra_info.db and the gold."""
+    extra_info.task_id, or an ad-hoc task from extra_info.db and the gold;
+    marked as evaluation on a held-out row."""
     info = extra_info or {}
     if info.get("task_id"):
-        return {"task_id": info["task_id"], "completion": solution_str}
-    if info.get("db") and ground_truth:
-        return {"db": info["db"], "gold_sql": ground_truth, "completion": solution_str}
-    raise ValueError("extra_info has no task_id: export the dataset with `sqlgym export --format verl`")
+        item = {"task_id": info["task_id"], "completion": solution_str}
+    elif info.get("db") and ground_truth:
+        item = {"db": info["db"], "gold_sql": ground_truth, "completion": solution_str}
+    else:
+        raise ValueError("extra_info has no task_id: export the dataset with `sqlgym export --format verl`")
+    if eval_mode(info.get("split")):
+        item["mode"] = "eval"
+    return item
+
+
+def eval_mode(split):
+    """Whether a row's split makes its requests evaluation (held-out
+    validation rows: data.val_files from `sqlgym export --split holdout`)."""
+    return split == "holdout"
 
 
 def verl_score(result):
@@ -201,11 +212,15 @@ class SqlgymAgentLoop(_Base):
             self._parser = ToolParser.get_tool_parser(fmt, self.tokenizer)
 
     async def _tool_calls(self, ids, text):
+        """The turn's text without its tool calls, and the calls: parsed by
+        verl's tool parser for multi_turn.format (tool_agent_loop.py:296),
+        or, without verl, from the hermes format."""
         if self._parser is None:
-            return hermes_tool_calls(text)
+            calls = hermes_tool_calls(text)
+            return (_TOOL_CALL.sub("", text).strip() if calls else text), calls
         content, calls = await self._parser.extract_tool_calls(ids)
-        return [{"id": c.tool_call_id or "call_%d" % i, "type": "function",
-                 "function": {"name": c.name, "arguments": c.arguments}} for i, c in enumerate(calls)]
+        return content, [{"id": c.tool_call_id or "call_%d" % i, "type": "function",
+                          "function": {"name": c.name, "arguments": c.arguments}} for i, c in enumerate(calls)]
 
     async def run(self, sampling_params, **kwargs):
         extra = kwargs.get("extra_info") or {}
@@ -213,7 +228,8 @@ class SqlgymAgentLoop(_Base):
         if not task_id:
             raise ValueError("sqlgym agent loop: the row's extra_info has no task_id (export with `sqlgym export --agent --format verl`)")
         protocol = extra.get("protocol") or self.protocol or "tools"
-        ep = await asyncio.to_thread(self.client.start, task_id, protocol)
+        mode = "eval" if eval_mode(extra.get("split")) else None
+        ep = await asyncio.to_thread(self.client.start, task_id, protocol, mode)
         ep_id, done = ep["episode_id"], None
         try:
             prompt_ids = await self.apply_chat_template(ep["messages"], tools=ep.get("tools") or None)
@@ -238,9 +254,9 @@ class SqlgymAgentLoop(_Base):
                 text = self.tokenizer.decode(ids, skip_special_tokens=True)
                 msg = {"role": "assistant", "content": text}
                 if protocol == "tools":
-                    calls = await self._tool_calls(ids, text)
+                    content, calls = await self._tool_calls(ids, text)
                     if calls:
-                        msg["tool_calls"] = calls
+                        msg = {"role": "assistant", "content": content, "tool_calls": calls}
                 res = await asyncio.to_thread(self.client.step, ep_id, msg, "length" if cut else None, len(ids))
                 if res["done"]:
                     done = res

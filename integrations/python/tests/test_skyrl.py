@@ -115,6 +115,12 @@ class SkyRLTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "no task_id"):
             make_env(self.url, r)
 
+    def test_held_out_rows_open_evaluation_episodes(self):
+        env, _ = make_env(self.url, dict(skyrl_row("orders"), split="holdout"))
+        self.assertEqual(env.mode, "eval")
+        env, _ = make_env(self.url, skyrl_row("orders"))
+        self.assertIsNone(env.mode)
+
     def test_outage_raises(self):
         env, prompt = make_env(self.url, skyrl_row("pg"))
         env.client.retry_for = 1.0

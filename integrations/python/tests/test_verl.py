@@ -129,8 +129,8 @@ class RecordingClient(sa.EpisodeClient):
         super().__init__(url, retry_for=2.0)
         self.opened = []
 
-    def start(self, task_id, protocol=None):
-        ep = super().start(task_id, protocol)
+    def start(self, task_id, protocol=None, mode=None):
+        ep = super().start(task_id, protocol, mode)
         self.opened.append(ep["episode_id"])
         return ep
 
@@ -239,6 +239,26 @@ class VerlTest(unittest.TestCase):
                 "spec.loader.exec_module(m); print(inspect.iscoroutinefunction(m.compute_score))") % path
         out = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True, text=True)
         self.assertEqual(out.stdout.strip(), "True", out.stderr)
+
+    def test_held_out_rows_are_marked_as_evaluation(self):
+        # Rows of a held-out validation export (data.val_files) ask for the eval mode.
+        self.assertEqual(sv.verl_item("x", "", {"task_id": "t", "split": "holdout"})["mode"], "eval")
+        self.assertNotIn("mode", sv.verl_item("x", "", {"task_id": "t", "split": "train"}))
+
+        class Opened(Exception):
+            pass
+
+        class Client(sa.EpisodeClient):
+            def start(self, task_id, protocol=None, mode=None):
+                raise Opened(mode)
+
+        loop, _ = make_loop(self.url, [])
+        loop.client = Client(self.url)
+        r = row("orders")
+        r["extra_info"]["split"] = "holdout"
+        with self.assertRaises(Opened) as cm:
+            asyncio.run(loop.run(dict(SAMPLING), **r))
+        self.assertEqual(cm.exception.args, ("eval",))
 
     def test_hermes_tool_calls(self):
         calls = sv.hermes_tool_calls('think <tool_call>{"name": "run_sql", "arguments": {"sql": "SELECT 1"}}</tool_call>'
