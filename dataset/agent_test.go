@@ -190,3 +190,39 @@ func TestWriteNemoGym(t *testing.T) {
 		t.Fatalf("row %v", rows[1])
 	}
 }
+
+// A row of the NeMo-Gym export, with the model's Responses-API response
+// added as NeMo-Gym's simple agent adds it (responses_api_agents/
+// simple_agent/app.py:197-199 in v0.5.0), is what the server's /verify
+// scores: the row's task_id reaches the verifier.
+func TestNemoGymRowsVerify(t *testing.T) {
+	cat, err := catalog.New(catalog.Config{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cat.Close() })
+	s, err := serve.New(serve.Config{DBs: cat, Tasks: agentTasks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+	_, exs, _ := shopExamples(t)
+	rows := jsonLines(t, func(b *bytes.Buffer) error { return dataset.WriteNemoGym(b, exs) })
+	row := rows[0]
+	row["response"] = map[string]any{"id": "r", "status": "completed", "output": []any{map[string]any{
+		"type": "message", "role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": "```sql\nSELECT COUNT(*) FROM orders\n```"}}}}}
+	body, _ := json.Marshal(row)
+	resp, err := http.Post(hs.URL+"/verify", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("%d %v", resp.StatusCode, err)
+	}
+	if out["reward"] != 1.0 || out["sqlgym_outcome"] != "correct" || out["task_id"] != "t1" {
+		t.Fatalf("verify answer %v", out)
+	}
+}
