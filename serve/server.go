@@ -87,6 +87,9 @@ func New(cfg Config) (*Server, error) {
 	s.mux.Handle("POST /v1/episodes", s.instrument("/v1/episodes", s.handleEpisodeStart))
 	s.mux.Handle("POST /v1/episodes/{id}/step", s.instrument("/v1/episodes/step", s.handleEpisodeStep))
 	s.mux.Handle("DELETE /v1/episodes/{id}", s.instrument("/v1/episodes/delete", s.handleEpisodeDelete))
+	s.mux.Handle("POST /seed_session", s.instrument("/seed_session", s.handleSeedSession))
+	s.mux.Handle("POST /verify", s.instrument("/verify", s.handleVerify))
+	s.mux.Handle("POST /aggregate_metrics", s.instrument("/aggregate_metrics", s.handleAggregate))
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{}))
 	return s, nil

@@ -5,11 +5,7 @@ lists and describes tables, runs queries in the database's sandbox and
 submits one final query, which the server's verifier judges. Three layers:
 
 - EpisodeClient: the HTTP episode API (POST /v1/episodes, .../step, DELETE).
-- SqlgymVerlTool: a tool with verl's BaseTool interface (create, execute,
-  calc_reward, release). One class serves the four tools (list_tables,
-  describe_table, run_sql, submit); the tool's name comes from its schema.
-  Tools created with the same instance_id share one episode, as verl's
-  multi-turn rollout creates every tool of a trajectory with the request id.
+- verl: see sqlgym_verl.py (an agent loop that drives this client).
 - SqlgymEnvironment: a class for TRL's GRPOTrainer(environment_factory=...):
   reset(**row) opens an episode of row["task_id"], the public methods are
   the tools (each call one partial step: a turn is a whole assistant
@@ -21,13 +17,11 @@ The server's address comes from the url argument or $SQLGYM_URL.
 
 import json
 import os
-import threading
 import time
 import urllib.error
 import urllib.request
-import uuid
 
-__all__ = ["EpisodeClient", "SqlgymVerlTool", "SqlgymEnvironment", "TOOL_SCHEMAS", "trl_environment_reward"]
+__all__ = ["EpisodeClient", "SqlgymEnvironment", "TOOL_SCHEMAS", "trl_environment_reward"]
 
 
 class EpisodeError(RuntimeError):
@@ -129,110 +123,6 @@ TOOL_SCHEMAS = {
         "Submit the final SQL query that answers the question. This ends the episode; the query is then run and judged.",
         {"sql": {"type": "string", "description": "the final SQL query"}}, ["sql"]),
 }
-
-try:  # Subclass verl's BaseTool when verl is installed; the shim needs none of it.
-    from verl.tools.base_tool import BaseTool as _VerlBase  # type: ignore
-except Exception:  # noqa: BLE001 - any import failure means "no verl"
-    _VerlBase = object
-
-
-class _Shared:
-    """Episodes shared by the tools of one trajectory, keyed by instance id."""
-
-    lock = threading.Lock()
-    episodes = {}  # instance_id -> {"id", "users", "result", "call"}
-
-
-class SqlgymVerlTool(_VerlBase):
-    """One sqlgym tool for verl's multi-turn rollout.
-
-    config: {"url": server (default $SQLGYM_URL), "tool": name when no schema
-    is given}. create(instance_id, task_id=...) opens the trajectory's
-    episode (or joins it); execute runs this tool as one step and returns
-    (observation text, step reward, metrics); the step reward is the
-    episode's reward on the step that ends it, else 0.0; calc_reward is the
-    episode's reward once it has ended (0.0 before, and for a null reward);
-    release drops the tool's share and, with the last one, ends an episode
-    still open.
-    """
-
-    def __init__(self, config=None, tool_schema=None):
-        self.config = dict(config or {})
-        if tool_schema is None:
-            tool_schema = TOOL_SCHEMAS[self.config.get("tool", "run_sql")]
-        self.tool_schema = tool_schema
-        fn = tool_schema.function if hasattr(tool_schema, "function") else tool_schema["function"]
-        self.name = fn.name if hasattr(fn, "name") else fn["name"]
-        if self.name not in TOOL_SCHEMAS:
-            raise ValueError("unknown sqlgym tool %r (tools: %s)" % (self.name, ", ".join(TOOL_SCHEMAS)))
-        self.client = EpisodeClient(self.config.get("url"))
-
-    def get_openai_tool_schema(self):
-        return self.tool_schema
-
-    async def create(self, instance_id=None, task_id=None, protocol="tools", **kwargs):
-        if instance_id is None:
-            instance_id = str(uuid.uuid4())
-        if task_id is None:
-            task_id = (kwargs.get("create_kwargs") or {}).get("task_id")
-        with _Shared.lock:
-            ep = _Shared.episodes.get(instance_id)
-            if ep is not None:
-                ep["users"] += 1
-                return instance_id
-        if not task_id:
-            raise ValueError("sqlgym tool: create needs task_id (put it in the dataset's tools_kwargs create_kwargs)")
-        opened = self.client.start(task_id, protocol)
-        with _Shared.lock:
-            ep = _Shared.episodes.setdefault(instance_id, {"id": opened["episode_id"], "users": 0, "result": None, "call": 0})
-            ep["users"] += 1
-            if ep["id"] != opened["episode_id"]:  # another tool opened it first
-                self.client.end(opened["episode_id"])
-        return instance_id
-
-    async def execute(self, instance_id, parameters, **kwargs):
-        ep = _Shared.episodes[instance_id]
-        if ep["result"] is not None:
-            return "The episode is over.", 0.0, {}
-        with _Shared.lock:
-            ep["call"] += 1
-            call_id = "%s-%d" % (self.name, ep["call"])
-        if isinstance(parameters, str):
-            arguments = parameters
-        else:
-            arguments = json.dumps(parameters or {})
-        msg = {"role": "assistant", "content": "", "tool_calls": [
-            {"id": call_id, "type": "function", "function": {"name": self.name, "arguments": arguments}}]}
-        res = self.client.step(ep["id"], msg)
-        text = "\n".join(o["content"] for o in res["observations"])
-        reward = 0.0
-        if res["done"]:
-            ep["result"] = res
-            reward = float(res["reward"] or 0.0)
-            text = (text + "\n" if text else "") + "Outcome: %s." % res["outcome"]
-        return text, reward, {"turn": res["turn"], "done": res["done"]}
-
-    async def calc_reward(self, instance_id, **kwargs):
-        ep = _Shared.episodes.get(instance_id)
-        if not ep or ep["result"] is None:
-            return 0.0
-        return float(ep["result"]["reward"] or 0.0)
-
-    async def release(self, instance_id, **kwargs):
-        with _Shared.lock:
-            ep = _Shared.episodes.get(instance_id)
-            if ep is None:
-                return
-            ep["users"] -= 1
-            if ep["users"] > 0:
-                return
-            del _Shared.episodes[instance_id]
-        if ep["result"] is None:
-            try:
-                self.client.end(ep["id"])
-            except EpisodeError:
-                pass  # expired already: nothing to end
-
 
 class SqlgymEnvironment:
     """A sqlgym episode as a TRL environment (GRPOTrainer environment_factory).

@@ -17,7 +17,8 @@ scores and counts apart.
             (picklable, so AsyncGRPOTrainer's spawned worker takes it), or
             the module-level sqlgym_reward / sqlgym_reward_async; the dataset
             needs a ``task_id`` column (sqlgym export --format trl).
-  verl      reward.custom_reward_function.path=<this file>, .name=compute_score.
+  verl      sqlgym_verl.py (reward.custom_reward_function.path/name and
+            the multi-turn agent loop).
   OpenRLHF  --reward.remote_url <this file> (reward_func), or
             --reward.remote_url http://HOST:8421/get_reward, with
             --data.label_key label.
@@ -264,38 +265,18 @@ def _default_trl():
 # ---- verl ---------------------------------------------------------------
 
 
-def _verl_item(solution_str, ground_truth, extra_info):
-    info = extra_info or {}
-    if info.get("task_id"):
-        item = {"task_id": info["task_id"], "completion": solution_str}
-        if info.get("split") == HOLDOUT:  # a row of data.val_files from --split holdout
-            item["mode"] = "eval"
-        return item
-    if info.get("db") and ground_truth:
-        return {"db": info["db"], "gold_sql": ground_truth, "completion": solution_str}
-    raise ValueError("extra_info has no task_id: export the dataset with `sqlgym export --format verl`")
-
-
-def _verl_score(result):
-    masked = result["reward"] is None
-    return {
-        "score": 0.0 if masked else float(result["reward"]),
-        "sqlgym_masked": 1.0 if masked else 0.0,
-        "sqlgym_correct": 1.0 if result["outcome"] == "correct" else 0.0,
-    }
-
-
 def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
-    """verl's custom reward function: a dict whose "score" is the reward
-    (0.0 when it must not be learned from, with sqlgym_masked 1.0)."""
-    return _verl_score(SqlgymClient().rewards([_verl_item(solution_str, ground_truth, extra_info)])[0])
+    """verl's custom reward function, kept for configurations that name
+    this file; sqlgym_verl.py is the verl 0.9 integration (its
+    compute_score is the coroutine the reward loop batches)."""
+    import sys
 
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:  # verl loads this file by path, not as a module
+        sys.path.insert(0, here)
+    from sqlgym_verl import compute_score_sync
 
-def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos, **kwargs):
-    """verl's batch reward manager form of compute_score: one request per
-    batch, so the server deduplicates the whole group."""
-    items = [_verl_item(s, g, e) for s, g, e in zip(solution_strs, ground_truths, extra_infos)]
-    return [_verl_score(r) for r in SqlgymClient().rewards(items)]
+    return compute_score_sync(data_source, solution_str, ground_truth, extra_info, **kwargs)
 
 
 # ---- OpenRLHF -----------------------------------------------------------

@@ -3,12 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/agent"
 	"github.com/sqlgym/sqlgym/dataset"
 	"github.com/sqlgym/sqlgym/prompt"
 	"github.com/sqlgym/sqlgym/rundir"
@@ -24,6 +26,8 @@ type exportOptions struct {
 	PromptTemplate string
 	Schema         string
 	Linker         linkerFlags
+	Agent          bool
+	Protocol       string
 	JSON           bool
 	DB             dbFlags
 }
@@ -32,7 +36,7 @@ func newExportCmd(io IO) *cobra.Command {
 	var opts exportOptions
 	cmd := &cobra.Command{
 		Use:   "export",
-		Short: "Write a training dataset for TRL (JSONL) or verl (Parquet)",
+		Short: "Write a training dataset for TRL, verl, SkyRL or NeMo-Gym",
 		Long: `Write tasks as a training dataset, each prompt rendered by the same prompt
 renderer and schema text as 'sqlgym eval'.
 
@@ -42,6 +46,18 @@ renderer and schema text as 'sqlgym eval'.
                   content}), ability ("sql"), reward_model {style "rule",
                   ground_truth: the gold SQL}, extra_info {index, task_id, db,
                   split, pass_rate (-1: none)}
+  --format nemo-gym  JSONL: responses_create_params {input: the prompt's
+                  messages}, task_id, db, split, pass_rate, prompt_hash;
+                  scored by sqlgym serve's POST /verify
+  --format skyrl  JSONL (with --agent --protocol text): prompt, env_class
+                  ("sqlgym"), task_id, db, split, protocol, pass_rate,
+                  prompt_hash
+
+--agent writes multi-turn rows: the prompt is the episode's opening
+messages exactly as POST /v1/episodes renders them for --protocol (tools or
+text), plus what the trainer needs to drive the episode: verl rows get
+agent_name "sqlgym_agent" and extra_info {protocol, tools_kwargs}; TRL and
+SkyRL rows get "protocol". Give it the --schema the server runs with.
 
 --band takes a run folder (its band is computed as 'sqlgym band' does) or a
 band file, and keeps only those tasks of --tasks. Only train tasks are
@@ -56,18 +72,23 @@ apart. See docs/training.md.`,
 		Example: `  sqlgym export --tasks shop --format trl --out train.jsonl
   sqlgym export --tasks shop --band runs/base-k16 --format verl --out train.parquet
   sqlgym export --tasks shop --split holdout --format trl --out holdout.trl.jsonl
-  sqlgym export --tasks tasks.jsonl --band band.jsonl --db-dir data/database --format trl --out band.trl.jsonl --json`,
+  sqlgym export --tasks tasks.jsonl --band band.jsonl --db-dir data/database --format trl --out band.trl.jsonl --json
+  sqlgym export --tasks shop --agent --protocol tools --format verl --out agent.parquet
+  sqlgym export --tasks shop --agent --protocol text --format skyrl --out agent.skyrl.jsonl
+  sqlgym export --tasks shop --format nemo-gym --out shop.nemo-gym.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runExport(cmd.Context(), io, opts) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL), or shop for the built-in set")
 	f.StringVar(&opts.Band, "band", "", "keep only the band: a run folder or a band file (sqlgym band)")
-	f.StringVar(&opts.Format, "format", "", "trl (JSONL) or verl (Parquet)")
+	f.StringVar(&opts.Format, "format", "", "trl (JSONL), verl (Parquet), skyrl (JSONL, --agent) or nemo-gym (JSONL)")
 	f.StringVar(&opts.Out, "out", "", "file to write")
 	f.BoolVar(&opts.IncludeHoldout, "include-holdout", false, "also export held-out tasks (they are for evaluation)")
 	f.StringVar(&opts.Split, "split", "train", "train (the training file) or holdout (the validation file: held-out tasks only)")
 	f.StringVar(&opts.PromptTemplate, "prompt-template", "", "prompt template file (default: the built-in one eval uses)")
+	f.BoolVar(&opts.Agent, "agent", false, "multi-turn rows: the prompt is the episode API's opening messages")
+	f.StringVar(&opts.Protocol, "protocol", "tools", "with --agent: the episode protocol, tools or text")
 	f.BoolVar(&opts.JSON, "json", false, "print the counts as JSON")
 	f.StringVar(&opts.Schema, "schema", "full", "prompt schema: full or linked (oracle is refused: see sqlgym link)")
 	addLinkerFlags(cmd, &opts.Linker)
@@ -81,6 +102,7 @@ apart. See docs/training.md.`,
 type exportResult struct {
 	Format       string `json:"format"`
 	Split        string `json:"split"`
+	Protocol     string `json:"protocol,omitempty"`
 	Out          string `json:"out"`
 	Examples     int    `json:"examples"`
 	HeldOutSkip  int    `json:"holdout_skipped"`
@@ -89,8 +111,9 @@ type exportResult struct {
 }
 
 func runExport(ctx context.Context, io IO, opts exportOptions) error {
-	if opts.Format != "trl" && opts.Format != "verl" {
-		return usagef("--format %q: trl or verl", opts.Format)
+	protocol, err := exportProtocol(opts)
+	if err != nil {
+		return err
 	}
 	holdout := opts.Split == sqlgym.SplitHoldout
 	switch {
@@ -148,20 +171,32 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 		return err
 	}
 	defer cat.Close()
-	exs, err := dataset.RenderSchema(ctx, cat, tmpl, src, tasks)
+	var exs []dataset.Example
+	if opts.Agent {
+		op := agent.NewOpener(cat, nil, protocol)
+		op.SetSchema(src)
+		exs, err = dataset.RenderAgent(ctx, op, tasks)
+		tmpl = op.Template()
+	} else {
+		exs, err = dataset.RenderSchema(ctx, cat, tmpl, src, tasks)
+	}
 	if err != nil {
 		return err
 	}
 	switch opts.Format {
 	case "trl":
-		err = writeTRLFile(opts.Out, exs)
+		err = writeJSONLFile(opts.Out, exs, dataset.WriteTRL)
 	case "verl":
 		err = dataset.WriteVerl(opts.Out, exs)
+	case "skyrl":
+		err = writeJSONLFile(opts.Out, exs, dataset.WriteSkyRL)
+	case "nemo-gym":
+		err = writeJSONLFile(opts.Out, exs, dataset.WriteNemoGym)
 	}
 	if err != nil {
 		return err
 	}
-	res := exportResult{Format: opts.Format, Split: opts.Split, Out: opts.Out, Examples: len(exs), HeldOutSkip: held, PromptHash: tmpl.Hash(), BandSelected: opts.Band != ""}
+	res := exportResult{Format: opts.Format, Split: opts.Split, Protocol: string(protocol), Out: opts.Out, Examples: len(exs), HeldOutSkip: held, PromptHash: tmpl.Hash(), BandSelected: opts.Band != ""}
 	if opts.JSON {
 		return writeJSON(io.Out, res)
 	}
@@ -190,13 +225,44 @@ func bandSelection(path string, tasks []sqlgym.Task) ([]sqlgym.Task, error) {
 	return band, err
 }
 
-func writeTRLFile(path string, exs []dataset.Example) error {
+// exportProtocol checks --format, --agent and --protocol together: the
+// episode protocol of an agent-mode export, empty for a single-turn one.
+func exportProtocol(opts exportOptions) (agent.Protocol, error) {
+	switch opts.Format {
+	case "trl", "verl", "skyrl", "nemo-gym":
+	default:
+		return "", usagef("--format %q: trl, verl, skyrl or nemo-gym", opts.Format)
+	}
+	if !opts.Agent {
+		if opts.Format == "skyrl" {
+			return "", usagef("--format skyrl is for multi-turn episodes: add --agent --protocol text")
+		}
+		return "", nil
+	}
+	if opts.PromptTemplate != "" {
+		return "", usagef("--prompt-template with --agent: the episode API opens with the built-in agent templates, and the exported prompt must be what it sends; drop --prompt-template")
+	}
+	p, err := agent.ParseProtocol(opts.Protocol)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case opts.Format == "skyrl" && p != agent.ProtocolText:
+		return "", usagef("--format skyrl --agent: SkyRL environments read the model's text, so use --protocol text")
+	case opts.Format == "nemo-gym":
+		return "", usagef("--format nemo-gym --agent: NeMo-Gym's agents would call the tools on the resources server, which sqlgym serve does not offer; export --format nemo-gym without --agent (single turn, scored by POST /verify)")
+	}
+	return p, nil
+}
+
+// writeJSONLFile writes a JSONL dataset atomically, with write.
+func writeJSONLFile(path string, exs []dataset.Example, write func(io.Writer, []dataset.Example) error) error {
 	f, err := os.CreateTemp(dirOf(path), ".sqlgym-*.jsonl")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer os.Remove(f.Name())
-	if err := dataset.WriteTRL(f, exs); err != nil {
+	if err := write(f, exs); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
