@@ -137,3 +137,20 @@ func TestNemoGymAggregate(t *testing.T) {
 		t.Errorf("bad reward: %d", resp.StatusCode)
 	}
 }
+
+// A held-out row of a validation export (split "holdout") is scored as an
+// evaluation request under --eval-holdout; the same task as a training
+// row is still refused.
+func TestNemoGymVerifyHeldOutRow(t *testing.T) {
+	_, hs := newTestServer(t, Config{EvalHoldout: true})
+	row := verifyBody("secret", "```sql\nSELECT 1\n```", false)
+	row["split"] = sqlgym.SplitHoldout
+	resp, raw := post(t, hs.URL+"/verify", row)
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil || resp.StatusCode != http.StatusOK || out["reward"] == nil {
+		t.Fatalf("held-out row under --eval-holdout: %d %s", resp.StatusCode, raw)
+	}
+	if resp, raw := post(t, hs.URL+"/verify", verifyBody("secret", "```sql\nSELECT 1\n```", false)); resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("held-out task on a training row: %d %s", resp.StatusCode, raw)
+	}
+}
