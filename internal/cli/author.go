@@ -18,6 +18,7 @@ import (
 	"github.com/sqlgym/sqlgym/author/teacher"
 	"github.com/sqlgym/sqlgym/engine"
 	"github.com/sqlgym/sqlgym/screen"
+	"github.com/sqlgym/sqlgym/shopdb"
 )
 
 type authorOptions struct {
@@ -138,7 +139,7 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 		return engine.Open(ctx, url, engine.Options{PostgresSchema: opts.DB.PGSchema})
 	}
 	var lex *author.Lexicon
-	if name == "shop" {
+	if name == shopdb.Name {
 		lex = author.ShopLexicon()
 	}
 	start := time.Now()

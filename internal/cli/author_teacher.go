@@ -126,6 +126,8 @@ func screenAuthored(ctx context.Context, w goio.Writer, cat *catalog.Catalog, ou
 	if err != nil {
 		return nil, usagef("--screen-mode: %v", err)
 	}
+	// out is the file this run wrote, even when it is named "shop", so it
+	// is read as a file, not by the --tasks loader.
 	tasks, err := sqlgym.ReadTasks(out)
 	if err != nil {
 		return nil, err

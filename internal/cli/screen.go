@@ -11,6 +11,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/screen"
+	"github.com/sqlgym/sqlgym/shopdb"
 	"github.com/sqlgym/sqlgym/verify"
 )
 
@@ -111,7 +112,7 @@ func runScreen(ctx context.Context, io IO, opts screenOptions) error {
 	if opts.DropWeak && opts.Out == "" {
 		return usagef("--drop-weak needs --out")
 	}
-	tasks, err := loadTasks(opts.Tasks)
+	tasks, err := shopdb.LoadTasks(opts.Tasks)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sqlgym/sqlgym"
+)
+
+// Every command that takes a task file reads it by shopdb.LoadTasks, so the
+// name "shop" means the built-in set in each (issue 15: split, --band and
+// author --screen read files by another function). split is tested in
+// split_test.go.
+func TestBandFileMayBeTheBuiltInSet(t *testing.T) {
+	t.Setenv("SQLGYM_CACHE", t.TempDir())
+	out := filepath.Join(t.TempDir(), "trl.jsonl")
+	code, stdout, errOut := run(t, "export", "--tasks", "shop", "--band", "shop", "--include-holdout", "--format", "trl", "--out", out, "--json")
+	if code != ExitOK {
+		t.Fatalf("export --band shop: exit %d: %s", code, errOut)
+	}
+	var res exportResult
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	all, err := sqlgym.ReadTasks(writeShopFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.BandSelected || res.Examples != len(all) {
+		t.Fatalf("exported %+v, want every one of the %d built-in tasks", res, len(all))
+	}
+}
+
+func writeShopFile(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "shop.jsonl")
+	if code, _, errOut := run(t, "split", "--tasks", "shop", "--out", p, "--group-by", "none"); code != ExitOK {
+		t.Fatalf("split --tasks shop: %s", errOut)
+	}
+	return p
+}
+
+func TestAuthorScreenReadsItsOutput(t *testing.T) {
+	t.Setenv("SQLGYM_CACHE", t.TempDir())
+	// An --out named like the built-in set is still the file author wrote,
+	// not the built-in set.
+	dir := t.TempDir()
+	wd, _ := os.Getwd()
+	t.Cleanup(func() { os.Chdir(wd) })
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, errOut := run(t, "author", "--teacher", "synth", "--db", "shop", "--n", "12", "--out", "shop", "--screen", "--json")
+	if code != ExitOK {
+		t.Fatalf("author --screen: exit %d: %s", code, errOut)
+	}
+	var res authorResult
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Screen == nil || res.Screen.Tasks != 12 || !strings.Contains(errOut, "screen (mode multiset)") {
+		t.Fatalf("screen report %+v, stderr %q", res.Screen, errOut)
+	}
+	got, err := sqlgym.ReadTasks(filepath.Join(dir, "shop"))
+	if err != nil || len(got) != 12 {
+		t.Fatalf("%d tasks in ./shop: %v", len(got), err)
+	}
+}
