@@ -126,6 +126,7 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 		return err
 	}
 	defer cat.Close()
+	useEngineGolds(cat, tasks)
 	exs, err := dataset.RenderSchema(ctx, cat, tmpl, src, tasks)
 	if err != nil {
 		return err

@@ -69,3 +69,34 @@ func TestAuthorScreenReadsItsOutput(t *testing.T) {
 		t.Fatalf("%d tasks in ./shop: %v", len(got), err)
 	}
 }
+
+// export hands on the gold for the engine the database is on: the shop
+// tasks' julianday golds become DuckDB SQL on the shop in DuckDB.
+func TestExportGivesTheEnginesGold(t *testing.T) {
+	t.Setenv("SQLGYM_CACHE", t.TempDir())
+	dir := t.TempDir()
+	duck := filepath.Join(dir, "shop.duckdb")
+	if code, _, errOut := run(t, "db", "create", "shop", "--engine", "duckdb", "--out", duck); code != ExitOK {
+		t.Fatalf("db create: %s", errOut)
+	}
+	for _, tc := range []struct{ db, want, not string }{
+		{"sqlite", "julianday(", "EXTRACT(EPOCH"},
+		{"duckdb", "EXTRACT(EPOCH", "julianday("},
+	} {
+		out := filepath.Join(dir, tc.db+".jsonl")
+		args := []string{"export", "--tasks", "shop", "--format", "trl", "--out", out}
+		if tc.db == "duckdb" {
+			args = append(args, "--db", "shop=duckdb:"+duck)
+		}
+		if code, _, errOut := run(t, args...); code != ExitOK {
+			t.Fatalf("%s: export: exit %d: %s", tc.db, code, errOut)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), tc.want) || strings.Contains(string(b), tc.not) {
+			t.Errorf("%s: the exported golds do not use %s only", tc.db, tc.want)
+		}
+	}
+}
