@@ -133,7 +133,7 @@ func screenAuthored(ctx context.Context, w goio.Writer, cat *catalog.Catalog, ou
 		return nil, err
 	}
 	v := verify.New(cat, tasks, verify.Config{Mode: mode})
-	rep, marked, err := screen.Screen(ctx, v, tasks, screen.Options{})
+	rep, marked, err := screen.Screen(ctx, v, tasks, screen.Options{Dialect: dialectOf(cat)})
 	if err != nil {
 		return nil, err
 	}

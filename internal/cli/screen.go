@@ -124,7 +124,7 @@ func runScreen(ctx context.Context, io IO, opts screenOptions) error {
 	v := verify.New(cat, tasks, verify.Config{Mode: mode, KeepDistinct: opts.KeepDistinct,
 		Limits: sqlgym.Limits{Timeout: opts.Timeout}})
 	start := time.Now()
-	rep, out, err := screen.Screen(ctx, v, tasks, screen.Options{Kinds: kinds, MaxPerKind: opts.MaxPerKind,
+	rep, out, err := screen.Screen(ctx, v, tasks, screen.Options{Dialect: dialectOf(cat), Kinds: kinds, MaxPerKind: opts.MaxPerKind,
 		Progress: func(done, total int) {
 			if total > 256 {
 				fmt.Fprintf(io.ErrOut, "screened %d/%d tasks (%.1fs)\n", done, total, time.Since(start).Seconds())

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/shopdb"
 )
 
 // Every command that takes a task file reads it by shopdb.LoadTasks, so the
@@ -98,5 +99,46 @@ func TestExportGivesTheEnginesGold(t *testing.T) {
 		if !strings.Contains(string(b), tc.want) || strings.Contains(string(b), tc.not) {
 			t.Errorf("%s: the exported golds do not use %s only", tc.db, tc.want)
 		}
+	}
+}
+
+// screen runs, and mutates, the gold of the engine the database is on:
+// the shop tasks with a per-engine gold screen on the shop in DuckDB with
+// no gold failing (their sql, SQLite's, has julianday, which DuckDB lacks).
+func TestScreenUsesTheEnginesGold(t *testing.T) {
+	t.Setenv("SQLGYM_CACHE", t.TempDir())
+	dir := t.TempDir()
+	duck := filepath.Join(dir, "shop.duckdb")
+	if code, _, errOut := run(t, "db", "create", "shop", "--engine", "duckdb", "--out", duck); code != ExitOK {
+		t.Fatalf("db create: %s", errOut)
+	}
+	all, err := shopdb.Tasks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var some []sqlgym.Task
+	for _, tk := range all {
+		if strings.Contains(tk.SQL, "julianday") {
+			some = append(some, tk)
+		}
+	}
+	if len(some) == 0 {
+		t.Fatal("no julianday gold in the shop set: the test proves nothing")
+	}
+	var b strings.Builder
+	if err := sqlgym.WriteTasks(&b, some); err != nil {
+		t.Fatal(err)
+	}
+	tasks := writeFile(t, "dated.jsonl", b.String())
+	code, stdout, errOut := run(t, "screen", "--tasks", tasks, "--db", "shop=duckdb:"+duck, "--json")
+	if code != ExitOK {
+		t.Fatalf("screen: exit %d: %s", code, errOut)
+	}
+	var res screenJSON
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.GoldErrors != 0 || res.Screened != len(some) {
+		t.Fatalf("screened %d of %d, %d gold errors", res.Screened, len(some), res.GoldErrors)
 	}
 }
