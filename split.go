@@ -25,16 +25,7 @@ func InHoldout(id, salt string, frac float64) bool {
 // AssignSplits sets each task's Split by InHoldout and returns how many
 // landed in each split.
 func AssignSplits(tasks []Task, salt string, frac float64) (train, holdout int) {
-	for i := range tasks {
-		if InHoldout(tasks[i].ID, salt, frac) {
-			tasks[i].Split = SplitHoldout
-			holdout++
-		} else {
-			tasks[i].Split = SplitTrain
-			train++
-		}
-	}
-	return train, holdout
+	return AssignSplitGroups(tasks, nil, salt, frac)
 }
 
 // AssignSplitGroups sets each task's Split so that tasks in one group

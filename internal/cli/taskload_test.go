@@ -76,10 +76,7 @@ func TestAuthorScreenReadsItsOutput(t *testing.T) {
 func TestExportGivesTheEnginesGold(t *testing.T) {
 	t.Setenv("SQLGYM_CACHE", t.TempDir())
 	dir := t.TempDir()
-	duck := filepath.Join(dir, "shop.duckdb")
-	if code, _, errOut := run(t, "db", "create", "shop", "--engine", "duckdb", "--out", duck); code != ExitOK {
-		t.Fatalf("db create: %s", errOut)
-	}
+	duck := duckShop(t, dir)
 	for _, tc := range []struct{ db, want, not string }{
 		{"sqlite", "julianday(", "EXTRACT(EPOCH"},
 		{"duckdb", "EXTRACT(EPOCH", "julianday("},
@@ -108,10 +105,7 @@ func TestExportGivesTheEnginesGold(t *testing.T) {
 func TestScreenUsesTheEnginesGold(t *testing.T) {
 	t.Setenv("SQLGYM_CACHE", t.TempDir())
 	dir := t.TempDir()
-	duck := filepath.Join(dir, "shop.duckdb")
-	if code, _, errOut := run(t, "db", "create", "shop", "--engine", "duckdb", "--out", duck); code != ExitOK {
-		t.Fatalf("db create: %s", errOut)
-	}
+	duck := duckShop(t, dir)
 	all, err := shopdb.Tasks()
 	if err != nil {
 		t.Fatal(err)
@@ -141,4 +135,14 @@ func TestScreenUsesTheEnginesGold(t *testing.T) {
 	if res.GoldErrors != 0 || res.Screened != len(some) {
 		t.Fatalf("screened %d of %d, %d gold errors", res.Screened, len(some), res.GoldErrors)
 	}
+}
+
+// duckShop creates the shop database as a DuckDB file in dir.
+func duckShop(t *testing.T, dir string) string {
+	t.Helper()
+	duck := filepath.Join(dir, "shop.duckdb")
+	if code, _, errOut := run(t, "db", "create", "shop", "--engine", "duckdb", "--out", duck); code != ExitOK {
+		t.Fatalf("db create: %s", errOut)
+	}
+	return duck
 }
