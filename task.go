@@ -33,6 +33,12 @@ type Task struct {
 	Complexity    string `json:"complexity,omitempty"`
 	Source        string `json:"source,omitempty"`
 
+	// GoldByDialect holds the gold for the engines that need another text
+	// than SQL, by dialect ("postgres": "..."): SQL is the gold on every
+	// engine it does not list. The built-in shop tasks are written for
+	// SQLite and carry the PostgreSQL and DuckDB texts here. GoldFor picks.
+	GoldByDialect map[Dialect]string `json:"gold_sql_by_dialect,omitempty"`
+
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
@@ -45,7 +51,7 @@ const (
 var knownTaskFields = map[string]bool{
 	"id": true, "db": true, "question": true, "sql": true, "evidence": true, "split": true,
 	"alternatives": true, "db_variants": true, "condition_cols": true, "ignore_order": true,
-	"difficulty": true, "complexity": true, "source": true,
+	"difficulty": true, "complexity": true, "source": true, "gold_sql_by_dialect": true,
 }
 
 // UnmarshalJSON reads the known fields and keeps the rest in Extra.
@@ -102,6 +108,20 @@ func (t Task) MarshalJSON() ([]byte, error) {
 // Golds is the task's gold SQL followed by its alternatives.
 func (t *Task) Golds() []string {
 	return append([]string{t.SQL}, t.Alternatives...)
+}
+
+// GoldFor is the task's gold on an engine of dialect d: its
+// GoldByDialect entry, or SQL.
+func (t *Task) GoldFor(d Dialect) string {
+	if g, ok := t.GoldByDialect[d]; ok && g != "" {
+		return g
+	}
+	return t.SQL
+}
+
+// GoldsFor is GoldFor(d) followed by the alternatives.
+func (t *Task) GoldsFor(d Dialect) []string {
+	return append([]string{t.GoldFor(d)}, t.Alternatives...)
 }
 
 // ReadTasks reads a JSONL task file. Errors name the file and line:

@@ -137,7 +137,12 @@ func (s *Server) Warm(ctx context.Context) (WarmReport, error) {
 		if s.servable(&t) {
 			// Rerun: judged on its own result, the gold shows whether it
 			// gives the same rows twice.
-			answers = append(answers, verify.Answer{TaskID: t.ID, SQL: t.SQL, Rerun: true})
+			// The gold is the one for its database's engine.
+			sql := t.SQL
+			if u, err := s.dbs.Resolve(t.DB); err == nil {
+				sql = t.GoldFor(sqlgym.URLDialect(u))
+			}
+			answers = append(answers, verify.Answer{TaskID: t.ID, SQL: sql, Rerun: true})
 		}
 	}
 	rep := WarmReport{Tasks: len(answers)}

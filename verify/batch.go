@@ -152,19 +152,22 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 				break
 			}
 			p := modePlan{mode: m}
-			golds := j.task.Golds()
 			pred := j.sql
 			// Both queries as the official test-suite evaluation rewrites
 			// them before running them (see sqltext.TestSuitePred).
 			if ts {
 				pred = sqltext.TestSuitePred(pred, v.cfg.KeepDistinct)
-				gs := make([]string, len(golds))
-				for i, g := range golds {
-					gs[i] = sqltext.TestSuiteGold(g, v.cfg.KeepDistinct)
-				}
-				golds = gs
 			}
 			for _, u := range us {
+				// Each database runs the gold written for its engine
+				// (Task.GoldByDialect), so one task set serves a database
+				// loaded into several engines.
+				golds := j.task.GoldsFor(sqlgym.URLDialect(u))
+				if ts {
+					for i, g := range golds {
+						golds[i] = sqltext.TestSuiteGold(g, v.cfg.KeepDistinct)
+					}
+				}
 				p.checks = append(p.checks, variantCheck{url: u, golds: golds, pred: pred, key: execKey{u, normalize(u, pred)}})
 			}
 			j.plans = append(j.plans, p)

@@ -18,6 +18,7 @@ import (
 	"github.com/sqlgym/sqlgym/author/teacher"
 	"github.com/sqlgym/sqlgym/engine"
 	"github.com/sqlgym/sqlgym/screen"
+	"github.com/sqlgym/sqlgym/shopdb"
 )
 
 type authorOptions struct {
@@ -102,6 +103,8 @@ type authorResult struct {
 	author.Counts
 	TeacherStats *teacher.Stats `json:"teacher_stats,omitempty"`
 	Screen       *screen.Report `json:"screen,omitempty"`
+	// Skipped are the levels the synth teacher had nothing to write from.
+	Skipped []author.SkippedLevel `json:"skipped_levels,omitempty"`
 }
 
 func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
@@ -138,7 +141,7 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 		return engine.Open(ctx, url, engine.Options{PostgresSchema: opts.DB.PGSchema})
 	}
 	var lex *author.Lexicon
-	if name == "shop" {
+	if name == shopdb.Name {
 		lex = author.ShopLexicon()
 	}
 	start := time.Now()
@@ -192,6 +195,12 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 		return runErr
 	}
 	res := authorResult{DB: name, Teacher: opts.Teacher, Seed: opts.Seed, Out: opts.Out, N: opts.N, Seconds: elapsed.Seconds(), Counts: cnt, TeacherStats: stats}
+	if sy, ok := setup.teacher.(*author.Synth); ok {
+		res.Skipped = sy.Skipped()
+		for _, s := range res.Skipped {
+			fmt.Fprintf(io.ErrOut, "skipped level %s: %s\n", s.Level, s.Reason)
+		}
+	}
 	if opts.TF.Screen {
 		if res.Screen, err = screenAuthored(ctx, io.ErrOut, cat, opts.Out, opts.TF.ScreenMode); err != nil {
 			return err

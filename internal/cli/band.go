@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqlgym/sqlgym/dataset"
 	"github.com/sqlgym/sqlgym/rundir"
+	"github.com/sqlgym/sqlgym/shopdb"
 )
 
 type bandOptions struct {
@@ -62,7 +63,7 @@ func runBand(io IO, run string, opts bandOptions) error {
 			return err
 		}
 	}
-	tasks, err := loadTasks(tasksFile)
+	tasks, err := shopdb.LoadTasks(tasksFile)
 	if err != nil {
 		return fmt.Errorf("the run's task file: %w", err)
 	}

@@ -74,7 +74,7 @@ func writeFile(t *testing.T, name, content string) string {
 func TestSplitCommand(t *testing.T) {
 	var b strings.Builder
 	for i := 0; i < 741; i++ {
-		fmt.Fprintf(&b, `{"id":"shop_%04d","db":"shop","question":"q","sql":"SELECT 1","keep":true}`+"\n", i)
+		fmt.Fprintf(&b, `{"id":"shop_%04d","db":"shop","question":"q","sql":"SELECT %d","keep":true}`+"\n", i, i)
 	}
 	in := writeFile(t, "tasks.jsonl", b.String())
 	outPath := filepath.Join(t.TempDir(), "split.jsonl")

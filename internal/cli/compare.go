@@ -126,6 +126,10 @@ func runCompare(io IO, opts compareOptions, argv []string) error {
 		return sqlgym.Userf(fmt.Sprintf("the runs differ in %s, so their numbers are not comparable; re-run them alike, or pass --allow-mismatch to pair them on their common tasks anyway",
 			strings.Join(dedupe(what), ", ")), "%v", err)
 	}
+	var few *report.FewDatabasesError
+	if errors.As(err, &few) {
+		return sqlgym.Userf("drop --cluster db: it is for task sets over many databases (Spider, BIRD); one database's tasks are resampled by task", "%v", err)
+	}
 	if err != nil {
 		return sqlgym.Userf("compare runs of the same tasks; --allow-mismatch pairs runs on their common tasks", "%v", err)
 	}
@@ -137,6 +141,16 @@ func runCompare(io IO, opts compareOptions, argv []string) error {
 	if err := appendCompareLedger(c, base[0], treat, argv, opts.HTML); err != nil {
 		return err
 	}
+	if err := printComparison(io, opts, c); err != nil {
+		return err
+	}
+	if c.CriterionMet != nil && !*c.CriterionMet {
+		return &CriterionError{Criterion: c.Criterion, Delta: c.Pass1().Delta}
+	}
+	return nil
+}
+
+func printComparison(io IO, opts compareOptions, c *report.Comparison) error {
 	switch {
 	case opts.JSON:
 		return writeJSON(io.Out, c)
@@ -152,6 +166,19 @@ func runCompare(io IO, opts compareOptions, argv []string) error {
 		}
 		return nil
 	}
+}
+
+// CriterionError is a pre-registered --criterion that the comparison did
+// not meet: compare prints its result, records it in the ledger, then
+// exits 1 so that a script or CI step stops.
+type CriterionError struct {
+	Criterion string
+	Delta     stats.Interval
+}
+
+func (e *CriterionError) Error() string {
+	return fmt.Sprintf("criterion %s not met (delta %+.2f pts, 95%% interval [%+.2f, %+.2f])",
+		e.Criterion, 100*e.Delta.Value, 100*e.Delta.Lo, 100*e.Delta.Hi)
 }
 
 func loadRuns(dirs []string) ([]*report.Run, error) {

@@ -76,7 +76,7 @@ type dbCreateResult struct {
 }
 
 func runDBCreate(ctx context.Context, io IO, opts dbCreateOptions) error {
-	if opts.Name != "shop" {
+	if opts.Name != shopdb.Name {
 		return sqlgym.Userf("the built-in databases are: shop", "no built-in database %q", opts.Name)
 	}
 	stmts := shopdb.Statements()
@@ -164,7 +164,7 @@ it, with a few real values per column (--samples).`,
 }
 
 func runDBSchema(ctx context.Context, io IO, opts dbSchemaOptions) error {
-	if opts.Name == "shop" && !opts.JSON && opts.Samples == 0 && len(opts.DB.Refs) == 0 && opts.DB.DBDir == "" {
+	if opts.Name == shopdb.Name && !opts.JSON && opts.Samples == 0 && len(opts.DB.Refs) == 0 && opts.DB.DBDir == "" {
 		_, err := fmt.Fprint(io.Out, shopdb.Schema())
 		return err
 	}

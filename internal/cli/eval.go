@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	goio "io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,6 +16,7 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/baseline"
 	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/dataset"
 	"github.com/sqlgym/sqlgym/eval"
 	"github.com/sqlgym/sqlgym/ledger"
 	"github.com/sqlgym/sqlgym/model"
@@ -193,6 +192,9 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 	if err != nil {
 		return err
 	}
+	if w := dataset.SharedGoldWarning(dataset.SharedGolds(all)); w != "" && opts.Split != sqlgym.SplitTrain {
+		fmt.Fprintf(io.ErrOut, "warning: %s: %s\n", opts.Tasks, w)
+	}
 	cat, err := opts.DB.catalogFor(tasks)
 	if err != nil {
 		return err
@@ -300,17 +302,10 @@ func baselinePolicy(ctx context.Context, cfg *eval.Config, opts evalOptions, all
 	return nil
 }
 
-// readTasksHashed reads a task file, or the built-in shop task set for
-// "shop" (as loadTasks does), and the SHA-256 of its bytes.
+// readTasksHashed reads --tasks by the one task loader, with the SHA-256
+// of the file's bytes.
 func readTasksHashed(path string) ([]sqlgym.Task, string, error) {
-	var b []byte
-	var err error
-	if path == shopdb.Name {
-		b = shopdb.TasksJSONL()
-	} else if b, err = os.ReadFile(path); err != nil {
-		return nil, "", sqlgym.Userf("give --tasks a JSONL task file (sqlgym import and sqlgym author write one), or shop for the built-in set", "read task file: %v", err)
-	}
-	tasks, err := sqlgym.DecodeTasks(bytes.NewReader(b), path)
+	tasks, b, err := shopdb.LoadTaskFile(path)
 	if err != nil {
 		return nil, "", err
 	}

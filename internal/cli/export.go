@@ -14,6 +14,7 @@ import (
 	"github.com/sqlgym/sqlgym/dataset"
 	"github.com/sqlgym/sqlgym/prompt"
 	"github.com/sqlgym/sqlgym/rundir"
+	"github.com/sqlgym/sqlgym/shopdb"
 )
 
 type exportOptions struct {
@@ -137,7 +138,7 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 			return err
 		}
 	}
-	tasks, err := loadTasks(opts.Tasks)
+	tasks, err := shopdb.LoadTasks(opts.Tasks)
 	if err != nil {
 		return err
 	}
@@ -171,6 +172,7 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 		return err
 	}
 	defer cat.Close()
+	useEngineGolds(cat, tasks)
 	var exs []dataset.Example
 	if opts.Agent {
 		op := agent.NewOpener(cat, nil, protocol)
@@ -208,14 +210,14 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 }
 
 // bandSelection reads --band: a run folder, whose band is computed, or a
-// band file.
+// band file, read by the one task loader (so "shop" is the built-in set).
 func bandSelection(path string, tasks []sqlgym.Task) ([]sqlgym.Task, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, sqlgym.Userf("give a run folder (sqlgym eval --out) or a band file (sqlgym band --out)", "--band %s: %v", path, err)
-	}
-	if !st.IsDir() {
-		return sqlgym.ReadTasks(path)
+	if st, err := os.Stat(path); err != nil || !st.IsDir() {
+		band, lerr := shopdb.LoadTasks(path)
+		if err != nil && lerr != nil {
+			return nil, sqlgym.Userf("give a run folder (sqlgym eval --out) or a band file (sqlgym band --out)", "--band %s: %v", path, err)
+		}
+		return band, lerr
 	}
 	samples, err := rundir.ReadSamples(path)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/link"
+	"github.com/sqlgym/sqlgym/shopdb"
 )
 
 type linkMergeOptions struct {
@@ -60,7 +61,7 @@ type linkMergeResult struct {
 }
 
 func runLinkMerge(ctx context.Context, io IO, opts linkMergeOptions) error {
-	tasks, err := loadTasks(opts.Tasks)
+	tasks, err := shopdb.LoadTasks(opts.Tasks)
 	if err != nil {
 		return err
 	}

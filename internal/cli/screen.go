@@ -11,6 +11,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/screen"
+	"github.com/sqlgym/sqlgym/shopdb"
 	"github.com/sqlgym/sqlgym/verify"
 )
 
@@ -111,7 +112,7 @@ func runScreen(ctx context.Context, io IO, opts screenOptions) error {
 	if opts.DropWeak && opts.Out == "" {
 		return usagef("--drop-weak needs --out")
 	}
-	tasks, err := loadTasks(opts.Tasks)
+	tasks, err := shopdb.LoadTasks(opts.Tasks)
 	if err != nil {
 		return err
 	}
@@ -123,7 +124,7 @@ func runScreen(ctx context.Context, io IO, opts screenOptions) error {
 	v := verify.New(cat, tasks, verify.Config{Mode: mode, KeepDistinct: opts.KeepDistinct,
 		Limits: sqlgym.Limits{Timeout: opts.Timeout}})
 	start := time.Now()
-	rep, out, err := screen.Screen(ctx, v, tasks, screen.Options{Kinds: kinds, MaxPerKind: opts.MaxPerKind,
+	rep, out, err := screen.Screen(ctx, v, tasks, screen.Options{Dialect: dialectOf(cat), Kinds: kinds, MaxPerKind: opts.MaxPerKind,
 		Progress: func(done, total int) {
 			if total > 256 {
 				fmt.Fprintf(io.ErrOut, "screened %d/%d tasks (%.1fs)\n", done, total, time.Since(start).Seconds())

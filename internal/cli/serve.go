@@ -12,6 +12,7 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/agent"
 	"github.com/sqlgym/sqlgym/serve"
+	"github.com/sqlgym/sqlgym/shopdb"
 	"github.com/sqlgym/sqlgym/verify"
 )
 
@@ -178,7 +179,7 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	if err := refuseOracle(src, "serve"); err != nil {
 		return err
 	}
-	tasks, err := loadTasks(opts.Tasks)
+	tasks, err := shopdb.LoadTasks(opts.Tasks)
 	if err != nil {
 		return err
 	}

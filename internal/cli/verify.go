@@ -107,7 +107,7 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 	if err != nil {
 		return err
 	}
-	tasks, err := loadTasks(opts.Tasks)
+	tasks, err := shopdb.LoadTasks(opts.Tasks)
 	if err != nil {
 		return err
 	}
@@ -219,10 +219,4 @@ func checkDatabases(cat interface{ Resolve(string) (string, error) }, tasks []sq
 		}
 	}
 	return nil
-}
-
-// loadTasks reads a task file; the name "shop" is the built-in shop task
-// set embedded in sqlgym (write ./shop for a file of that name).
-func loadTasks(path string) ([]sqlgym.Task, error) {
-	return shopdb.LoadTasks(path)
 }
