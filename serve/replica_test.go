@@ -100,14 +100,7 @@ func TestReadiness(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln, 5*time.Second) }()
-	url := "http://" + ln.Addr().String()
+	url, cancel, served := serveOnLoopback(t, s, 5*time.Second)
 
 	if resp, body := get(t, url+"/readyz"); resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, `"starting"`) {
 		t.Fatalf("readyz before start-up finished: %d %s", resp.StatusCode, body)
@@ -165,4 +158,18 @@ func TestOpenDatabasesNamesTheMissingOne(t *testing.T) {
 	if s.Ready() {
 		t.Fatal("ready without its databases")
 	}
+}
+
+// serveOnLoopback runs s.Serve on a free loopback port until cancel; served
+// gets Serve's result.
+func serveOnLoopback(t *testing.T, s *Server, drain time.Duration) (url string, cancel func(), served <-chan error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln, drain) }()
+	return "http://" + ln.Addr().String(), cancel, done
 }

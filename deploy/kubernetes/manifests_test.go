@@ -48,27 +48,28 @@ func (m *manifests) decode(doc []byte) error {
 	var obj any
 	switch tm.APIVersion + " " + tm.Kind {
 	case "apps/v1 Deployment":
-		o := &appsv1.Deployment{}
-		m.deployments, obj = append(m.deployments, o), o
+		obj = add(&m.deployments)
 	case "apps/v1 StatefulSet":
-		o := &appsv1.StatefulSet{}
-		m.statefulsets, obj = append(m.statefulsets, o), o
+		obj = add(&m.statefulsets)
 	case "v1 Service":
-		o := &corev1.Service{}
-		m.services, obj = append(m.services, o), o
+		obj = add(&m.services)
 	case "v1 ConfigMap":
-		o := &corev1.ConfigMap{}
-		m.configmaps, obj = append(m.configmaps, o), o
+		obj = add(&m.configmaps)
 	case "autoscaling/v2 HorizontalPodAutoscaler":
-		o := &autoscalingv2.HorizontalPodAutoscaler{}
-		m.hpas, obj = append(m.hpas, o), o
+		obj = add(&m.hpas)
 	case "policy/v1 PodDisruptionBudget":
-		o := &policyv1.PodDisruptionBudget{}
-		m.pdbs, obj = append(m.pdbs, o), o
+		obj = add(&m.pdbs)
 	default:
 		return fmt.Errorf("apiVersion %q kind %q: not a type this test knows; add it here", tm.APIVersion, tm.Kind)
 	}
 	return yaml.UnmarshalStrict(doc, obj)
+}
+
+// add appends a new, empty object to list and returns it to decode into.
+func add[T any](list *[]*T) *T {
+	o := new(T)
+	*list = append(*list, o)
+	return o
 }
 
 func load(t *testing.T) *manifests {

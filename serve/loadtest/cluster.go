@@ -67,28 +67,23 @@ type ClusterReport struct {
 }
 
 func (c ClusterConfig) withDefaults() ClusterConfig {
-	if c.Replicas <= 0 {
-		c.Replicas = 3
-	}
-	if c.Duration <= 0 {
-		c.Duration = time.Minute
-	}
-	if c.Episodes <= 0 {
-		c.Episodes = 200
-	}
-	if c.Senders <= 0 {
-		c.Senders = 2
-	}
-	if c.Tasks <= 0 {
-		c.Tasks = 32
-	}
-	if c.Samples <= 0 {
-		c.Samples = 16
-	}
+	orDefault(&c.Replicas, 3)
+	orDefault(&c.Duration, time.Minute)
+	orDefault(&c.Episodes, 200)
+	orDefault(&c.Senders, 2)
+	orDefault(&c.Tasks, 32)
+	orDefault(&c.Samples, 16)
 	if c.Progress == nil {
 		c.Progress = io.Discard
 	}
 	return c
+}
+
+// orDefault sets a zero or negative setting to its default.
+func orDefault[T int | time.Duration](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }
 
 // RunCluster runs the cluster load test. It returns the report and an
