@@ -43,6 +43,25 @@ func (s *Server) OpenDatabases(ctx context.Context) error {
 	return nil
 }
 
+// ReadyWhenOpen retries OpenDatabases every interval until it succeeds
+// or ctx ends, then marks the server ready: a database that is down at
+// start (a PostgreSQL still starting) keeps the replica out of its
+// balancer until it opens, without stopping the process.
+func (s *Server) ReadyWhenOpen(ctx context.Context, first error, interval time.Duration) {
+	err := first
+	for err != nil {
+		s.notReady.Store(err.Error())
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+		err = s.OpenDatabases(ctx)
+	}
+	s.notReady.Store("")
+	s.MarkReady()
+}
+
 // MarkReady makes /readyz answer 200 (until drain). Call it once the
 // databases are open (OpenDatabases) and, with warming, after Warm.
 func (s *Server) MarkReady() {
@@ -58,8 +77,12 @@ func (s *Server) handleReady(w http.ResponseWriter, _ *http.Request) {
 	case s.draining.Load():
 		s.writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "draining", "replica": s.cfg.ReplicaID})
 	case !s.ready.Load():
+		detail, _ := s.notReady.Load().(string)
+		if detail == "" {
+			detail = "opening databases or warming golds"
+		}
 		s.writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "starting", "replica": s.cfg.ReplicaID,
-			"detail": "opening databases or warming golds"})
+			"detail": detail})
 	default:
 		s.writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "replica": s.cfg.ReplicaID,
 			"open_episodes": s.eps.count()})

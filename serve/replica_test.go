@@ -2,13 +2,18 @@ package serve
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/sqlgym/sqlgym"
 )
@@ -172,4 +177,45 @@ func serveOnLoopback(t *testing.T, s *Server, drain time.Duration) (url string, 
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, ln, drain) }()
 	return "http://" + ln.Addr().String(), cancel, done
+}
+
+// A database missing at start keeps the replica unready, with the reason
+// in /readyz, until it appears; then the replica turns ready by itself.
+func TestReadyWhenOpenWaitsForTheDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "late.sqlite")
+	tasks := []sqlgym.Task{{ID: "x", DB: "late", SQL: "SELECT 1", Split: sqlgym.SplitTrain}}
+	s, err := New(Config{DBs: testCatalog(t, "late=sqlite:"+path), Tasks: tasks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := s.OpenDatabases(context.Background())
+	if first == nil {
+		t.Fatal("a missing database opened")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() { s.ReadyWhenOpen(ctx, first, 20*time.Millisecond); close(done) }()
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	time.Sleep(50 * time.Millisecond)
+	if resp, body := get(t, hs.URL+"/readyz"); resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "late") {
+		t.Fatalf("readyz with the database missing: %d %s", resp.StatusCode, body)
+	}
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE t (x INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("not ready 10 s after the database appeared")
+	}
+	if resp, body := get(t, hs.URL+"/readyz"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("readyz once the database exists: %d %s", resp.StatusCode, body)
+	}
 }

@@ -33,7 +33,8 @@ type Server struct {
 	m        *metrics
 	mux      *http.ServeMux
 	draining atomic.Bool
-	ready    atomic.Bool // see ready.go
+	ready    atomic.Bool  // see ready.go
+	notReady atomic.Value // string: why not ready yet
 	sm       *scaleMetrics
 
 	// The episode API's open episodes and an environment per protocol.

@@ -98,7 +98,7 @@ routes each step back to the replica holding the episode; another replica
 answers 404 naming it. See docs/deploy.md and docs/training.md.`,
 		Example: `  sqlgym serve --tasks shop --warm
   sqlgym serve --tasks band.jsonl --db-dir data/database --addr 0.0.0.0:8421 --reward correct=1,wrong=0
-  sqlgym serve --tasks shop --addr 127.0.0.1:0 --json   # prints {"addr": ...} once ready
+  sqlgym serve --tasks shop --addr 127.0.0.1:0 --json   # prints {"addr", "ready", ...} once started
   sqlgym serve --tasks shop --addr 0.0.0.0:8421 --replica-id node-3 --warm --unready-delay 5s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), io, opts) },
@@ -129,7 +129,7 @@ answers 404 naming it. See docs/deploy.md and docs/training.md.`,
 	f.DurationVar(&opts.Drain, "drain", 60*time.Second, "on shutdown, how long requests in flight may take to finish")
 	f.StringVar(&opts.ReplicaID, "replica-id", "", "prefix of this replica's episode ids, for load-balancer affinity: a DNS label (default: the host name's first label, e.g. the pod name, else a random id)")
 	f.DurationVar(&opts.UnreadyDelay, "unready-delay", 0, "on shutdown, keep serving this long with /readyz at 503 before closing the port, so balancers stop sending first")
-	f.BoolVar(&opts.JSON, "json", false, "print the listening address and settings as one JSON line once ready")
+	f.BoolVar(&opts.JSON, "json", false, "print the listening address and settings as one JSON line once started (after --warm; \"ready\" says whether /readyz is 200)")
 	f.StringVar(&opts.Protocol, "protocol", string(agent.ProtocolTools), "episodes: protocol of requests that name none (tools or text)")
 	f.IntVar(&opts.MaxTurns, "max-turns", agent.DefaultMaxTurns, "episodes: assistant turns per episode, the submitting one included")
 	f.BoolVar(&opts.SubmitLast, "submit-last", false, "episodes: an episode that ends without submitting submits its last query run")
@@ -152,6 +152,7 @@ type serveInfo struct {
 	Rewards string            `json:"rewards"`
 	Warm    *serve.WarmReport `json:"warm,omitempty"`
 	Replica string            `json:"replica"`
+	Ready   bool              `json:"ready"`
 }
 
 func runServe(ctx context.Context, io IO, opts serveOptions) error {
@@ -222,12 +223,18 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(sctx, ln, opts.Drain) }()
 	info := serveInfo{Tasks: len(tasks), Mode: verify.Config{Mode: mode, Order: order}.ModeLabel(), Rewards: rewards.String(), Replica: srv.Replica()}
-	if err := startUp(ctx, io, srv, opts, &info); err != nil {
+	openErr, err := startUp(ctx, io, srv, opts, &info)
+	if err != nil {
 		stop()
 		<-served
 		return err
 	}
-	srv.MarkReady()
+	if openErr == nil {
+		srv.MarkReady()
+	} else {
+		go srv.ReadyWhenOpen(sctx, openErr, 5*time.Second)
+	}
+	info.Ready = openErr == nil
 	info.Addr = ln.Addr().String()
 	info.URL = "http://" + info.Addr
 	if opts.JSON {
@@ -244,17 +251,19 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 }
 
 // startUp opens the databases and, with --warm, caches the golds: what
-// /readyz waits for.
-func startUp(ctx context.Context, io IO, srv *serve.Server, opts serveOptions, info *serveInfo) error {
-	if err := srv.OpenDatabases(ctx); err != nil {
-		return err
+// /readyz waits for. A database that does not open is openErr, not a
+// failure to start: the server serves (its items get infra_error) and
+// turns ready once it opens; a warm-up that fails is err.
+func startUp(ctx context.Context, io IO, srv *serve.Server, opts serveOptions, info *serveInfo) (openErr, err error) {
+	if openErr = srv.OpenDatabases(ctx); openErr != nil {
+		fmt.Fprintf(io.ErrOut, "warning: %v\nhint: /readyz answers 503 until every task database opens (retried every 5s)\n", openErr)
 	}
 	if !opts.Warm {
-		return nil
+		return openErr, nil
 	}
 	rep, err := srv.Warm(ctx)
 	if err != nil {
-		return err
+		return openErr, err
 	}
 	info.Warm = &rep
 	if !opts.JSON {
@@ -267,7 +276,7 @@ func startUp(ctx context.Context, io IO, srv *serve.Server, opts serveOptions, i
 		}
 		fmt.Fprintln(io.ErrOut)
 	}
-	return nil
+	return openErr, nil
 }
 
 func head(s []string, n int) []string {
