@@ -143,6 +143,11 @@ func (p *Pool) RoundTrip(req *http.Request) (*http.Response, error) {
 		p.finish(i, !failed)
 		last := n == len(p.reps)-1 || (req.Body != nil && req.GetBody == nil)
 		if !failed || last {
+			if err != nil && len(p.reps) > 1 {
+				// The client's message names the pool's first URL: say
+				// that every replica was tried.
+				err = fmt.Errorf("all %d model server replicas failed, the last (%s): %w", n+1, p.reps[i].base, err)
+			}
 			return resp, err
 		}
 		if resp != nil {
