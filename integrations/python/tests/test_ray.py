@@ -1,8 +1,10 @@
 """The Ray launcher against a stand-in for the Ray API, with real servers.
 
 The stand-in implements the calls sqlgym_ray makes with the names and
-shapes of Ray 2.x (ray-project/ray, python/ray/util/scheduling_strategies.py:
-NodeAffinitySchedulingStrategy(node_id: str, soft: bool); python/ray/_private/
+shapes of Ray 2.x (ray-project/ray, master as stored for this project,
+python/ray/util/scheduling_strategies.py:41 class NodeAffinitySchedulingStrategy,
+:58-64 __init__(self, node_id: str, soft: bool, _spill_on_unavailable=False,
+_fail_on_unavailable=False); python/ray/_private/
 state.py: ray.nodes() -> dicts with "NodeID", "Alive", "NodeManagerAddress";
 python/ray/actor.py: ActorClass.options(name=, namespace=, num_cpus=,
 scheduling_strategy=).remote(...); ray.get_actor(name, namespace=);
