@@ -68,7 +68,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	m := rundir.Manifest{
 		SqlgymVersion: cfg.Version, GitCommit: cfg.GitCommit,
 		TasksFile: cfg.TasksFile, TasksHash: cfg.TasksHash, Split: cfg.Split, TaskCount: len(cfg.Tasks),
-		DBDigests: digests, Policy: kind, Model: cfg.Model, BaseURL: cfg.BaseURL, Decoding: cfg.Decoding,
+		DBDigests: digests, Policy: kind, Model: cfg.Model, BaseURL: cfg.BaseURL, ModelReplicas: cfg.ModelReplicas, Decoding: cfg.Decoding,
 		Mode: vc.ModeLabel(), Rewards: vc.Rewards.String(), PromptHash: cfg.Template.Hash(),
 		Started: time.Now().UTC(),
 	}

@@ -109,6 +109,8 @@ type episodes struct {
 	max int
 	now func() time.Time
 
+	replica string // the ids' prefix (replica.go)
+
 	mu   sync.Mutex
 	open map[string]*openEpisode
 }
@@ -121,8 +123,8 @@ type openEpisode struct {
 
 var errEpisodesFull = errors.New("too many open episodes")
 
-func newEpisodes(ttl time.Duration, max int) *episodes {
-	return &episodes{ttl: ttl, max: max, now: time.Now, open: map[string]*openEpisode{}}
+func newEpisodes(replica string, ttl time.Duration, max int) *episodes {
+	return &episodes{replica: replica, ttl: ttl, max: max, now: time.Now, open: map[string]*openEpisode{}}
 }
 
 // sweep drops idle episodes; the caller holds mu.
@@ -140,7 +142,7 @@ func (e *episodes) add(ep *agent.Episode, eval bool) (string, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", err
 	}
-	id := "ep-" + hex.EncodeToString(b[:])
+	id := e.replica + ".ep-" + hex.EncodeToString(b[:])
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.sweep()
@@ -275,7 +277,7 @@ func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	ep, eval := s.eps.get(id)
 	if ep == nil {
-		s.writeError(w, http.StatusNotFound, "no open episode "+quote(id)+": it ended, expired (idle past the TTL) or never was")
+		s.episodeNotFound(w, id)
 		return
 	}
 	var req StepRequest
@@ -334,7 +336,7 @@ func (s *Server) handleEpisodeDelete(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	ep, eval := s.eps.get(id)
 	if ep == nil || !s.eps.drop(id) {
-		s.writeError(w, http.StatusNotFound, "no open episode "+quote(id))
+		s.episodeNotFound(w, id)
 		return
 	}
 	var res *verify.Result

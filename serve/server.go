@@ -33,6 +33,9 @@ type Server struct {
 	m        *metrics
 	mux      *http.ServeMux
 	draining atomic.Bool
+	ready    atomic.Bool  // see ready.go
+	notReady atomic.Value // string: why not ready yet
+	sm       *scaleMetrics
 
 	// The episode API's open episodes and an environment per protocol.
 	eps   *episodes
@@ -62,9 +65,10 @@ func New(cfg Config) (*Server, error) {
 			"serve refuses --schema oracle: episodes would open on exactly the gold's tables, so a trainer learns from the answer")
 	}
 	s := &Server{cfg: cfg, tasks: make(map[string]*sqlgym.Task, len(cfg.Tasks)),
-		eps: newEpisodes(cfg.EpisodeTTL, cfg.MaxEpisodes), envs: map[agent.Protocol]*agent.Env{}}
+		eps: newEpisodes(cfg.ReplicaID, cfg.EpisodeTTL, cfg.MaxEpisodes), envs: map[agent.Protocol]*agent.Env{}}
 	s.cache = verify.NewResultCache(cfg.CacheEntries, cfg.CacheBytes)
 	s.m = newMetrics(s.cache)
+	s.registerScaleMetrics()
 	s.dbs = timedDBs{cfg.DBs, s.m}
 	s.results = verify.NewByteBudget(cfg.ResultBytes)
 	s.bodies = verify.NewByteBudget(cfg.BodyBytes)
@@ -91,12 +95,13 @@ func New(cfg Config) (*Server, error) {
 	s.mux.Handle("POST /verify", s.instrument("/verify", s.handleVerify))
 	s.mux.Handle("POST /aggregate_metrics", s.instrument("/aggregate_metrics", s.handleAggregate))
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
+	s.mux.HandleFunc("GET /readyz", s.handleReady)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{}))
 	return s, nil
 }
 
 // Handler is the server's routes.
-func (s *Server) Handler() http.Handler { return s.mux }
+func (s *Server) Handler() http.Handler { return s.withReplica(s.mux) }
 
 // Verifier is the verifier behind the task items, for callers that want
 // to check a reward against `sqlgym verify` in process.
@@ -181,7 +186,7 @@ func (s *Server) servable(t *sqlgym.Task) bool {
 // trainer's run stops is answered, not cut short).
 func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration) error {
 	hs := &http.Server{
-		Handler:           s.mux,
+		Handler:           s.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		// Bodies have their own deadline (Config.ReadTimeout, set per
 		// request so it does not cut the scoring that follows); idle
@@ -197,6 +202,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration
 	case <-ctx.Done():
 	}
 	s.draining.Store(true)
+	s.sm.ready.Set(0)
+	s.unreadyPause()
 	sctx, cancel := context.WithTimeout(context.Background(), drain)
 	defer cancel()
 	err := hs.Shutdown(sctx)
