@@ -1,11 +1,10 @@
 package dataset
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/sqlgym/sqlgym/internal/atomicfile"
 )
 
 // DataSource is the data_source every verl row carries: verl hands it to
@@ -58,20 +57,5 @@ func VerlRows(exs []Example) []VerlRow {
 
 // WriteVerl writes examples as a verl Parquet file, atomically.
 func WriteVerl(path string, exs []Example) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".sqlgym-*.parquet")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := parquet.Write(tmp, VerlRows(exs)); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, func(w io.Writer) error { return parquet.Write(w, VerlRows(exs)) })
 }

@@ -3,7 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
+	goio "io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -130,7 +130,7 @@ func runCompare(io IO, opts compareOptions, argv []string) error {
 		return sqlgym.Userf("compare runs of the same tasks; --allow-mismatch pairs runs on their common tasks", "%v", err)
 	}
 	if opts.HTML != "" {
-		if err := writeReportFile(opts.HTML, func(f *os.File) error { return report.CompareHTML(f, c) }); err != nil {
+		if err := writeReportFile(opts.HTML, func(w goio.Writer) error { return report.CompareHTML(w, c) }); err != nil {
 			return err
 		}
 	}

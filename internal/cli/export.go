@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	goio "io"
 	"os"
 	"path/filepath"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/dataset"
+	"github.com/sqlgym/sqlgym/internal/atomicfile"
 	"github.com/sqlgym/sqlgym/prompt"
 	"github.com/sqlgym/sqlgym/rundir"
 )
@@ -168,22 +170,7 @@ func bandSelection(path string, tasks []sqlgym.Task) ([]sqlgym.Task, error) {
 }
 
 func writeTRLFile(path string, exs []dataset.Example) error {
-	f, err := os.CreateTemp(dirOf(path), ".sqlgym-*.jsonl")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(f.Name())
-	if err := dataset.WriteTRL(f, exs); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, func(w goio.Writer) error { return dataset.WriteTRL(w, exs) })
 }
 
 func dirOf(path string) string { return filepath.Dir(path) }

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
+	goio "io"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/atomicfile"
 	"github.com/sqlgym/sqlgym/report"
 	"github.com/sqlgym/sqlgym/rundir"
 )
@@ -71,7 +73,7 @@ func runReport(io IO, dir string, opts reportOptions) error {
 		return err
 	}
 	if opts.HTML != "" {
-		if err := writeReportFile(opts.HTML, func(f *os.File) error { return report.HTML(f, run) }); err != nil {
+		if err := writeReportFile(opts.HTML, func(w goio.Writer) error { return report.HTML(w, run) }); err != nil {
 			return err
 		}
 	}
@@ -110,23 +112,6 @@ func loadRun(dir string) (*report.Run, error) {
 
 // writeReportFile writes a page atomically, so a reader never sees half of
 // one and a failed render leaves the old page in place.
-func writeReportFile(path string, render func(*os.File) error) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := render(f); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+func writeReportFile(path string, render func(goio.Writer) error) error {
+	return atomicfile.Write(path, render)
 }

@@ -2,12 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	goio "io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/atomicfile"
 )
 
 type splitOptions struct {
@@ -78,21 +78,5 @@ func runSplit(io IO, opts splitOptions) error {
 // target, then renamed, so an interrupted write never leaves half a file
 // (and --out may be the input file).
 func writeTaskFile(path string, tasks []sqlgym.Task) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".sqlgym-*.jsonl")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := sqlgym.WriteTasks(tmp, tasks); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, func(w goio.Writer) error { return sqlgym.WriteTasks(w, tasks) })
 }
