@@ -11,8 +11,13 @@ import (
 const Mode os.FileMode = 0o644
 
 // Write replaces path with what fn writes to w. When fn or any step fails,
-// path is left as it was and the temporary file is removed.
+// path is left as it was and the temporary file is removed. A path that is
+// a device or a pipe (/dev/stdout) is written in place: there is no file
+// to replace, and renaming over a device would remove it.
 func Write(path string, fn func(w io.Writer) error) error {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		return writeInPlace(path, fn)
+	}
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
@@ -33,6 +38,21 @@ func Write(path string, fn func(w io.Writer) error) error {
 		return err
 	}
 	committed = true
+	return nil
+}
+
+func writeInPlace(path string, fn func(w io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := fn(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	return nil
 }
 

@@ -126,3 +126,20 @@ func TestWriteIntoMissingFolderFails(t *testing.T) {
 		t.Fatal("write into a missing folder succeeded")
 	}
 }
+
+func TestWriteToAFullDeviceFailsAndKeepsTheDevice(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full on this system")
+	}
+	err := Write("/dev/full", func(w io.Writer) error {
+		_, err := w.Write([]byte("results\n"))
+		return err
+	})
+	if err == nil {
+		t.Fatal("writing to /dev/full succeeded")
+	}
+	st, err := os.Stat("/dev/full")
+	if err != nil || st.Mode()&os.ModeDevice == 0 {
+		t.Fatalf("/dev/full is no longer a device: %v %v", st, err)
+	}
+}

@@ -11,9 +11,10 @@ import (
 )
 
 type bandOptions struct {
-	Out   string
-	Tasks string
-	JSON  bool
+	Out     string
+	Replace bool
+	Tasks   string
+	JSON    bool
 }
 
 func newBandCmd(io IO) *cobra.Command {
@@ -41,6 +42,7 @@ the run's manifest names, unless --tasks gives it.`,
 	f.StringVar(&opts.Out, "out", "", "band task file to write (JSONL)")
 	f.StringVar(&opts.Tasks, "tasks", "", "the run's task file (default: the one its manifest names), or shop")
 	f.BoolVar(&opts.JSON, "json", false, "print the counts as JSON")
+	addReplaceFlag(cmd, &opts.Replace)
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
@@ -54,6 +56,9 @@ type bandResult struct {
 func runBand(io IO, run string, opts bandOptions) error {
 	if st, err := os.Stat(run); err != nil || !st.IsDir() {
 		return usagef("%s: not a run folder (give the --out folder of sqlgym eval)", run)
+	}
+	if err := checkOutput("--out", opts.Out, opts.Replace, append(runInputs(run), opts.Tasks)...); err != nil {
+		return err
 	}
 	tasksFile := opts.Tasks
 	if tasksFile == "" {

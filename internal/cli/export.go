@@ -21,6 +21,7 @@ type exportOptions struct {
 	Band           string
 	Format         string
 	Out            string
+	Replace        bool
 	IncludeHoldout bool
 	PromptTemplate string
 	Schema         string
@@ -67,6 +68,7 @@ unless --include-holdout. See docs/training.md.`,
 	addDBFlags(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
 	_ = cmd.MarkFlagRequired("format")
+	addReplaceFlag(cmd, &opts.Replace)
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
@@ -83,6 +85,10 @@ type exportResult struct {
 func runExport(ctx context.Context, io IO, opts exportOptions) error {
 	if opts.Format != "trl" && opts.Format != "verl" {
 		return usagef("--format %q: trl or verl", opts.Format)
+	}
+	inputs := append([]string{opts.Tasks, opts.PromptTemplate}, opts.DB.inputs()...)
+	if err := checkOutput("--out", opts.Out, opts.Replace, append(inputs, bandInputs(opts.Band)...)...); err != nil {
+		return err
 	}
 	src, err := schemaSource(opts.Schema, opts.Linker)
 	if err != nil {

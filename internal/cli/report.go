@@ -17,6 +17,7 @@ type reportOptions struct {
 	HTML     string
 	Markdown bool
 	JSON     bool
+	Replace  bool
 }
 
 func newReportCmd(io IO) *cobra.Command {
@@ -50,6 +51,7 @@ asset) and prints its path. See docs/benchmark.md, "Reports".`,
 	f.BoolVar(&opts.Markdown, "md", false, "print Markdown instead of the terminal table")
 	f.BoolVar(&opts.JSON, "json", false, "print JSON")
 	cmd.MarkFlagsMutuallyExclusive("md", "json")
+	addReplaceFlag(cmd, &opts.Replace)
 	return cmd
 }
 
@@ -68,6 +70,9 @@ type reportJSON struct {
 }
 
 func runReport(io IO, dir string, opts reportOptions) error {
+	if err := checkOutput("--html", opts.HTML, opts.Replace, runInputs(dir)...); err != nil {
+		return err
+	}
 	run, err := loadRun(dir)
 	if err != nil {
 		return err

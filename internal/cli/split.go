@@ -16,6 +16,7 @@ type splitOptions struct {
 	HoldoutFrac float64
 	Salt        string
 	JSON        bool
+	Replace     bool
 }
 
 func newSplitCmd(io IO) *cobra.Command {
@@ -36,11 +37,12 @@ exported for training.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL)")
-	f.StringVar(&opts.Out, "out", "", "task file to write (may equal --tasks)")
+	f.StringVar(&opts.Out, "out", "", "task file to write (not --tasks itself)")
 	f.Float64Var(&opts.HoldoutFrac, "holdout-frac", 0.2, "share of tasks to hold out, in [0, 1]")
 	f.StringVar(&opts.Salt, "salt", "", "salt mixed into the hash (changes which tasks are held out)")
 	f.BoolVar(&opts.JSON, "json", false, "print JSON")
 	_ = cmd.MarkFlagRequired("tasks")
+	addReplaceFlag(cmd, &opts.Replace)
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
@@ -57,6 +59,9 @@ type splitResult struct {
 func runSplit(io IO, opts splitOptions) error {
 	if opts.HoldoutFrac < 0 || opts.HoldoutFrac > 1 {
 		return usagef("--holdout-frac %v: must be between 0 and 1", opts.HoldoutFrac)
+	}
+	if err := checkOutput("--out", opts.Out, opts.Replace, opts.Tasks); err != nil {
+		return err
 	}
 	tasks, err := sqlgym.ReadTasks(opts.Tasks)
 	if err != nil {
