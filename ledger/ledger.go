@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sqlgym/sqlgym/internal/jsonl"
+	"github.com/sqlgym/sqlgym/internal/redact"
 )
 
 // FileName is the ledger's file name.
@@ -34,6 +35,13 @@ func Append(path string, e Entry) error {
 		return fmt.Errorf("ledger entry: kind is empty")
 	}
 	e.Headline = finiteOnly(e.Headline)
+	e.Command = redact.Args(e.Command)
+	e.Output = redact.Text(e.Output)
+	if e.Decoding != nil {
+		dec := *e.Decoding
+		dec.Extra = redact.Map(dec.Extra)
+		e.Decoding = &dec
+	}
 	line, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("ledger entry: %w", err)
