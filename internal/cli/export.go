@@ -5,7 +5,6 @@ import (
 	"fmt"
 	goio "io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -178,5 +177,3 @@ func bandSelection(path string, tasks []sqlgym.Task) ([]sqlgym.Task, error) {
 func writeTRLFile(path string, exs []dataset.Example) error {
 	return atomicfile.Write(path, func(w goio.Writer) error { return dataset.WriteTRL(w, exs) })
 }
-
-func dirOf(path string) string { return filepath.Dir(path) }
