@@ -82,12 +82,13 @@ func resolvePath(path string) string {
 	}
 }
 
-// runInputs are the files of a run folder a command reads.
+// runInputs are the files of a run folder a command reads; other files in
+// the folder (a report page written there) may be replaced.
 func runInputs(dir string) []string {
 	if dir == "" {
 		return nil
 	}
-	return []string{dir, filepath.Join(dir, rundir.SamplesFile), filepath.Join(dir, rundir.ManifestFile), filepath.Join(dir, rundir.SummaryFile)}
+	return []string{filepath.Join(dir, rundir.SamplesFile), filepath.Join(dir, rundir.ManifestFile), filepath.Join(dir, rundir.SummaryFile)}
 }
 
 // bandInputs are the files export --band reads: a run folder's or a band

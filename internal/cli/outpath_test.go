@@ -95,6 +95,11 @@ func TestReportAndCompareRefuseARunFileAsHTML(t *testing.T) {
 		p := filepath.Join(dir, f)
 		refused(t, "choose another --html", []string{p}, "report", dir, "--html", p, "--replace")
 	}
+	// A page of its own inside the run folder is the command's output, not
+	// an input: --replace may rewrite it.
+	inRun := filepath.Join(dir, "report.html")
+	succeeds(t, "report", dir, "--html", inRun)
+	succeeds(t, "report", dir, "--html", inRun, "--replace")
 	html := writeFile(t, "r.html", "<p>mine</p>")
 	refused(t, "pass --replace", []string{html}, "report", dir, "--html", html)
 	succeeds(t, "report", dir, "--html", html, "--replace")
