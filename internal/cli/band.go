@@ -33,7 +33,7 @@ the run's tasks, unchanged, each with a "pass_rate" field, ready for
 'sqlgym export --band' and 'sqlgym serve --tasks'. The task file is the one
 the run's manifest names, unless --tasks gives it.`,
 		Example: `  sqlgym band runs/base-k16 --out band.jsonl
-  sqlgym band runs/base-k16 --out band.jsonl --json
+  sqlgym band runs/base-k16 --out band.jsonl --replace --json
   sqlgym export --tasks shop --band band.jsonl --format trl --out train.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runBand(io, args[0], opts) },

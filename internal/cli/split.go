@@ -31,7 +31,7 @@ A task is held out when sha256(salt + id), read as a fraction, is below
 never moves an existing task between splits. Held-out tasks are never
 exported for training.`,
 		Example: `  sqlgym split --tasks tasks.jsonl --holdout-frac 0.2 --out tasks.split.jsonl
-  sqlgym split --tasks tasks.jsonl --holdout-frac 0.19 --salt v2 --out tasks.split.jsonl --json`,
+  sqlgym split --tasks tasks.jsonl --holdout-frac 0.19 --salt v2 --out tasks.split.jsonl --replace --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSplit(io, opts) },
 	}

@@ -60,7 +60,7 @@ given and --json is not set); the summary goes to stdout, or to stderr when
 results take stdout.`,
 		Example: `  sqlgym verify --tasks tasks.jsonl --predictions preds.jsonl --db shop=sqlite:shop.sqlite --out results.jsonl
   sqlgym verify --tasks spider.jsonl --predictions preds.jsonl --db-dir ../shared/data/spider_dev/database --mode testsuite --json
-  sqlgym verify --tasks tasks.jsonl --predictions preds.jsonl --all-modes --reward correct=1,wrong=0 --out r.jsonl`,
+  sqlgym verify --tasks tasks.jsonl --predictions preds.jsonl --all-modes --reward correct=1,wrong=0 --out r.jsonl --replace`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runVerify(cmd.Context(), io, opts) },
 	}
