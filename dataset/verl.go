@@ -1,11 +1,10 @@
 package dataset
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/sqlgym/sqlgym/internal/atomicfile"
 )
 
 // DataSource is the data_source every verl row carries: verl hands it to
@@ -59,27 +58,12 @@ func VerlRows(exs []Example) []VerlRow {
 // WriteVerl writes examples as a verl Parquet file, atomically: the
 // agent-mode layout (VerlAgentRow) when they are agent-mode examples.
 func WriteVerl(path string, exs []Example) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".sqlgym-*.parquet")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if len(exs) > 0 && exs[0].Protocol != "" {
-		err = parquet.Write(tmp, VerlAgentRows(exs))
-	} else {
-		err = parquet.Write(tmp, VerlRows(exs))
-	}
-	if err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, func(w io.Writer) error {
+		if len(exs) > 0 && exs[0].Protocol != "" {
+			return parquet.Write(w, VerlAgentRows(exs))
+		}
+		return parquet.Write(w, VerlRows(exs))
+	})
 }
 
 // AgentName is the verl agent loop agent-mode rows name: sqlgym_verl.py's

@@ -106,7 +106,7 @@ func TestSplitCommand(t *testing.T) {
 		t.Fatalf("file holds %d holdout tasks, summary says %d", hold, res.Holdout)
 	}
 	// The text form names the counts.
-	code, out, _ = run(t, "split", "--tasks", in, "--holdout-frac", "0.19", "--out", outPath)
+	code, out, _ = run(t, "split", "--tasks", in, "--holdout-frac", "0.19", "--out", outPath, "--replace")
 	if code != ExitOK || !strings.Contains(out, "741 tasks:") || !strings.Contains(out, fmt.Sprintf("%d holdout", res.Holdout)) {
 		t.Fatalf("split text output %q", out)
 	}

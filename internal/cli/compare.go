@@ -3,7 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
+	goio "io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -24,6 +24,7 @@ type compareOptions struct {
 	HTML          string
 	Markdown      bool
 	JSON          bool
+	Replace       bool
 }
 
 func newCompareCmd(io IO) *cobra.Command {
@@ -73,6 +74,7 @@ docs/benchmark.md, "Comparing runs".`,
 	cmd.MarkFlagsMutuallyExclusive("md", "json")
 	_ = cmd.MarkFlagRequired("base")
 	_ = cmd.MarkFlagRequired("treat")
+	addReplaceFlag(cmd, &opts.Replace)
 	return cmd
 }
 
@@ -92,6 +94,13 @@ func compareCommandLine(cmd *cobra.Command) []string {
 }
 
 func runCompare(io IO, opts compareOptions, argv []string) error {
+	var inputs []string
+	for _, dir := range append(append([]string{}, opts.Base...), opts.Treat...) {
+		inputs = append(inputs, runInputs(dir)...)
+	}
+	if err := checkOutput("--html", opts.HTML, opts.Replace, inputs...); err != nil {
+		return err
+	}
 	var ropts report.CompareOptions
 	switch opts.Cluster {
 	case "":
@@ -134,7 +143,7 @@ func runCompare(io IO, opts compareOptions, argv []string) error {
 		return sqlgym.Userf("compare runs of the same tasks; --allow-mismatch pairs runs on their common tasks", "%v", err)
 	}
 	if opts.HTML != "" {
-		if err := writeReportFile(opts.HTML, func(f *os.File) error { return report.CompareHTML(f, c) }); err != nil {
+		if err := writeReportFile(opts.HTML, func(w goio.Writer) error { return report.CompareHTML(w, c) }); err != nil {
 			return err
 		}
 	}

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/agent"
 	"github.com/sqlgym/sqlgym/dataset"
+	"github.com/sqlgym/sqlgym/internal/atomicfile"
 	"github.com/sqlgym/sqlgym/prompt"
 	"github.com/sqlgym/sqlgym/rundir"
 	"github.com/sqlgym/sqlgym/shopdb"
@@ -22,6 +22,7 @@ type exportOptions struct {
 	Band           string
 	Format         string
 	Out            string
+	Replace        bool
 	IncludeHoldout bool
 	Split          string
 	PromptTemplate string
@@ -96,6 +97,7 @@ apart. See docs/training.md.`,
 	addDBFlags(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
 	_ = cmd.MarkFlagRequired("format")
+	addReplaceFlag(cmd, &opts.Replace)
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
@@ -124,6 +126,10 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 		return usagef("--split holdout writes only held-out tasks: drop --include-holdout")
 	case holdout && opts.Band != "":
 		return usagef("--split holdout validates on every held-out task: drop --band (the band is made on the train split)")
+	}
+	inputs := append([]string{opts.Tasks, opts.PromptTemplate}, opts.DB.inputs()...)
+	if err := checkOutput("--out", opts.Out, opts.Replace, append(inputs, bandInputs(opts.Band)...)...); err != nil {
+		return err
 	}
 	src, err := schemaSource(opts.Schema, opts.Linker)
 	if err != nil {
@@ -257,24 +263,7 @@ func exportProtocol(opts exportOptions) (agent.Protocol, error) {
 	return p, nil
 }
 
-// writeJSONLFile writes a JSONL dataset atomically, with write.
+// writeJSONLFile writes a JSONL dataset whole, with write.
 func writeJSONLFile(path string, exs []dataset.Example, write func(io.Writer, []dataset.Example) error) error {
-	f, err := os.CreateTemp(dirOf(path), ".sqlgym-*.jsonl")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(f.Name())
-	if err := write(f, exs); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, func(w io.Writer) error { return write(w, exs) })
 }
-
-func dirOf(path string) string { return filepath.Dir(path) }

@@ -26,6 +26,7 @@ type screenOptions struct {
 	Timeout      time.Duration
 	JSON         bool
 	DB           dbFlags
+	Replace      bool
 }
 
 func newScreenCmd(io IO) *cobra.Command {
@@ -67,6 +68,7 @@ weak-task screen".`,
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	addDBFlags(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
+	addReplaceFlag(cmd, &opts.Replace)
 	return cmd
 }
 
@@ -101,6 +103,9 @@ type screenJSON struct {
 }
 
 func runScreen(ctx context.Context, io IO, opts screenOptions) error {
+	if err := checkOutput("--out", opts.Out, opts.Replace, append([]string{opts.Tasks}, opts.DB.inputs()...)...); err != nil {
+		return err
+	}
 	mode, err := parseMode(opts.Mode)
 	if err != nil {
 		return err

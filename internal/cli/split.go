@@ -2,13 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	goio "io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/dataset"
+	"github.com/sqlgym/sqlgym/internal/atomicfile"
 	"github.com/sqlgym/sqlgym/shopdb"
 )
 
@@ -19,6 +19,7 @@ type splitOptions struct {
 	Salt        string
 	GroupBy     string
 	JSON        bool
+	Replace     bool
 }
 
 func newSplitCmd(io IO) *cobra.Command {
@@ -45,18 +46,19 @@ the group's. Held-out tasks are never exported for training. split warns
 when the input's existing splits share a gold.`,
 		Example: `  sqlgym split --tasks tasks.jsonl --holdout-frac 0.2 --out tasks.split.jsonl
   sqlgym split --tasks shop --out shop.split.jsonl --group-by db
-  sqlgym split --tasks tasks.jsonl --holdout-frac 0.19 --salt v2 --out tasks.split.jsonl --json`,
+  sqlgym split --tasks tasks.jsonl --holdout-frac 0.19 --salt v2 --out tasks.split.jsonl --replace --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSplit(io, opts) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL)")
-	f.StringVar(&opts.Out, "out", "", "task file to write (may equal --tasks)")
+	f.StringVar(&opts.Out, "out", "", "task file to write (not --tasks itself)")
 	f.Float64Var(&opts.HoldoutFrac, "holdout-frac", 0.2, "share of tasks to hold out, in [0, 1]")
 	f.StringVar(&opts.Salt, "salt", "", "salt mixed into the hash (changes which tasks are held out)")
 	f.StringVar(&opts.GroupBy, "group-by", dataset.GroupGoldDB, "keep together tasks with the same: gold (on one database), sql (on any database), db, or none")
 	f.BoolVar(&opts.JSON, "json", false, "print JSON")
 	_ = cmd.MarkFlagRequired("tasks")
+	addReplaceFlag(cmd, &opts.Replace)
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
@@ -90,6 +92,9 @@ func runSplit(io IO, opts splitOptions) error {
 		if groups, err = dataset.SplitGroups(nil, opts.GroupBy); err != nil {
 			return usagef("--group-by %q: gold, sql, db or none", opts.GroupBy)
 		}
+	}
+	if err := checkOutput("--out", opts.Out, opts.Replace, opts.Tasks); err != nil {
+		return err
 	}
 	tasks, err := shopdb.LoadTasks(opts.Tasks)
 	if err != nil {
@@ -158,21 +163,5 @@ func sharedHoldout(shared []dataset.SharedGold) int {
 // target, then renamed, so an interrupted write never leaves half a file
 // (and --out may be the input file).
 func writeTaskFile(path string, tasks []sqlgym.Task) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".sqlgym-*.jsonl")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := sqlgym.WriteTasks(tmp, tasks); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, func(w goio.Writer) error { return sqlgym.WriteTasks(w, tasks) })
 }

@@ -52,7 +52,7 @@ class ServeTest(unittest.TestCase):
         with open(preds, "w") as f:
             for i, it in enumerate(items):
                 f.write(json.dumps(dict(it, sample=i)) + "\n")
-        subprocess.run([self.bin, "verify", "--tasks", self.tasks, "--predictions", preds, "--out", out],
+        subprocess.run([self.bin, "verify", "--tasks", self.tasks, "--predictions", preds, "--out", out, "--replace"],
                        check=True, env=self.env, capture_output=True)
         with open(out) as f:
             return [json.loads(l)["reward"] for l in f if l.strip()]
