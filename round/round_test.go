@@ -353,6 +353,20 @@ func TestTwoRoundsResumeAfterAKillAtEveryStep(t *testing.T) {
 	if srvB.loads != 2 {
 		t.Fatalf("%d adapters loaded, want 2: a resumed serve step loads nothing twice", srvB.loads)
 	}
+	h, err := round.Status(filepath.Join(filepath.Dir(cfgB), "rounds"), "base-model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var status strings.Builder
+	if err := h.WriteText(&status); err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(status.String()), " ")
+	for _, want := range []string{"001 base-model", "002 sqlgym-round-001", "proven gain proven gain sqlgym-round-002", "best: sqlgym-round-002"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("round status lacks %q:\n%s", want, status.String())
+		}
+	}
 	// The band file and the scores are the uninterrupted run's too.
 	for _, f := range []string{"001/band.jsonl", "002/band.jsonl"} {
 		a, _ := os.ReadFile(filepath.Join(filepath.Dir(cfgA), "rounds", f))
@@ -360,5 +374,84 @@ func TestTwoRoundsResumeAfterAKillAtEveryStep(t *testing.T) {
 		if len(a) == 0 || string(a) != string(b) {
 			t.Fatalf("%s differs between the resumed and the uninterrupted run", f)
 		}
+	}
+}
+
+// A dry run prints every step's command and creates nothing.
+func TestDryRunPrintsAndRunsNothing(t *testing.T) {
+	t.Setenv("SQLGYM_CACHE", t.TempDir())
+	cfgPath, tasks := fixture(t, "")
+	srv := newModelServer(t, tasks)
+	cfgPath, _ = fixture(t, srv.URL+"/v1")
+	r := runner(t, cfgPath, srv)
+	var out strings.Builder
+	r.Progress, r.DryRun = &out, true
+	if _, err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"sqlgym eval --tasks", "--split train", "--model base-model --k 4",
+		"sqlgym band", "sqlgym export", "--dataset", "SQLGYM_FAKE_TRAINER" /* env is not printed */, "POST " + srv.URL + "/v1/load_lora_adapter",
+		"--split holdout", "--model sqlgym-round-001", "sqlgym compare --base",
+	} {
+		if want == "SQLGYM_FAKE_TRAINER" {
+			if strings.Contains(out.String(), want) {
+				t.Errorf("dry run printed the trainer's environment")
+			}
+			continue
+		}
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("dry run does not show %q:\n%s", want, out.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(cfgPath), "rounds")); !os.IsNotExist(err) {
+		t.Fatalf("a dry run created the rounds folder: %v", err)
+	}
+	if srv.loads != 0 {
+		t.Fatal("a dry run loaded an adapter")
+	}
+}
+
+// A band too small to train on stops the round with its reason, and the
+// next call refuses to repeat it instead of succeeding silently.
+func TestSmallBandStopsTheRound(t *testing.T) {
+	t.Setenv("SQLGYM_CACHE", t.TempDir())
+	cfgPath, tasks := fixture(t, "")
+	srv := newModelServer(t, tasks)
+	cfgPath, _ = fixture(t, srv.URL+"/v1")
+	b, _ := os.ReadFile(cfgPath)
+	if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(b), "min_tasks: 5", "min_tasks: 1000", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := runner(t, cfgPath, srv).Run(context.Background())
+	var stopped *round.StoppedError
+	if !errors.As(err, &stopped) || d == nil || !strings.Contains(d.Stopped, "fewer than band.min_tasks 1000") || d.Best.Name != "base-model" || d.Candidate != nil {
+		t.Fatalf("got %+v, %v; want a stopped round keeping the base", d, err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(cfgPath), "rounds", "001", "train.log")); !os.IsNotExist(err) {
+		t.Fatal("a stopped round ran the trainer")
+	}
+	_, err = runner(t, cfgPath, srv).Run(context.Background())
+	var ue *sqlgym.UserError
+	if !errors.As(err, &ue) || !strings.Contains(ue.Hint, "band.min_tasks") {
+		t.Fatalf("next call after a stop: %v; want a refusal with a hint", err)
+	}
+}
+
+// A server without runtime LoRA loading gets a hint naming vLLM's switch.
+func TestLoRAHintWithoutRuntimeLoading(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			w.Write([]byte(`{"object":"list","data":[{"id":"base-model"}]}`))
+			return
+		}
+		jsonError(w, http.StatusNotFound, "Not Found")
+	}))
+	defer srv.Close()
+	c := &round.LoRAClient{BaseURL: srv.URL + "/v1", HTTP: srv.Client()}
+	err := c.Load(context.Background(), "sqlgym-round-001", "/tmp/adapter")
+	var ue *sqlgym.UserError
+	if !errors.As(err, &ue) || !strings.Contains(ue.Hint, "VLLM_ALLOW_RUNTIME_LORA_UPDATING=True") {
+		t.Fatalf("got %v; want a hint about VLLM_ALLOW_RUNTIME_LORA_UPDATING", err)
 	}
 }
