@@ -367,6 +367,15 @@ func TestTwoRoundsResumeAfterAKillAtEveryStep(t *testing.T) {
 			t.Errorf("round status lacks %q:\n%s", want, status.String())
 		}
 	}
+	var page strings.Builder
+	if err := h.WriteHTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "round 002", "sqlgym-round-002", "proven gain"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("history page lacks %q", want)
+		}
+	}
 	// The band file and the scores are the uninterrupted run's too.
 	for _, f := range []string{"001/band.jsonl", "002/band.jsonl"} {
 		a, _ := os.ReadFile(filepath.Join(filepath.Dir(cfgA), "rounds", f))

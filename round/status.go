@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"text/tabwriter"
+
+	"github.com/sqlgym/sqlgym/report"
 )
 
 // RoundStatus is one round as `sqlgym round status` shows it.
@@ -92,3 +94,32 @@ func (h *History) WriteText(w io.Writer) error {
 	_, err := fmt.Fprintf(w, "best: %s\n", h.Best.Name)
 	return err
 }
+
+// Rows are the decided rounds as the history page shows them.
+func (h *History) Rows() []report.RoundRow {
+	var rows []report.RoundRow
+	for _, r := range h.Rounds {
+		d := r.Decision
+		if d == nil {
+			continue
+		}
+		row := report.RoundRow{Round: d.Round, Start: d.Start.Name, Best: d.Best.Name, Band: d.Band, Stopped: d.Stopped}
+		if d.Candidate != nil {
+			row.Candidate = d.Candidate.Name
+		}
+		if v := d.VsBase; v != nil {
+			row.Base, row.Treat, row.Delta, row.Lo, row.Hi = v.Base, v.Treat, v.Delta, v.Lo, v.Hi
+			row.VsBase, row.Unreplicated = v.Verdict, v.Unreplicated
+		}
+		row.VsStart = "-"
+		if d.VsStart != nil {
+			row.VsStart = d.VsStart.Verdict
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// WriteHTML writes the history as a self-contained page: the difference
+// per round with its interval, and the table of WriteText.
+func (h *History) WriteHTML(w io.Writer) error { return report.RoundsHTML(w, h.Rows(), h.Best.Name) }

@@ -14,9 +14,11 @@ import (
 )
 
 type roundOptions struct {
-	Config string
-	DryRun bool
-	JSON   bool
+	Config  string
+	DryRun  bool
+	JSON    bool
+	HTML    string
+	Replace bool
 }
 
 const roundLong = `Run one round of the post-training loop, or resume the one in progress:
@@ -55,13 +57,18 @@ func newRoundCmd(io IO) *cobra.Command {
 	f.StringVar(&opts.Config, "config", "round.yaml", "round configuration (YAML, see docs/rounds.md)")
 	f.BoolVar(&opts.JSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the commands each step would run, run nothing")
-	cmd.AddCommand(&cobra.Command{
-		Use:     "status",
-		Short:   "Print every round's scores with intervals, the verdicts and the best checkpoint",
-		Example: `  sqlgym round status --config round.yaml --json`,
-		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, _ []string) error { return runRoundStatus(io, opts) },
-	})
+	status := &cobra.Command{
+		Use:   "status",
+		Short: "Print every round's scores with intervals, the verdicts and the best checkpoint",
+		Example: `  sqlgym round status --config round.yaml
+  sqlgym round status --config round.yaml --json
+  sqlgym round status --config round.yaml --html rounds.html`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runRoundStatus(io, opts) },
+	}
+	status.Flags().StringVar(&opts.HTML, "html", "", "also write the history as a self-contained HTML page")
+	addReplaceFlag(status, &opts.Replace)
+	cmd.AddCommand(status)
 	return cmd
 }
 
@@ -131,6 +138,14 @@ func runRoundStatus(io IO, opts roundOptions) error {
 	h, err := round.Status(cfg.RoundsDir(), cfg.Model.Name)
 	if err != nil {
 		return err
+	}
+	if opts.HTML != "" {
+		if err := checkOutput("--html", opts.HTML, opts.Replace, opts.Config); err != nil {
+			return err
+		}
+		if err := writeReportFile(opts.HTML, h.WriteHTML); err != nil {
+			return err
+		}
 	}
 	if opts.JSON {
 		return writeJSON(io.Out, h)
