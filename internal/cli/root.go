@@ -138,6 +138,7 @@ func NewRoot(io IO) *cobra.Command {
 		newExportCmd(io),
 		newBenchCmd(io),
 		newLinkCmd(io),
+		newRoundCmd(io),
 	)
 	return root
 }
