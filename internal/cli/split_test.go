@@ -49,7 +49,7 @@ func TestSplitKeepsSpiderParaphrasesTogether(t *testing.T) {
 	if !strings.Contains(stdout, "before, 0 after") {
 		t.Fatalf("split output %q", stdout)
 	}
-	res := split(byID, grouped)
+	res := split(byID, grouped, "--replace")
 	if res.SharedBefore != old.SharedAfter || res.SharedAfter != 0 {
 		t.Fatalf("held-out tasks with a train twin: %d before, %d after; want %d, 0", res.SharedBefore, res.SharedAfter, old.SharedAfter)
 	}
