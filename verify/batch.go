@@ -87,6 +87,7 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 	urlErr := map[string]error{}
 	variantsOf := func(t *sqlgym.Task, testsuite bool) ([]string, error) {
 		key := t.DB
+		testsuite = testsuite || v.cfg.Variants
 		if testsuite {
 			key = "\x00ts\x00" + t.DB
 		}

@@ -30,6 +30,13 @@ type Config struct {
 	AllModes bool
 	Rewards  Rewards
 	Limits   sqlgym.Limits
+	// Variants judges an answer correct in every mode only when it matches
+	// on the original database and on every variant: the task's
+	// db_variants, else the variants the catalog finds beside the database
+	// (Databases.Variants). Golds are cached per variant, and each distinct
+	// answer of a batch runs once per variant. The test-suite mode always
+	// does this.
+	Variants bool
 	// KeepDistinct turns off the test-suite mode's default removal of
 	// DISTINCT from both queries.
 	KeepDistinct bool

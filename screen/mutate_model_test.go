@@ -1,0 +1,102 @@
+package screen
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/sqlgym/sqlgym"
+)
+
+// shopLike is a two-table schema in the shape of the built-in shop's.
+var shopLike = &sqlgym.Schema{Tables: []sqlgym.Table{
+	{Name: "customers", PrimaryKey: []string{"customer_id"}, Columns: []sqlgym.Column{
+		{Name: "customer_id", Type: "INTEGER"}, {Name: "first_name", Type: "VARCHAR(50)"},
+		{Name: "last_name", Type: "VARCHAR(50)"}, {Name: "signup_date", Type: "DATE"}}},
+	{Name: "orders", PrimaryKey: []string{"order_id"}, Columns: []sqlgym.Column{
+		{Name: "order_id", Type: "INTEGER"}, {Name: "customer_id", Type: "INTEGER"},
+		{Name: "order_date", Type: "DATE"}, {Name: "total_amount", Type: "DECIMAL(10,2)"}},
+		ForeignKeys: []sqlgym.ForeignKey{{Columns: []string{"customer_id"}, RefTable: "customers", RefColumns: []string{"customer_id"}}}},
+}}
+
+func ofSchema(sql string, k Kind) []string {
+	var out []string
+	for _, m := range MutateSchema(sql, 0, shopLike) {
+		if m.Kind == k {
+			out = append(out, m.SQL)
+		}
+	}
+	return out
+}
+
+func TestMutateModelKinds(t *testing.T) {
+	cases := []struct {
+		name string
+		kind Kind
+		sql  string
+		want []string
+	}{
+		{"a selected column becomes one of the same type", WrongColumn,
+			"SELECT c.first_name FROM customers AS c WHERE c.customer_id = 3",
+			[]string{"SELECT c.last_name FROM customers AS c WHERE c.customer_id = 3"}},
+		{"a bare column resolves through the one table that has it", WrongColumn,
+			"SELECT order_date FROM orders JOIN customers ON orders.customer_id = customers.customer_id",
+			nil}, // order_date has no other DATE column in orders
+		{"a join key becomes another key of its table", WrongJoinKey,
+			"SELECT COUNT(*) FROM orders o JOIN customers c ON o.customer_id = c.customer_id",
+			[]string{"SELECT COUNT(*) FROM orders o JOIN customers c ON o.order_id = c.customer_id"}},
+		{"group by the shown name instead of the id", WrongGrain,
+			"SELECT c.last_name, COUNT(*) FROM customers c JOIN orders o ON o.customer_id = c.customer_id GROUP BY c.customer_id",
+			[]string{"SELECT c.last_name, COUNT(*) FROM customers c JOIN orders o ON o.customer_id = c.customer_id GROUP BY c.last_name"}},
+		{"a group key left out", MissingGroupBy,
+			"SELECT a, b, COUNT(*) FROM t GROUP BY a, b HAVING COUNT(*) > 1",
+			[]string{"SELECT a, b, COUNT(*) FROM t GROUP BY b HAVING COUNT(*) > 1", "SELECT a, b, COUNT(*) FROM t GROUP BY a HAVING COUNT(*) > 1"}},
+		{"numbers and dates one step off, LIMIT and SELECT untouched", OffByOneLiteral,
+			"SELECT 5 FROM t WHERE d < '2024-03-01' AND p BETWEEN 1.50 AND 9 GROUP BY g HAVING COUNT(*) >= 2 LIMIT 3",
+			[]string{
+				"SELECT 5 FROM t WHERE d < '2024-03-02' AND p BETWEEN 1.50 AND 9 GROUP BY g HAVING COUNT(*) >= 2 LIMIT 3",
+				"SELECT 5 FROM t WHERE d < '2024-02-29' AND p BETWEEN 1.50 AND 9 GROUP BY g HAVING COUNT(*) >= 2 LIMIT 3",
+				"SELECT 5 FROM t WHERE d < '2024-03-01' AND p BETWEEN 1.51 AND 9 GROUP BY g HAVING COUNT(*) >= 2 LIMIT 3",
+				"SELECT 5 FROM t WHERE d < '2024-03-01' AND p BETWEEN 1.49 AND 9 GROUP BY g HAVING COUNT(*) >= 2 LIMIT 3",
+				"SELECT 5 FROM t WHERE d < '2024-03-01' AND p BETWEEN 1.50 AND 10 GROUP BY g HAVING COUNT(*) >= 2 LIMIT 3",
+				"SELECT 5 FROM t WHERE d < '2024-03-01' AND p BETWEEN 1.50 AND 8 GROUP BY g HAVING COUNT(*) >= 2 LIMIT 3",
+				"SELECT 5 FROM t WHERE d < '2024-03-01' AND p BETWEEN 1.50 AND 9 GROUP BY g HAVING COUNT(*) >= 3 LIMIT 3",
+				"SELECT 5 FROM t WHERE d < '2024-03-01' AND p BETWEEN 1.50 AND 9 GROUP BY g HAVING COUNT(*) >= 1 LIMIT 3",
+			}},
+		{"sort by another select item or a same-typed column", OrderWrongColumn,
+			"SELECT order_id, total_amount FROM orders ORDER BY order_id DESC LIMIT 3",
+			[]string{"SELECT order_id, total_amount FROM orders ORDER BY total_amount DESC LIMIT 3",
+				"SELECT order_id, total_amount FROM orders ORDER BY customer_id DESC LIMIT 3"}},
+		{"an aggregate sort key is replaced by an aggregate only", OrderWrongColumn,
+			"SELECT g, COUNT(*), SUM(x) FROM t GROUP BY g ORDER BY COUNT(*) DESC LIMIT 1",
+			[]string{"SELECT g, COUNT(*), SUM(x) FROM t GROUP BY g ORDER BY SUM(x) DESC LIMIT 1"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := ofSchema(c.sql, c.kind)
+			if !slices.Equal(got, c.want) {
+				t.Errorf("%s mutants of\n  %s\ngot:\n  %q\nwant:\n  %q", c.kind, c.sql, got, c.want)
+			}
+		})
+	}
+}
+
+func TestSchemaKindsNeedSchema(t *testing.T) {
+	sql := "SELECT c.first_name FROM customers AS c JOIN orders o ON o.customer_id = c.customer_id GROUP BY c.customer_id"
+	for _, m := range Mutate(sql, 0) {
+		switch m.Kind {
+		case WrongColumn, WrongJoinKey, WrongGrain:
+			t.Errorf("without a schema, got a %s mutant: %s", m.Kind, m.SQL)
+		}
+	}
+	if len(ofSchema(sql, WrongJoinKey)) == 0 {
+		t.Errorf("with the schema, no wrong_join_key mutant of %s", sql)
+	}
+}
+
+func TestOrderWrongColumnEffect(t *testing.T) {
+	for _, m := range MutateSchema("SELECT order_id, total_amount FROM orders ORDER BY order_id", 0, shopLike) {
+		if m.Kind == OrderWrongColumn && m.Effect != EffectOrder {
+			t.Errorf("an unlimited top-level sort only orders rows: %s has effect %d", m.SQL, m.Effect)
+		}
+	}
+}
