@@ -107,7 +107,7 @@ func Compared(sql string, s *sqlgym.Schema) ([]Comparison, []Threshold) {
 	return out, th
 }
 
-func literal(t sqltext.Token) bool { return t.Kind == sqltext.Number || t.Kind == sqltext.String }
+func literal(t tok) bool { return t.Kind == sqltext.Number || t.Kind == sqltext.String }
 
 func parseInt(s string) (int64, bool) {
 	var n int64

@@ -33,10 +33,16 @@ const (
 	OrderWrongColumn Kind = "order_wrong_column" // the first sort key replaced by another select item or column
 )
 
+// NearMissKinds are the screen's first nine kinds: small changes of the
+// gold's meaning. ModelKinds are the mistakes models make on top.
+var (
+	NearMissKinds = []Kind{DropConjunct, FlipComparison, FlipOrder, DropDistinct, AddDistinct, CountDistinct,
+		LimitOffByOne, JoinType, SwapAggregate}
+	ModelKinds = []Kind{WrongColumn, WrongJoinKey, WrongGrain, MissingGroupBy, OffByOneLiteral, OrderWrongColumn}
+)
+
 // Kinds lists every kind in report order.
-var Kinds = []Kind{DropConjunct, FlipComparison, FlipOrder, DropDistinct, AddDistinct, CountDistinct,
-	LimitOffByOne, JoinType, SwapAggregate, WrongColumn, WrongJoinKey, WrongGrain, MissingGroupBy, OffByOneLiteral,
-	OrderWrongColumn}
+var Kinds = append(append([]Kind(nil), NearMissKinds...), ModelKinds...)
 
 // ParseKind reads a kind name.
 func ParseKind(s string) (Kind, bool) {
