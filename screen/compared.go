@@ -24,6 +24,8 @@ type Comparison struct {
 	// AND-ed conditions: rows that meet it are the ones whose value on the
 	// boundary changes the gold's result. Empty otherwise.
 	Others string
+	// Cond is this condition's own text, when Others is set.
+	Cond string
 }
 
 // Threshold is a HAVING COUNT(...) bound: groups of exactly that size
@@ -123,7 +125,7 @@ func parseInt(s string) (int64, bool) {
 func (q *query) comparison(r colRef, lit int, op string, single *sqlgym.Table) Comparison {
 	c := Comparison{Table: r.table.Name, Column: r.col.Name, Op: op, Literal: q.toks[lit].Text, Kind: q.toks[lit].Kind}
 	if single != nil && q.toks[r.at].depth == 0 {
-		c.Others = q.othersOf(r.at)
+		c.Others, c.Cond = q.othersOf(r.at)
 	}
 	return c
 }
@@ -149,7 +151,7 @@ func (q *query) singleTable(s *sqlgym.Schema) *sqlgym.Table {
 // othersOf returns the top-level WHERE's conditions other than the one
 // holding token at, joined by AND; "" when there are none or the WHERE
 // has a top-level OR (a condition is then not needed on its own).
-func (q *query) othersOf(at int) string {
+func (q *query) othersOf(at int) (others, own string) {
 	w := -1
 	for k := range q.toks {
 		if q.toks[k].depth == 0 && q.word(k, "where") {
@@ -157,12 +159,15 @@ func (q *query) othersOf(at int) string {
 		}
 	}
 	if w < 0 || at < w {
-		return ""
+		return "", ""
 	}
 	end := q.clauseEnd(w, whereEnds...)
+	if at >= end {
+		return "", ""
+	}
 	starts, or := q.conjuncts(w, end)
 	if or {
-		return ""
+		return "", ""
 	}
 	var keep []string
 	for i, s := range starts {
@@ -170,12 +175,14 @@ func (q *query) othersOf(at int) string {
 		if i+1 < len(starts) {
 			e = starts[i+1] - 1
 		}
+		text := "(" + q.sql[q.toks[s].Pos:q.toks[e-1].End()] + ")"
 		if at >= s && at < e {
+			own = text
 			continue
 		}
-		keep = append(keep, "("+q.sql[q.toks[s].Pos:q.toks[e-1].End()]+")")
+		keep = append(keep, text)
 	}
-	return strings.Join(keep, " AND ")
+	return strings.Join(keep, " AND "), own
 }
 
 // whereText is the top-level WHERE's condition before token k, or "".

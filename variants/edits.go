@@ -68,24 +68,30 @@ func fkOf(t *sqlgym.Table, name string) *sqlgym.ForeignKey {
 	return nil
 }
 
-// copyRow writes an INSERT copying one row of t (the k-th among those
-// meeting where, in key order) with the given columns set to expressions
-// and a new key, so the copy satisfies the primary key.
+// copyRow writes an INSERT of n copies of one row of t (the k-th among
+// those meeting where, in key order) with the given columns set to
+// expressions and new keys, so the copies satisfy the primary key. The
+// source row is read before any copy lands (SQLite materialises a SELECT
+// from the table it inserts into), so the new keys are MAX+1..MAX+n.
 func (p *planner) copyRow(t *sqlgym.Table, where string, k int, set map[string]string) string {
+	return p.copyRows(t, where, k, 1, set)
+}
+
+func (p *planner) copyRows(t *sqlgym.Table, where string, k, n int, set map[string]string) string {
 	var cols, exprs []string
 	newKey := false
 	for i := range t.Columns {
 		c := &t.Columns[i]
-		e := quoteIdent(t.Name) + "." + quoteIdent(c.Name)
+		e := "src." + quoteIdent(c.Name)
 		if v, ok := set[strings.ToLower(c.Name)]; ok {
 			e = v
 		} else if inKey(t, c.Name) && !newKey && fkOf(t, c.Name) == nil {
-			// One key column changes, to a value no row has.
+			// One key column changes, to values no row has.
 			if isInt(c) {
-				e = fmt.Sprintf("(SELECT COALESCE(MAX(%s), 0) + 1 FROM %s)", quoteIdent(c.Name), quoteIdent(t.Name))
+				e = fmt.Sprintf("(SELECT COALESCE(MAX(%s), 0) FROM %s) + sg_n.i", quoteIdent(c.Name), quoteIdent(t.Name))
 			} else {
 				p.serial++
-				e = fmt.Sprintf("%s.%s || '~%d'", quoteIdent(t.Name), quoteIdent(c.Name), p.serial)
+				e = fmt.Sprintf("src.%s || '~%d~' || sg_n.i", quoteIdent(c.Name), p.serial)
 			}
 			newKey = true
 		}
@@ -96,23 +102,12 @@ func (p *planner) copyRow(t *sqlgym.Table, where string, k int, set map[string]s
 		where = "1"
 	}
 	// The gold's own condition names the table's columns bare or by the
-	// table's name, both of which resolve here; one naming an alias fails
-	// to prepare, and Edit leaves that statement out.
-	return fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE %s ORDER BY %s LIMIT 1 OFFSET %d",
-		quoteIdent(t.Name), strings.Join(cols, ", "), strings.Join(exprs, ", "), quoteIdent(t.Name),
-		where, prefixed(t), k)
-}
-
-func prefixed(t *sqlgym.Table) string {
-	q := quoteIdent(t.Name) + "."
-	if len(t.PrimaryKey) == 0 {
-		return q + "rowid"
-	}
-	var ks []string
-	for _, k := range t.PrimaryKey {
-		ks = append(ks, q+quoteIdent(k))
-	}
-	return strings.Join(ks, ", ")
+	// table's name, both of which resolve in the inner SELECT; one naming
+	// an alias fails to prepare, and Edit leaves that statement out.
+	return fmt.Sprintf("WITH RECURSIVE sg_n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM sg_n WHERE i < %d) "+
+		"INSERT INTO %s (%s) SELECT %s FROM (SELECT * FROM %s WHERE %s ORDER BY %s LIMIT 1 OFFSET %d) AS src, sg_n",
+		n, quoteIdent(t.Name), strings.Join(cols, ", "), strings.Join(exprs, ", "), quoteIdent(t.Name),
+		where, order(t), k)
 }
 
 // updateRow sets a column of the k-th row of t (in key order).
@@ -203,6 +198,35 @@ func (p *planner) plan() []group {
 			}
 		}
 	}
+	// Rows that fail one condition of a gold and meet its others: with
+	// extreme values, they tell a dropped or flipped condition by any
+	// aggregate over the table; as plain copies in bulk, by counts.
+	for _, c := range p.comps {
+		t := p.schema.Table(c.Table)
+		if t == nil || t.Rows == 0 || c.Cond == "" {
+			continue
+		}
+		where := "NOT (" + c.Cond + ")"
+		if c.Others != "" {
+			where += " AND " + c.Others
+		}
+		for _, dir := range []string{"MAX", "MIN"} {
+			set := map[string]string{}
+			for ci := range t.Columns {
+				col := &t.Columns[ci]
+				if inKey(t, col.Name) || fkOf(t, col.Name) != nil || isText(col) || strings.EqualFold(col.Name, c.Column) {
+					continue
+				}
+				step := "+ 1"
+				if dir == "MIN" {
+					step = "- 1"
+				}
+				set[strings.ToLower(col.Name)] = fmt.Sprintf("(SELECT %s(%s) FROM %s) %s", dir, quoteIdent(col.Name), quoteIdent(t.Name), step)
+			}
+			gs = append(gs, group{"extreme " + dir + " outside " + c.Cond, []string{p.copyRow(t, where, p.rng.IntN(3), set)}})
+		}
+		gs = append(gs, group{"bulk outside " + c.Cond, []string{p.copyRows(t, where, p.rng.IntN(5), 1+p.rng.IntN(30), nil)}})
+	}
 	// Groups of exactly the HAVING threshold's size, one less and one more.
 	for _, th := range p.ths {
 		t := p.schema.Table(th.Table)
@@ -214,7 +238,7 @@ func (p *planner) plan() []group {
 			continue
 		}
 		for _, n := range []int64{th.N - 1, th.N, th.N + 1} {
-			if n <= 0 || n > 50 {
+			if n <= 0 || n > 500 {
 				continue
 			}
 			var v string
@@ -236,12 +260,7 @@ func (p *planner) plan() []group {
 				continue
 			}
 			g := group{what: fmt.Sprintf("group of %d on %s.%s", n, t.Name, col.Name)}
-			// The first copy fixes the value; the others copy it.
-			g.stmts = append(g.stmts, p.copyRow(t, th.Others, p.rng.IntN(3), map[string]string{strings.ToLower(col.Name): v}))
-			last := fmt.Sprintf("(SELECT %s FROM %s ORDER BY rowid DESC LIMIT 1)", quoteIdent(col.Name), quoteIdent(t.Name))
-			for i := int64(1); i < n; i++ {
-				g.stmts = append(g.stmts, p.copyRow(t, th.Others, p.rng.IntN(3), map[string]string{strings.ToLower(col.Name): last}))
-			}
+			g.stmts = append(g.stmts, p.copyRows(t, th.Others, p.rng.IntN(3), int(n), map[string]string{strings.ToLower(col.Name): v}))
 			gs = append(gs, g)
 		}
 	}

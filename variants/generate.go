@@ -331,9 +331,40 @@ func (g *Generator) Run(ctx context.Context, dir string) (*DBResult, error) {
 	res.tasksAfter = marked
 	res.Levels = levels(before, marked)
 	still := map[string]bool{}
+	res.EquivalentByKind = map[screen.Kind]int{}
 	for _, t := range marked {
-		for _, m := range screen.WeakMutants(t) {
+		ms := screen.WeakMutants(t)
+		if len(ms) == 0 {
+			continue
+		}
+		full := map[string]screen.Mutant{}
+		for _, m := range screen.MutateSchema(t.SQL, opt.MaxPerKind, g.schema) {
+			full[m.SQL] = m
+		}
+		weakKinds := map[screen.Kind]bool{}
+		equiv := 0
+		for _, m := range ms {
 			still[mutantID(t.ID, m.SQL)] = true
+			if fm, ok := full[m.SQL]; ok {
+				m = fm
+			}
+			if ok, _ := screen.Equivalent(t.SQL, m, g.schema); ok {
+				equiv++
+				if _, seen := weakKinds[m.Kind]; !seen {
+					weakKinds[m.Kind] = false
+				}
+			} else {
+				weakKinds[m.Kind] = true
+			}
+		}
+		res.EquivalentMutants += equiv
+		if equiv == len(ms) {
+			res.EquivalentTasks++
+		}
+		for k, weak := range weakKinds {
+			if !weak {
+				res.EquivalentByKind[k]++
+			}
 		}
 	}
 	ids := make([]string, 0, len(survivors))
