@@ -172,13 +172,18 @@ func New(dbs Databases, tasks []sqlgym.Task, cfg Config) *Verifier {
 }
 
 // ModeLabel names Mode with its order policy when the policy is not the
-// mode's default ("strict order=always"), so that records of runs judged
+// mode's default ("strict order=always") and with "variants" when answers
+// are judged on variant databases too, so that records of runs judged
 // under different policies never look alike; otherwise it is the mode.
 func (c Config) ModeLabel() string {
+	label := string(c.Mode)
 	if c.Mode.TakesOrder() && c.Order != compare.OrderDefault && c.Order != compare.OrderDefault.Resolve(c.Mode) {
-		return string(c.Mode) + " order=" + string(c.Order)
+		label += " order=" + string(c.Order)
 	}
-	return string(c.Mode)
+	if c.Variants && c.Mode != compare.TestSuite {
+		label += " variants" // judged on more databases: not comparable with a run on the original alone
+	}
+	return label
 }
 
 // Config returns the verifier's settings, defaults filled in.

@@ -65,6 +65,7 @@ weak-task screen".`,
 	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement on PostgreSQL and DuckDB (SQLite: its default step budget decides)")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	addDBFlags(cmd, &opts.DB)
+	addVariantsFlag(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
 	return cmd
 }
@@ -120,7 +121,7 @@ func runScreen(ctx context.Context, io IO, opts screenOptions) error {
 		return err
 	}
 	defer cat.Close()
-	v := verify.New(cat, tasks, verify.Config{Mode: mode, KeepDistinct: opts.KeepDistinct,
+	v := verify.New(cat, tasks, verify.Config{Mode: mode, KeepDistinct: opts.KeepDistinct, Variants: opts.DB.Variants,
 		Limits: sqlgym.Limits{Timeout: opts.Timeout}})
 	start := time.Now()
 	rep, out, err := screen.Screen(ctx, v, tasks, screen.Options{Kinds: kinds, MaxPerKind: opts.MaxPerKind,

@@ -127,6 +127,7 @@ See docs/training.md.`,
 	f.StringVar(&opts.Schema, "schema", "full", "episodes: opening prompt's schema, full or linked (oracle is refused)")
 	addLinkerFlags(cmd, &opts.Linker)
 	addDBFlags(cmd, &opts.DB)
+	addVariantsFlag(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
 	return cmd
 }
@@ -179,7 +180,7 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	defer cat.Close()
 	srv, err := serve.New(serve.Config{
 		Tasks: tasks, IncludeHoldout: opts.IncludeHoldout, DBs: cat, Schema: src,
-		Verify: verify.Config{Mode: mode, Order: order, Rewards: rewards, Concurrency: opts.Concurrency,
+		Verify: verify.Config{Mode: mode, Order: order, Rewards: rewards, Variants: opts.DB.Variants, Concurrency: opts.Concurrency,
 			Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps, SafetyNet: opts.SafetyNet}},
 		CacheEntries: opts.CacheEntries, CacheBytes: int64(opts.CacheMB) << 20,
 		DBSlots: opts.DBSlots, Queue: opts.Queue, MaxBodyBytes: int64(opts.MaxBodyMB) << 20, MaxItems: opts.MaxItems,
@@ -191,7 +192,7 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
-	info := serveInfo{Tasks: len(tasks), Mode: verify.Config{Mode: mode, Order: order}.ModeLabel(), Rewards: rewards.String()}
+	info := serveInfo{Tasks: len(tasks), Mode: verify.Config{Mode: mode, Order: order, Variants: opts.DB.Variants}.ModeLabel(), Rewards: rewards.String()}
 	if opts.Warm {
 		rep, err := srv.Warm(ctx)
 		if err != nil {
