@@ -9,13 +9,17 @@ import (
 // Equivalent reports whether mutant m of gold returns the gold's rows on
 // every database that meets the schema's declared constraints, and why: no
 // data can then tell them apart, so a surviving m is no weakness of the
-// task. It knows three cases, each a proof from the constraints, not a
+// task. It knows four cases, each a proof from the constraints, not a
 // guess from data:
 //
 //   - DISTINCT added to or dropped from an outer SELECT whose LIMIT is 1:
 //     one row has no duplicates.
 //   - COUNT(x) against COUNT(DISTINCT x) in a query of one table whose
 //     primary key is the column x: key values are unique and not NULL.
+//   - INNER against LEFT JOIN in a query of one join grouped by the FROM
+//     table's primary key with only HAVING COUNT(*) > n (n >= 1) or >= n
+//     (n >= 2): a row the LEFT JOIN adds is a group of its own, of one
+//     row, which the threshold drops.
 //   - INNER against LEFT JOIN of a table T on T's primary key equal to a
 //     NOT NULL column of an inner-joined table that is a declared foreign
 //     key to T: every row finds exactly one partner either way.
@@ -68,6 +72,9 @@ func Equivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 				continue
 			}
 			changed = true
+			if len(gj) == 1 && q.groupsOfOneDropped(s) {
+				return true, "a row the LEFT JOIN adds is a group of one, which the HAVING COUNT(*) threshold drops"
+			}
 			if !q.fkSafe(gj[i].at, s) {
 				return false, ""
 			}
@@ -191,6 +198,73 @@ func (q *query) fkSafe(j int, s *sqlgym.Schema) bool {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// groupsOfOneDropped reports whether the query, FROM one base table and
+// one JOIN, groups by that table's single-column primary key and has a
+// HAVING that is only COUNT(*) > n with n >= 1 or COUNT(*) >= n with
+// n >= 2.
+func (q *query) groupsOfOneDropped(s *sqlgym.Schema) bool {
+	var from *sqlgym.Table
+	var fromName string
+	group, having := -1, -1
+	for k := range q.toks {
+		if q.toks[k].depth != 0 {
+			continue
+		}
+		switch {
+		case q.word(k, "union", "intersect", "except"):
+			return false
+		case q.word(k, "from") && from == nil && k+1 < len(q.toks):
+			from = s.Table(unquote(q.toks[k+1].Text))
+			if from != nil {
+				fromName = strings.ToLower(from.Name)
+				a := k + 2
+				if q.word(a, "as") {
+					a++
+				}
+				if a < len(q.toks) && !reserved(q.toks[a].Text) {
+					fromName = strings.ToLower(unquote(q.toks[a].Text))
+				}
+			}
+		case q.word(k, "group") && q.word(k+1, "by"):
+			group = k
+		case q.word(k, "having"):
+			having = k
+		}
+	}
+	if from == nil || len(from.PrimaryKey) != 1 || group < 0 || having < 0 {
+		return false
+	}
+	keyed := false
+	for _, key := range q.split(group+2, q.clauseEnd(group+1, "having", "order", "limit", "window")) {
+		n := key[1] - key[0]
+		last := unquote(q.toks[key[1]-1].Text)
+		if !strings.EqualFold(last, from.PrimaryKey[0]) {
+			continue
+		}
+		if n == 1 || n == 3 && q.punct(key[0]+1, ".") && strings.EqualFold(unquote(q.toks[key[0]].Text), fromName) {
+			keyed = true
+		}
+	}
+	if !keyed {
+		return false
+	}
+	end := q.clauseEnd(having, "order", "limit", "window")
+	h := having + 1
+	if end-h != 6 || !q.word(h, "count") || !q.punct(h+1, "(") || q.toks[h+2].Text != "*" || !q.punct(h+3, ")") {
+		return false
+	}
+	n, ok := parseInt(q.toks[h+5].Text)
+	switch op := q.toks[h+4].Text; {
+	case !ok:
+		return false
+	case op == ">":
+		return n >= 1
+	case op == ">=":
+		return n >= 2
 	}
 	return false
 }

@@ -153,6 +153,11 @@ func values(c screen.Comparison, col *sqlgym.Column) []string {
 			rest := body[10:]
 			prev, next := d.AddDate(0, 0, -1).Format("2006-01-02"), d.AddDate(0, 0, 1).Format("2006-01-02")
 			out = append(out, sqlQuote(prev+rest), sqlQuote(next+rest))
+			// A few more days either side: a gold's other conditions on
+			// the date (its weekday, its month) may rule the nearest out.
+			for _, k := range []int{2, 3, 4, 5, 6, 7, 31} {
+				out = append(out, sqlQuote(d.AddDate(0, 0, -k).Format("2006-01-02")+rest), sqlQuote(d.AddDate(0, 0, k).Format("2006-01-02")+rest))
+			}
 			if rest == "" && !strings.EqualFold(baseType(col), "date") {
 				out = append(out, sqlQuote(body+" 00:00:00"), sqlQuote(prev+" 23:59:59"))
 			}
