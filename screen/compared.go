@@ -26,6 +26,11 @@ type Comparison struct {
 	Others string
 	// Cond is this condition's own text, when Others is set.
 	Cond string
+	// From and Alias, set when the condition is one of the top-level
+	// WHERE's AND-ed conditions of a query with joins, are the gold's FROM
+	// clause and the name it gives the column's table: the rows that meet
+	// Others are then SELECT Alias.* FROM From WHERE Others.
+	From, Alias string
 }
 
 // Threshold is a HAVING COUNT(...) bound: groups of exactly that size
@@ -34,8 +39,8 @@ type Threshold struct {
 	// Table is the gold's single table and GroupBy its single group key,
 	// when it has them; empty otherwise.
 	Table, GroupBy string
-	N             int64
-	Others        string // the single-table gold's WHERE, if any
+	N              int64
+	Others         string // the single-table gold's WHERE, if any
 }
 
 // Compared returns the comparisons of sql against literals whose column
@@ -124,10 +129,46 @@ func parseInt(s string) (int64, bool) {
 
 func (q *query) comparison(r colRef, lit int, op string, single *sqlgym.Table) Comparison {
 	c := Comparison{Table: r.table.Name, Column: r.col.Name, Op: op, Literal: q.toks[lit].Text, Kind: q.toks[lit].Kind}
-	if single != nil && q.toks[r.at].depth == 0 {
-		c.Others, c.Cond = q.othersOf(r.at)
+	if q.toks[r.at].depth != 0 {
+		return c
 	}
+	if single != nil {
+		c.Others, c.Cond = q.othersOf(r.at)
+		return c
+	}
+	// A join: the rows that matter are those of the gold's own FROM.
+	if !q.punct(r.at-1, ".") || q.setOp() {
+		return c
+	}
+	from, where := -1, -1
+	for k := range q.toks {
+		if q.toks[k].depth == 0 && q.word(k, "from") && from < 0 {
+			from = k
+		}
+		if q.toks[k].depth == 0 && q.word(k, "where") {
+			where = k
+		}
+	}
+	if from < 0 || where < 0 || where < from || r.at < where {
+		return c
+	}
+	others, own := q.othersOf(r.at)
+	if own == "" {
+		return c
+	}
+	c.Others, c.Cond = others, own
+	c.From = q.sql[q.toks[from+1].Pos:q.toks[where-1].End()]
+	c.Alias = q.toks[r.at-2].Text
 	return c
+}
+
+func (q *query) setOp() bool {
+	for k := range q.toks {
+		if q.toks[k].depth == 0 && q.word(k, "union", "intersect", "except") {
+			return true
+		}
+	}
+	return false
 }
 
 // singleTable returns the table when the query reads exactly one, with no

@@ -78,6 +78,13 @@ func (p *planner) copyRow(t *sqlgym.Table, where string, k int, set map[string]s
 }
 
 func (p *planner) copyRows(t *sqlgym.Table, where string, k, n int, set map[string]string) string {
+	return p.copyFrom(t, "", "", where, k, n, set)
+}
+
+// copyFrom is copyRows with the source row taken from a gold's own FROM
+// clause (from, naming t as alias): a row of t that, joined as the gold
+// joins it, meets where.
+func (p *planner) copyFrom(t *sqlgym.Table, from, alias, where string, k, n int, set map[string]string) string {
 	var cols, exprs []string
 	newKey := false
 	for i := range t.Columns {
@@ -104,10 +111,20 @@ func (p *planner) copyRows(t *sqlgym.Table, where string, k, n int, set map[stri
 	// The gold's own condition names the table's columns bare or by the
 	// table's name, both of which resolve in the inner SELECT; one naming
 	// an alias fails to prepare, and Edit leaves that statement out.
+	src := fmt.Sprintf("SELECT * FROM %s WHERE %s ORDER BY %s", quoteIdent(t.Name), where, order(t))
+	if from != "" {
+		var ks []string
+		for _, c := range t.PrimaryKey {
+			ks = append(ks, alias+"."+quoteIdent(c))
+		}
+		if len(ks) == 0 {
+			ks = []string{alias + ".rowid"}
+		}
+		src = fmt.Sprintf("SELECT %s.* FROM %s WHERE %s ORDER BY %s", alias, from, where, strings.Join(ks, ", "))
+	}
 	return fmt.Sprintf("WITH RECURSIVE sg_n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM sg_n WHERE i < %d) "+
-		"INSERT INTO %s (%s) SELECT %s FROM (SELECT * FROM %s WHERE %s ORDER BY %s LIMIT 1 OFFSET %d) AS src, sg_n",
-		n, quoteIdent(t.Name), strings.Join(cols, ", "), strings.Join(exprs, ", "), quoteIdent(t.Name),
-		where, order(t), k)
+		"INSERT INTO %s (%s) SELECT %s FROM (%s LIMIT 1 OFFSET %d) AS src, sg_n",
+		n, quoteIdent(t.Name), strings.Join(cols, ", "), strings.Join(exprs, ", "), src, k)
 }
 
 // updateRow sets a column of the k-th row of t (in key order).
@@ -199,7 +216,7 @@ func (p *planner) plan() []group {
 					where = c.Others
 				}
 				gs = append(gs, group{"boundary copy " + c.Table + "." + c.Column + "=" + v,
-					[]string{p.copyRow(t, where, p.rng.IntN(3), map[string]string{strings.ToLower(col.Name): v})}})
+					[]string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(3), 1, map[string]string{strings.ToLower(col.Name): v})}})
 			}
 		}
 	}
@@ -228,9 +245,9 @@ func (p *planner) plan() []group {
 				}
 				set[strings.ToLower(col.Name)] = fmt.Sprintf("(SELECT %s(%s) FROM %s) %s", dir, quoteIdent(col.Name), quoteIdent(t.Name), step)
 			}
-			gs = append(gs, group{"extreme " + dir + " outside " + c.Cond, []string{p.copyRow(t, where, p.rng.IntN(3), set)}})
+			gs = append(gs, group{"extreme " + dir + " outside " + c.Cond, []string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(3), 1, set)}})
 		}
-		gs = append(gs, group{"bulk outside " + c.Cond, []string{p.copyRows(t, where, p.rng.IntN(5), 1+p.rng.IntN(30), nil)}})
+		gs = append(gs, group{"bulk outside " + c.Cond, []string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(5), 1+p.rng.IntN(30), nil)}})
 	}
 	// Groups of exactly the HAVING threshold's size, one less and one more.
 	for _, th := range p.ths {
