@@ -100,3 +100,26 @@ func TestOrderWrongColumnEffect(t *testing.T) {
 		}
 	}
 }
+
+func TestTieCheck(t *testing.T) {
+	cases := []struct {
+		sql, want string
+		at        int
+	}{
+		{"SELECT name FROM t ORDER BY price DESC LIMIT 3",
+			"SELECT sg_tie0 FROM (SELECT name , price AS sg_tie0 FROM t ORDER BY price DESC LIMIT 4) AS sg_ties", 3},
+		{"SELECT g, COUNT(*) AS n FROM t GROUP BY g ORDER BY n DESC, 1 LIMIT 1",
+			"SELECT sg_tie0, sg_tie1 FROM (SELECT g, COUNT(*) AS n , COUNT(*) AS sg_tie0, g AS sg_tie1 FROM t GROUP BY g ORDER BY n DESC, 1 LIMIT 2) AS sg_ties", 1},
+	}
+	for _, c := range cases {
+		got, at, ok := TieCheck(c.sql)
+		if !ok || got != c.want || at != c.at {
+			t.Errorf("TieCheck(%s)\n got %q %d %v\nwant %q %d", c.sql, got, at, ok, c.want, c.at)
+		}
+	}
+	for _, sql := range []string{"SELECT a FROM t ORDER BY a", "SELECT DISTINCT a FROM t ORDER BY a LIMIT 2", "SELECT a FROM t UNION SELECT b FROM u ORDER BY 1 LIMIT 1"} {
+		if _, _, ok := TieCheck(sql); ok {
+			t.Errorf("TieCheck(%s) wrote a check", sql)
+		}
+	}
+}

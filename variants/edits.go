@@ -86,21 +86,22 @@ func (p *planner) copyRows(t *sqlgym.Table, where string, k, n int, set map[stri
 // joins it, meets where.
 func (p *planner) copyFrom(t *sqlgym.Table, from, alias, where string, k, n int, set map[string]string) string {
 	var cols, exprs []string
-	newKey := false
 	for i := range t.Columns {
 		c := &t.Columns[i]
 		e := "src." + quoteIdent(c.Name)
 		if v, ok := set[strings.ToLower(c.Name)]; ok {
 			e = v
-		} else if inKey(t, c.Name) && !newKey && fkOf(t, c.Name) == nil {
-			// One key column changes, to values no row has.
+		} else if p.identifying(t, c) {
+			// Key columns get values no row has: the declared key, and
+			// the columns that identify a row without being declared so
+			// (referenced by a foreign key, or named like an id), on which
+			// golds group and join as if they were unique.
 			if isInt(c) {
 				e = fmt.Sprintf("(SELECT COALESCE(MAX(%s), 0) FROM %s) + sg_n.i", quoteIdent(c.Name), quoteIdent(t.Name))
 			} else {
 				p.serial++
 				e = fmt.Sprintf("src.%s || '~%d~' || sg_n.i", quoteIdent(c.Name), p.serial)
 			}
-			newKey = true
 		}
 		cols = append(cols, quoteIdent(c.Name))
 		exprs = append(exprs, e)
@@ -125,6 +126,42 @@ func (p *planner) copyFrom(t *sqlgym.Table, from, alias, where string, k, n int,
 	return fmt.Sprintf("WITH RECURSIVE sg_n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM sg_n WHERE i < %d) "+
 		"INSERT INTO %s (%s) SELECT %s FROM (%s LIMIT 1 OFFSET %d) AS src, sg_n",
 		n, quoteIdent(t.Name), strings.Join(cols, ", "), strings.Join(exprs, ", "), src, k)
+}
+
+// identifying reports whether column c of t identifies its row: part of
+// the primary key, referenced by a foreign key, or named like an id, and
+// not itself a foreign key (whose values must stay existing parents).
+func (p *planner) identifying(t *sqlgym.Table, c *sqlgym.Column) bool {
+	if fkOf(t, c.Name) != nil {
+		return false
+	}
+	if inKey(t, c.Name) {
+		return !isCompositeFK(t, c.Name)
+	}
+	n := strings.ToLower(c.Name)
+	if n == "id" || strings.HasSuffix(n, "_id") {
+		return true
+	}
+	for _, o := range p.schema.Tables {
+		for _, fk := range o.ForeignKeys {
+			if !strings.EqualFold(fk.RefTable, t.Name) {
+				continue
+			}
+			for _, rc := range fk.RefColumns {
+				if strings.EqualFold(rc, c.Name) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// isCompositeFK reports whether a key column of t is one of several
+// columns of a composite key: a junction table's key columns are foreign
+// keys, left to the caller's set.
+func isCompositeFK(t *sqlgym.Table, name string) bool {
+	return len(t.PrimaryKey) > 1 && fkOf(t, name) != nil
 }
 
 // updateRow sets a column of the k-th row of t (in key order).

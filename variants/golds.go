@@ -7,6 +7,7 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/author"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
+	"github.com/sqlgym/sqlgym/screen"
 )
 
 // goldState is what a gold does on one database: whether it runs and
@@ -24,7 +25,9 @@ const maxGoldRows = 100_000
 // execution filter, once with SQLite's reverse_unordered_selects: a gold
 // whose rows depend on scan order (a LIMIT through tied sort keys, a bare
 // column of a group) returns different rows, which is the filter's
-// "unstable". The error is only an infrastructure failure.
+// "unstable", and one ending in ORDER BY ... LIMIT gets the filter's tie
+// check too (screen.TieCheck). The error is only an infrastructure
+// failure.
 func checkGolds(ctx context.Context, path string, golds []string, lim sqlgym.Limits) (map[string]goldState, error) {
 	a, err := sqlite.Open(path, sqlite.Options{PoolSize: 1})
 	if err != nil {
@@ -39,7 +42,20 @@ func checkGolds(ctx context.Context, path string, golds []string, lim sqlgym.Lim
 	f := author.Filter{A: a, B: b, MinRows: 1, MaxRows: maxGoldRows, Limits: lim.GoldLimits()}
 	out := make(map[string]goldState, len(golds))
 	for _, g := range golds {
-		v, err := f.Check(ctx, author.Candidate{SQL: g})
+		c := author.Candidate{SQL: g}
+		// A LIMIT through tied sort keys can look stable under both scan
+		// orders (the tie is broken the same way by the sorter), so golds
+		// that end in ORDER BY ... LIMIT also get the filter's tie check.
+		if tie, at, ok := screen.TieCheck(g); ok {
+			c.TieSQL, c.TieAt = tie, at
+		}
+		v, err := f.Check(ctx, c)
+		if err == nil && v.Reason == author.ReasonError && c.TieSQL != "" {
+			// The tie query is ours and may not run where the gold does
+			// (an alias it cannot see): the gold's own verdict stands.
+			c.TieSQL = ""
+			v, err = f.Check(ctx, c)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("gold check: %w", err)
 		}
