@@ -139,8 +139,8 @@ func (p *planner) identifying(t *sqlgym.Table, c *sqlgym.Column) bool {
 		return !isCompositeFK(t, c.Name)
 	}
 	n := strings.ToLower(c.Name)
-	if n == "id" || strings.HasSuffix(n, "_id") {
-		return true
+	if strings.HasSuffix(n, "id") {
+		return true // id, customer_id, CountryId: Spider declares few keys
 	}
 	for _, o := range p.schema.Tables {
 		for _, fk := range o.ForeignKeys {
