@@ -123,3 +123,48 @@ func TestTieCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestEquivalent(t *testing.T) {
+	find := func(gold string, k Kind) Mutant {
+		for _, m := range MutateSchema(gold, 0, shopLike) {
+			if m.Kind == k {
+				return m
+			}
+		}
+		t.Fatalf("no %s mutant of %s", k, gold)
+		return Mutant{}
+	}
+	cases := []struct {
+		gold string
+		kind Kind
+		want bool
+	}{
+		{"SELECT DISTINCT last_name FROM customers ORDER BY signup_date LIMIT 1", DropDistinct, true},
+		{"SELECT DISTINCT last_name FROM customers ORDER BY signup_date LIMIT 2", DropDistinct, false},
+		{"SELECT COUNT(customer_id) FROM customers WHERE signup_date > '2024-01-01'", CountDistinct, true},
+		{"SELECT COUNT(first_name) FROM customers", CountDistinct, false},
+		{"SELECT COUNT(c.customer_id) FROM customers c JOIN orders o ON o.customer_id = c.customer_id", CountDistinct, false},
+		// orders.customer_id is a NOT NULL foreign key in this schema
+		// only when declared so: shopLike leaves it nullable.
+		{"SELECT o.order_id FROM orders o JOIN customers c ON o.customer_id = c.customer_id", JoinType, false},
+		{"SELECT c.customer_id FROM customers c JOIN orders o ON o.customer_id = c.customer_id GROUP BY c.customer_id HAVING COUNT(*) > 2", JoinType, true},
+		{"SELECT c.customer_id FROM customers c JOIN orders o ON o.customer_id = c.customer_id GROUP BY c.customer_id HAVING COUNT(*) >= 1", JoinType, false},
+		{"SELECT c.last_name FROM customers c JOIN orders o ON o.customer_id = c.customer_id GROUP BY c.last_name HAVING COUNT(*) > 2", JoinType, false},
+	}
+	for _, c := range cases {
+		got, why := Equivalent(c.gold, find(c.gold, c.kind), shopLike)
+		if got != c.want {
+			t.Errorf("Equivalent(%s, %s) = %v (%s), want %v", c.gold, c.kind, got, why, c.want)
+		}
+	}
+	notNull := *shopLike
+	notNull.Tables = append([]sqlgym.Table(nil), shopLike.Tables...)
+	orders := notNull.Tables[1]
+	orders.Columns = append([]sqlgym.Column(nil), orders.Columns...)
+	orders.Columns[1].NotNull = true
+	notNull.Tables[1] = orders
+	gold := "SELECT o.order_id FROM orders o JOIN customers c ON o.customer_id = c.customer_id"
+	if ok, why := Equivalent(gold, find(gold, JoinType), &notNull); !ok {
+		t.Errorf("a NOT NULL foreign key to the joined key: not proved equivalent (%s)", why)
+	}
+}
