@@ -13,6 +13,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine"
+	schemapkg "github.com/sqlgym/sqlgym/schema"
 	"github.com/sqlgym/sqlgym/screen"
 	"github.com/sqlgym/sqlgym/verify"
 	"github.com/sqlgym/sqlgym/verify/compare"
@@ -157,13 +158,9 @@ func NewGenerator(ctx context.Context, dbs verify.Databases, name, url string, t
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", name, err)
 	}
-	d, ok := eng.(sqlgym.Describer)
-	if !ok {
-		return nil, fmt.Errorf("database %s cannot describe its schema", name)
-	}
-	schema, err := d.Describe(ctx)
+	schema, err := schemapkg.Load(ctx, eng, 0)
 	if err != nil {
-		return nil, fmt.Errorf("describe %s: %w", name, err)
+		return nil, fmt.Errorf("database %s: %w", name, err)
 	}
 	g := &Generator{dbs: dbs, name: name, url: url, origPath: loc.Path, tasks: tasks, schema: schema, opt: opt.withDefaults()}
 	seen := map[string]bool{}
