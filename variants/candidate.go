@@ -6,9 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
+	"github.com/sqlgym/sqlgym/sqltext"
 )
 
 // candidate is one fuzzed database: the original file with some groups of
@@ -63,10 +65,10 @@ func build(ctx context.Context, orig, path string, gs []group) ([]string, error)
 }
 
 // makeCandidate applies every group, then takes out the groups that break
-// a gold: it checks only the broken golds while it looks, each group
-// changing one table, so suspects are the groups on the tables those golds
-// read, found by halving. A last check of every gold decides; a candidate
-// still breaking one is not used (nil).
+// a gold: it checks only the broken golds while it looks, and each group
+// changes one table, so suspects are the groups on the tables those golds
+// read, found by halving (repair). A last check of every gold decides; a
+// candidate still breaking one after two repairs is not used (nil).
 func (g *Generator) makeCandidate(ctx context.Context, idx int, gs []group, tmp string) (*candidate, error) {
 	path := filepath.Join(tmp, fmt.Sprintf("candidate_%02d.sqlite", idx))
 	stmts, err := build(ctx, g.origPath, path, gs)
@@ -103,12 +105,33 @@ func (g *Generator) makeCandidate(ctx context.Context, idx int, gs []group, tmp 
 func (g *Generator) repair(ctx context.Context, gs []group, bad []string, path string) ([]group, error) {
 	trial := path + ".trial"
 	defer os.Remove(trial)
-	var accepted []group
+	// Each group changes one table; a group on a table no broken gold
+	// reads cannot be what broke them, and goes in untried.
+	read := map[string]bool{}
+	for _, b := range bad {
+		for _, tok := range sqltext.Tokens(b) {
+			if tok.Kind == sqltext.Word || tok.Kind == sqltext.QuotedIdent {
+				read[strings.ToLower(strings.Trim(tok.Text, "\"`[]"))] = true
+			}
+		}
+	}
+	var accepted, suspects []group
+	for _, gr := range gs {
+		if t := groupTable(gr); t != "" && !read[t] {
+			accepted = append(accepted, gr)
+		} else {
+			suspects = append(suspects, gr)
+		}
+	}
+	// Halving costs a build per trial: past maxTrials the groups not yet
+	// tried are left out, which only makes the candidate smaller.
+	trials := 0
 	var try func(part []group) error
 	try = func(part []group) error {
-		if len(part) == 0 {
+		if len(part) == 0 || trials >= maxTrials {
 			return nil
 		}
+		trials++
 		with := append(append([]group(nil), accepted...), part...)
 		if _, err := build(ctx, g.origPath, trial, with); err != nil {
 			return err
@@ -137,10 +160,30 @@ func (g *Generator) repair(ctx context.Context, gs []group, bad []string, path s
 		}
 		return try(part[mid:])
 	}
-	if err := try(gs); err != nil {
+	if err := try(suspects); err != nil {
 		return nil, err
 	}
 	return accepted, nil
+}
+
+// maxTrials bounds the builds one repair makes.
+const maxTrials = 48
+
+// groupTable is the table a group's statements change ("" when unsure).
+func groupTable(g group) string {
+	if len(g.stmts) == 0 {
+		return ""
+	}
+	s := g.stmts[0]
+	for _, p := range []string{"INSERT INTO \"", "UPDATE \""} {
+		if i := strings.Index(s, p); i >= 0 {
+			rest := s[i+len(p):]
+			if j := strings.Index(rest, "\""); j >= 0 {
+				return strings.ToLower(rest[:j])
+			}
+		}
+	}
+	return ""
 }
 
 // goldRows reports, per gold, whether it returned rows on the original or
