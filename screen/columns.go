@@ -77,14 +77,7 @@ func (q *query) columns(s *sqlgym.Schema) []colRef {
 	return out
 }
 
-func column(t *sqlgym.Table, name string) *sqlgym.Column {
-	for i := range t.Columns {
-		if strings.EqualFold(t.Columns[i].Name, name) {
-			return &t.Columns[i]
-		}
-	}
-	return nil
-}
+func column(t *sqlgym.Table, name string) *sqlgym.Column { return t.Column(name) }
 
 func unquote(s string) string {
 	if len(s) >= 2 && (s[0] == '"' || s[0] == '`' || s[0] == '[') {

@@ -366,13 +366,8 @@ func (q *query) flipOrders() []Mutant {
 		if !q.word(k, "order") || !q.word(k+1, "by") {
 			continue
 		}
-		end := q.clauseEnd(k+1, "limit", "offset", "fetch", "union", "intersect", "except", "rows", "range", "groups", "window")
-		limited := q.word(end, "limit", "offset", "fetch")
-		effect := EffectRows
-		switch {
-		case q.toks[k].depth == 0 && !limited:
-			effect = EffectOrder
-		case q.toks[k].depth > 0 && q.inSubquery(k) && !limited:
+		end, effect, skip := q.sortEffect(k)
+		if skip {
 			continue
 		}
 		// Only the first key: the plausible mistake is the direction of
@@ -384,6 +379,21 @@ func (q *query) flipOrders() []Mutant {
 		}
 	}
 	return out
+}
+
+// sortEffect returns the end of the ORDER BY at token k and what changing
+// its keys can change: with no LIMIT after it, only row order at the top,
+// and nothing in a subquery (skip).
+func (q *query) sortEffect(k int) (end int, effect Effect, skip bool) {
+	end = q.clauseEnd(k+1, "limit", "offset", "fetch", "union", "intersect", "except", "rows", "range", "groups", "window")
+	limited := q.word(end, "limit", "offset", "fetch")
+	switch {
+	case q.toks[k].depth == 0 && !limited:
+		return end, EffectOrder, false
+	case q.toks[k].depth > 0 && q.inSubquery(k) && !limited:
+		return end, EffectRows, true
+	}
+	return end, EffectRows, false
 }
 
 // flipKey reverses the sort key in tokens [a, b).

@@ -68,12 +68,8 @@ func (q *query) wrongGrains(cols []colRef) []Mutant {
 			shown[r.col] = true
 		}
 	}
-	for k := range q.toks {
-		if !q.word(k, "group") || !q.word(k+1, "by") {
-			continue
-		}
-		end := q.clauseEnd(k+1, "having", "order", "limit", "offset", "window", "qualify", "fetch", "union", "intersect", "except")
-		for _, key := range q.split(k+2, end) {
+	for _, keys := range q.groupBys() {
+		for _, key := range keys {
 			r, ok := byAt[key[1]-1]
 			if !ok || key[1]-key[0] != 1 && !(key[1]-key[0] == 3 && q.punct(key[0]+1, ".")) {
 				continue
@@ -99,15 +95,22 @@ func (q *query) wrongGrains(cols []colRef) []Mutant {
 	return out
 }
 
+// groupBys returns the keys of each GROUP BY, as token ranges.
+func (q *query) groupBys() [][][2]int {
+	var out [][][2]int
+	for k := range q.toks {
+		if q.word(k, "group") && q.word(k+1, "by") {
+			end := q.clauseEnd(k+1, "having", "order", "limit", "offset", "window", "qualify", "fetch", "union", "intersect", "except")
+			out = append(out, q.split(k+2, end))
+		}
+	}
+	return out
+}
+
 // missingGroupBys leaves out one key of a GROUP BY with several.
 func (q *query) missingGroupBys() []Mutant {
 	var out []Mutant
-	for k := range q.toks {
-		if !q.word(k, "group") || !q.word(k+1, "by") {
-			continue
-		}
-		end := q.clauseEnd(k+1, "having", "order", "limit", "offset", "window", "qualify", "fetch", "union", "intersect", "except")
-		keys := q.split(k+2, end)
+	for _, keys := range q.groupBys() {
 		if len(keys) < 2 {
 			continue
 		}
@@ -209,16 +212,12 @@ func (q *query) orderWrongColumns(cols []colRef) []Mutant {
 		if !q.word(k, "order") || !q.word(k+1, "by") || q.word(k-1, "within") {
 			continue
 		}
-		end := q.clauseEnd(k+1, "limit", "offset", "fetch", "union", "intersect", "except", "rows", "range", "groups", "window")
-		limited := q.word(end, "limit", "offset", "fetch")
-		effect := EffectRows
-		switch {
-		case q.toks[k].depth == 0 && !limited:
-			effect = EffectOrder
-		case q.toks[k].depth > 0 && q.inSubquery(k) && !limited:
-			continue
-		case q.toks[k].depth > 0 && !q.inSubquery(k):
+		if q.toks[k].depth > 0 && !q.inSubquery(k) {
 			continue // a window's or an aggregate's order: left to flip_order
+		}
+		end, effect, skip := q.sortEffect(k)
+		if skip {
+			continue
 		}
 		keys := q.split(k+2, end)
 		if len(keys) == 0 {

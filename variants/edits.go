@@ -360,11 +360,4 @@ func (p *planner) plan() []group {
 	return gs
 }
 
-func column(t *sqlgym.Table, name string) *sqlgym.Column {
-	for i := range t.Columns {
-		if strings.EqualFold(t.Columns[i].Name, name) {
-			return &t.Columns[i]
-		}
-	}
-	return nil
-}
+func column(t *sqlgym.Table, name string) *sqlgym.Column { return t.Column(name) }

@@ -225,7 +225,7 @@ func (g *Generator) Run(ctx context.Context, dir string) (*DBResult, error) {
 		comps = append(comps, c...)
 		ths = append(ths, th...)
 	}
-	comps, ths = dedupComparisons(comps), dedupThresholds(ths)
+	comps, ths = dedup(comps), dedup(ths)
 
 	tmp, err := os.MkdirTemp(dir, ".candidates-")
 	if err != nil {
@@ -444,34 +444,20 @@ func (o *overlay) Variants(name string) ([]string, error) {
 	return o.Databases.Variants(name)
 }
 
-func dedupComparisons(cs []screen.Comparison) []screen.Comparison {
-	seen := map[screen.Comparison]bool{}
-	var out []screen.Comparison
-	for _, c := range cs {
-		if !seen[c] {
-			seen[c] = true
-			out = append(out, c)
+// dedup keeps the first of equal values, in order.
+func dedup[T comparable](xs []T) []T {
+	seen := map[T]bool{}
+	var out []T
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
 		}
 	}
 	return out
 }
 
-func dedupThresholds(ts []screen.Threshold) []screen.Threshold {
-	seen := map[screen.Threshold]bool{}
-	var out []screen.Threshold
-	for _, t := range ts {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// levels counts weak tasks per level. A task counts as screened when the
-// first screen judged a mutant of it and its gold ran: the tasks a screen
-// leaves unmarked for want of mutants are not told apart from strong ones
-// here, so Screened is per level an upper bound of the screen's own count.
+// levels counts weak tasks per level, before and after the variants.
 func levels(before, after []sqlgym.Task) map[string]*LevelTally {
 	out := map[string]*LevelTally{}
 	for i, t := range before {
