@@ -94,6 +94,11 @@ type DBResult struct {
 	EquivalentTasks   int                 `json:"equivalent_tasks"`
 	EquivalentMutants int                 `json:"equivalent_mutants"`
 	EquivalentByKind  map[screen.Kind]int `json:"equivalent_by_kind,omitempty"`
+	// NearMissBefore and NearMissAfter count tasks weak by a mutant of the
+	// screen's first nine kinds (screen.NearMissKinds), equivalents left
+	// out after: the share the screen reported before the new kinds.
+	NearMissBefore int `json:"near_miss_weak_before"`
+	NearMissAfter  int `json:"near_miss_weak_after"`
 	// Levels tallies weak tasks per task level (complexity, else
 	// difficulty).
 	Levels  map[string]*LevelTally `json:"levels"`
@@ -118,7 +123,7 @@ type Kept struct {
 
 // LevelTally is one level's weak tasks before and after the variants.
 type LevelTally struct {
-	Screened   int `json:"screened"`
+	Tasks      int `json:"tasks"`
 	WeakBefore int `json:"weak_before"`
 	WeakAfter  int `json:"weak_after"`
 }
@@ -326,9 +331,9 @@ func (g *Generator) Run(ctx context.Context, dir string) (*DBResult, error) {
 	}
 	res.After = rep
 	res.tasksAfter = marked
-	res.Levels = levels(before, marked)
 	still := map[string]bool{}
 	res.EquivalentByKind = map[screen.Kind]int{}
+	equivOnly := map[string]bool{}
 	for _, t := range marked {
 		ms := screen.WeakMutants(t)
 		if len(ms) == 0 {
@@ -357,11 +362,32 @@ func (g *Generator) Run(ctx context.Context, dir string) (*DBResult, error) {
 		res.EquivalentMutants += equiv
 		if equiv == len(ms) {
 			res.EquivalentTasks++
+			equivOnly[t.ID] = true
 		}
 		for k, weak := range weakKinds {
 			if !weak {
 				res.EquivalentByKind[k]++
 			}
+		}
+	}
+	res.Levels = levels(before, marked, equivOnly)
+	for _, t := range before {
+		if nearMiss(t, nil) {
+			res.NearMissBefore++
+		}
+	}
+	for _, t := range marked {
+		if nearMiss(t, func(m screen.Mutant) bool {
+			fm := m
+			for _, x := range screen.MutateSchema(t.SQL, opt.MaxPerKind, g.schema) {
+				if x.SQL == m.SQL {
+					fm = x
+				}
+			}
+			ok, _ := screen.Equivalent(t.SQL, fm, g.schema)
+			return ok
+		}) {
+			res.NearMissAfter++
 		}
 	}
 	ids := make([]string, 0, len(survivors))
@@ -458,7 +484,8 @@ func dedup[T comparable](xs []T) []T {
 }
 
 // levels counts weak tasks per level, before and after the variants.
-func levels(before, after []sqlgym.Task) map[string]*LevelTally {
+// A task weak after only by equivalent mutants (equiv) is not counted.
+func levels(before, after []sqlgym.Task, equiv map[string]bool) map[string]*LevelTally {
 	out := map[string]*LevelTally{}
 	for i, t := range before {
 		l := out[Level(t)]
@@ -466,13 +493,24 @@ func levels(before, after []sqlgym.Task) map[string]*LevelTally {
 			l = &LevelTally{}
 			out[Level(t)] = l
 		}
-		l.Screened++
+		l.Tasks++
 		if screen.IsWeak(t) {
 			l.WeakBefore++
 		}
-		if i < len(after) && screen.IsWeak(after[i]) {
+		if i < len(after) && screen.IsWeak(after[i]) && !equiv[after[i].ID] {
 			l.WeakAfter++
 		}
 	}
 	return out
+}
+
+// nearMiss reports whether the task is weak by a near-miss mutant that is
+// not equivalent (equivalent nil: none is).
+func nearMiss(t sqlgym.Task, equivalent func(screen.Mutant) bool) bool {
+	for _, m := range screen.WeakMutants(t) {
+		if slices.Contains(screen.NearMissKinds, m.Kind) && (equivalent == nil || !equivalent(m)) {
+			return true
+		}
+	}
+	return false
 }

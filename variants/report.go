@@ -55,6 +55,8 @@ func Summarize(mode compare.Mode, seed uint64, maxVariants int, dbs []*DBResult,
 		r.WeakBefore += d.Before.Weak
 		r.WeakAfter += d.After.Weak - d.EquivalentTasks
 		r.Equivalent += d.EquivalentTasks
+		r.NearMissBefore += d.NearMissBefore
+		r.NearMissAfter += d.NearMissAfter
 		r.EquivalentMutants += d.EquivalentMutants
 		r.Seconds += d.Seconds
 		for k, t := range d.Before.Kinds {
@@ -70,7 +72,7 @@ func Summarize(mode compare.Mode, seed uint64, maxVariants int, dbs []*DBResult,
 				to = &LevelTally{}
 				r.Levels[name] = to
 			}
-			to.Screened += l.Screened
+			to.Tasks += l.Tasks
 			to.WeakBefore += l.WeakBefore
 			to.WeakAfter += l.WeakAfter
 		}
@@ -103,6 +105,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "mode %s: weak %d of %d screened tasks (%s) before, %d (%s) on the original and its variants; %d more weak only by equivalent mutants (%d mutants); %.1fs\n",
 		r.Mode, r.WeakBefore, r.Screened, pct(r.WeakBefore, r.Screened), r.WeakAfter, pct(r.WeakAfter, r.Screened),
 		r.Equivalent, r.EquivalentMutants, r.Seconds)
+	fmt.Fprintf(w, "the nine near-miss kinds alone: weak %d (%s) before, %d (%s) after\n",
+		r.NearMissBefore, pct(r.NearMissBefore, r.Screened), r.NearMissAfter, pct(r.NearMissAfter, r.Screened))
 	for _, d := range r.Databases {
 		fmt.Fprintf(w, "%s: %d tasks, %d candidates (%d dropped), %d golds empty everywhere\n", d.Name, d.Tasks, d.CandidatesTried, d.CandidatesDropped, d.GoldsEmpty)
 		for _, v := range d.Variants {
@@ -112,10 +116,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	for name, why := range r.Skipped {
 		fmt.Fprintf(w, "skipped %s: %s\n", name, why)
 	}
-	fmt.Fprintf(w, "%-14s %9s %12s %12s\n", "level", "screened", "weak before", "weak after")
+	fmt.Fprintf(w, "%-14s %9s %12s %12s\n", "level", "tasks", "weak before", "weak after")
 	for _, l := range sortedLevels(r.Levels) {
 		t := r.Levels[l]
-		fmt.Fprintf(w, "%-14s %9d %12s %12s\n", l, t.Screened, pct(t.WeakBefore, t.Screened), pct(t.WeakAfter, t.Screened))
+		fmt.Fprintf(w, "%-14s %9d %12s %12s\n", l, t.Tasks, pct(t.WeakBefore, t.Tasks), pct(t.WeakAfter, t.Tasks))
 	}
 	fmt.Fprintf(w, "%-20s %12s %12s %11s\n", "kind", "weak before", "weak after", "equivalent")
 	for _, k := range screen.Kinds {
@@ -135,10 +139,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "Weak tasks: %d of %d screened (%s) before, %d (%s) judged on the original and its variants. "+
 		"%d tasks are weak only by mutants equivalent to their gold under the schema's constraints (%d mutants), counted apart. Time: %.1fs.\n\n",
 		r.WeakBefore, r.Screened, pct(r.WeakBefore, r.Screened), r.WeakAfter, pct(r.WeakAfter, r.Screened), r.Equivalent, r.EquivalentMutants, r.Seconds)
-	b.WriteString("| level | screened | weak before | weak after |\n|---|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "The nine near-miss kinds alone: %d weak (%s) before, %d (%s) after.\n\n",
+		r.NearMissBefore, pct(r.NearMissBefore, r.Screened), r.NearMissAfter, pct(r.NearMissAfter, r.Screened))
+	b.WriteString("| level | tasks | weak before | weak after |\n|---|---:|---:|---:|\n")
 	for _, l := range sortedLevels(r.Levels) {
 		t := r.Levels[l]
-		fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", l, t.Screened, pct(t.WeakBefore, t.Screened), pct(t.WeakAfter, t.Screened))
+		fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", l, t.Tasks, pct(t.WeakBefore, t.Tasks), pct(t.WeakAfter, t.Tasks))
 	}
 	b.WriteString("\n| mutant kind | weak tasks before | after | equivalent |\n|---|---:|---:|---:|\n")
 	for _, k := range screen.Kinds {
