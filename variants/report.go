@@ -26,6 +26,10 @@ type Report struct {
 	WeakAfter   int     `json:"weak_after"`
 	ShareBefore float64 `json:"weak_share_before"`
 	ShareAfter  float64 `json:"weak_share_after"`
+	// NearMissBefore and NearMissAfter count the tasks weak by the
+	// screen's first nine kinds only.
+	NearMissBefore int `json:"near_miss_weak_before"`
+	NearMissAfter  int `json:"near_miss_weak_after"`
 	// Equivalent counts tasks still weak after the variants only by
 	// mutants proved equivalent to their gold under the schema's
 	// constraints (see Equivalent); they are not in WeakAfter.
