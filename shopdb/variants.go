@@ -10,11 +10,12 @@ import (
 )
 
 // variants.json is the built-in shop's variant databases as edits of the
-// shop: the statements `sqlgym variants --tasks shop` kept, in order, for
-// each variant (see the variants package; `go test ./variants -run
-// TestShopVariants -update` rewrites it, and the same test fails while the
-// file and the generator disagree). A variant is shop.sql followed by its
-// statements, so it is rebuilt byte for byte wherever it is needed.
+// shop: the statements `sqlgym variants --tasks shop --seed 1 --candidates
+// 10 --out DIR` kept for each variant, in order (the "name" and
+// "statements" of each variant in DIR/manifest.json; see the variants
+// package). A variant is shop.sql followed by its statements, so it is
+// rebuilt byte for byte wherever it is needed (catalog.MaterializeShopVariants);
+// the catalog's test checks that every statement still applies.
 //
 //go:embed variants.json
 var variantsJSON []byte
