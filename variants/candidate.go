@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
 	"github.com/sqlgym/sqlgym/sqltext"
 )
@@ -186,7 +185,7 @@ func groupTable(g group) string {
 	return ""
 }
 
-// goldRows reports, per gold, whether it returned rows on the original or
+// nonEmpty reports whether a gold returned rows on the original or
 // on any kept variant.
 func nonEmpty(orig map[string]goldState, kept []*candidate, gold string) bool {
 	if orig[gold].rows > 0 {
@@ -200,4 +199,3 @@ func nonEmpty(orig map[string]goldState, kept []*candidate, gold string) bool {
 	return false
 }
 
-var _ = sqlgym.DialectSQLite
