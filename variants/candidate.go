@@ -198,4 +198,3 @@ func nonEmpty(orig map[string]goldState, kept []*candidate, gold string) bool {
 	}
 	return false
 }
-
