@@ -46,6 +46,16 @@ func (s *Schema) Table(name string) *Table {
 	return nil
 }
 
+// Column returns the named column (case-insensitively), or nil.
+func (t *Table) Column(name string) *Column {
+	for i := range t.Columns {
+		if equalFold(t.Columns[i].Name, name) {
+			return &t.Columns[i]
+		}
+	}
+	return nil
+}
+
 func equalFold(a, b string) bool {
 	if len(a) != len(b) {
 		return false

@@ -47,13 +47,16 @@ func ShopTasks(ctx context.Context, dir string) ([]sqlgym.Task, Counts, error) {
 	// The weak-task screen marks the tasks whose reward cannot tell a
 	// near-miss from the answer on this data (weak, weak_mutants), so a
 	// user can see the share or drop them (sqlgym screen --drop-weak).
+	// The marks are the near-miss kinds' (the model-mistake kinds came
+	// later and are what `sqlgym variants` reports on), so the shipped
+	// file keeps its meaning.
 	cat, err := catalog.New(catalog.Config{Refs: []string{shopdb.Name + "=sqlite:" + path}})
 	if err != nil {
 		return nil, cnt, err
 	}
 	defer cat.Close()
 	v := verify.New(cat, tasks, verify.Config{})
-	if _, tasks, err = screen.Screen(ctx, v, tasks, screen.Options{}); err != nil {
+	if _, tasks, err = screen.Screen(ctx, v, tasks, screen.Options{Kinds: screen.NearMissKinds}); err != nil {
 		return nil, cnt, fmt.Errorf("screen the shop tasks: %w", err)
 	}
 	sqlgym.AssignSplits(tasks, "", ShopHoldoutFrac)

@@ -27,6 +27,9 @@ type Catalog struct {
 	dbDir string
 	cache string
 	opts  engine.Options
+	// shopVariants makes Variants of the built-in shop its shipped
+	// variant databases (Config.ShopVariants).
+	shopVariants bool
 
 	// engines opens each URL once and keeps only engines that opened: a
 	// PostgreSQL that was down when first asked for is tried again by the
@@ -56,12 +59,16 @@ type Config struct {
 	// CacheDir overrides $SQLGYM_CACHE and the user cache dir.
 	CacheDir string
 	Engine   engine.Options
+	// ShopVariants makes the built-in shop's variants (see
+	// MaterializeShopVariants) what Variants returns for it: commands
+	// given --variants set it.
+	ShopVariants bool
 }
 
 // New checks the references and builds a catalog. No database is opened
 // until it is used.
 func New(cfg Config) (*Catalog, error) {
-	c := &Catalog{refs: map[string]string{}, dbDir: cfg.DBDir, cache: cfg.CacheDir, opts: cfg.Engine}
+	c := &Catalog{refs: map[string]string{}, dbDir: cfg.DBDir, cache: cfg.CacheDir, opts: cfg.Engine, shopVariants: cfg.ShopVariants}
 	for _, r := range cfg.Refs {
 		name, url, ok := strings.Cut(r, "=")
 		name = strings.TrimSpace(name)
@@ -86,10 +93,20 @@ func New(cfg Config) (*Catalog, error) {
 }
 
 // Resolve returns the URL of a database name: an explicit --db first, then
-// --db-dir's DIR/NAME/NAME.sqlite or DIR/NAME.sqlite, then the built-in shop.
+// --db-dir's DIR/NAME/NAME.sqlite or DIR/NAME.sqlite, then the built-in
+// shop. A name that is itself a database URL (sqlite:PATH, duckdb:PATH,
+// postgres://...), as `sqlgym variants` writes into db_variants, is that
+// URL.
 func (c *Catalog) Resolve(name string) (string, error) {
 	if u, ok := c.refs[name]; ok {
 		return u, nil
+	}
+	if isURL(name) {
+		loc, err := engine.ParseURL(name)
+		if err != nil {
+			return "", err
+		}
+		return loc.String(), nil
 	}
 	if c.dbDir != "" {
 		for _, p := range []string{
@@ -114,6 +131,15 @@ func (c *Catalog) Resolve(name string) (string, error) {
 	return "", c.unknown(name)
 }
 
+func isURL(s string) bool {
+	for _, p := range []string{"sqlite:", "duckdb:", "postgres://", "postgresql://"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *Catalog) unknown(name string) error {
 	known := make([]string, 0, len(c.refs)+1)
 	for n := range c.refs {
@@ -133,11 +159,23 @@ func (c *Catalog) unknown(name string) error {
 // Variants lists the database URLs a test-suite comparison runs on for a
 // name: every *.sqlite file in the folder of the resolved SQLite file (the
 // Spider test-suite layout), the resolved database first. Other kinds have
-// no variants but themselves.
+// no variants but themselves. The built-in shop has its shipped variants
+// when the catalog was built with Config.ShopVariants.
 func (c *Catalog) Variants(name string) ([]string, error) {
 	u, err := c.Resolve(name)
 	if err != nil {
 		return nil, err
+	}
+	if name == ShopName && c.refs[name] == "" && c.shopVariants && strings.HasPrefix(u, "sqlite:") {
+		paths, err := MaterializeShopVariants(c.cache)
+		if err != nil {
+			return nil, err
+		}
+		out := []string{u}
+		for _, p := range paths {
+			out = append(out, "sqlite:"+p)
+		}
+		return out, nil
 	}
 	loc, err := engine.ParseURL(u)
 	if err != nil || loc.Dialect != sqlgym.DialectSQLite || name == ShopName && c.refs[name] == "" {

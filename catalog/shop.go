@@ -52,3 +52,48 @@ func MaterializeShop(cacheDir string) (string, error) {
 	}
 	return path, nil
 }
+
+// MaterializeShopVariants makes sure the built-in shop's shipped variants
+// (shopdb.Variants) exist as SQLite files in the cache, in a folder named
+// by their digest, and returns their paths in order. Each is built like
+// the shop itself (temporary name, then rename), from shop.sql followed by
+// the variant's statements.
+func MaterializeShopVariants(cacheDir string) ([]string, error) {
+	vs, err := shopdb.Variants()
+	if err != nil {
+		return nil, err
+	}
+	base, err := CacheDir(cacheDir)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(base, "shop-variants-"+shopdb.VariantsDigest()[:12])
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create cache folder (set SQLGYM_CACHE to another): %w", err)
+	}
+	var paths []string
+	for _, v := range vs.Variants {
+		path := filepath.Join(dir, v.Name+".sqlite")
+		paths = append(paths, path)
+		if _, err := os.Stat(path); err == nil {
+			continue
+		}
+		tmp, err := os.CreateTemp(dir, v.Name+"-*.tmp")
+		if err != nil {
+			return nil, fmt.Errorf("create cache file: %w", err)
+		}
+		tmpPath := tmp.Name()
+		tmp.Close()
+		os.Remove(tmpPath)
+		stmts := append(shopdb.Statements(), v.Statements...)
+		if err := sqlite.Create(context.Background(), tmpPath, stmts); err != nil {
+			os.Remove(tmpPath)
+			return nil, fmt.Errorf("materialise the shop variant %s: %w", v.Name, err)
+		}
+		if err := os.Rename(tmpPath, path); err != nil {
+			os.Remove(tmpPath)
+			return nil, fmt.Errorf("materialise the shop variant %s: %w", v.Name, err)
+		}
+	}
+	return paths, nil
+}

@@ -40,9 +40,9 @@ func TestConfigDefaultsAndPaths(t *testing.T) {
 
 func TestConfigErrorsNameTheKey(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
-		{minimal + "rollouts: {k: 4}\n", "rollouts"},                                      // misspelt key
-		{strings.Replace(minimal, "tasks: tasks.jsonl\n", "", 1), "tasks: required"},       // missing
-		{minimal + "rollout: {k: 1}\n", "rollout.k 1"},                                    // no band possible
+		{minimal + "rollouts: {k: 4}\n", "rollouts"},                                 // misspelt key
+		{strings.Replace(minimal, "tasks: tasks.jsonl\n", "", 1), "tasks: required"}, // missing
+		{minimal + "rollout: {k: 1}\n", "rollout.k 1"},                               // no band possible
 		{strings.Replace(minimal, "{dataset}", "{datset}", 1), "unknown placeholder {datset}"},
 		{strings.Replace(minimal, "serve: {load_lora: true}", "serve: {}", 1), "serve: set exactly one"},
 		{minimal + "decide: {criterion: \"delta=>1\"}\n", "decide.criterion"},

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/sqltext"
 )
 
@@ -21,11 +22,27 @@ const (
 	LimitOffByOne  Kind = "limit_off_by_one" // LIMIT n+1 and LIMIT n-1
 	JoinType       Kind = "join_type"        // INNER JOIN and LEFT JOIN
 	SwapAggregate  Kind = "swap_aggregate"   // SUM and AVG, MIN and MAX
+
+	// The kinds below are the mistakes models make beyond near misses.
+	// Those marked (schema) need MutateSchema.
+	WrongColumn      Kind = "wrong_column"       // another column of the same table and type, in SELECT or WHERE (schema)
+	WrongJoinKey     Kind = "wrong_join_key"     // another key column of the same type in a join's equality (schema)
+	WrongGrain       Kind = "wrong_grain"        // GROUP BY another column of the table: name for id (schema)
+	MissingGroupBy   Kind = "missing_group_by"   // one key of a GROUP BY left out
+	OffByOneLiteral  Kind = "off_by_one_literal" // a compared number one up or down, a date a day
+	OrderWrongColumn Kind = "order_wrong_column" // the first sort key replaced by another select item or column
+)
+
+// NearMissKinds are the screen's first nine kinds: small changes of the
+// gold's meaning. ModelKinds are the mistakes models make on top.
+var (
+	NearMissKinds = []Kind{DropConjunct, FlipComparison, FlipOrder, DropDistinct, AddDistinct, CountDistinct,
+		LimitOffByOne, JoinType, SwapAggregate}
+	ModelKinds = []Kind{WrongColumn, WrongJoinKey, WrongGrain, MissingGroupBy, OffByOneLiteral, OrderWrongColumn}
 )
 
 // Kinds lists every kind in report order.
-var Kinds = []Kind{DropConjunct, FlipComparison, FlipOrder, DropDistinct, AddDistinct, CountDistinct,
-	LimitOffByOne, JoinType, SwapAggregate}
+var Kinds = append(append([]Kind(nil), NearMissKinds...), ModelKinds...)
 
 // ParseKind reads a kind name.
 func ParseKind(s string) (Kind, bool) {
@@ -70,8 +87,13 @@ const DefaultMaxPerKind = 8
 // Mutate returns the near-miss mutants of sql, at most maxPerKind of each
 // kind (DefaultMaxPerKind when 0), in kind order and then in text order.
 // Mutants that normalise to the gold or to an earlier mutant are left out.
-// A text holding more than one statement gets none.
-func Mutate(sql string, maxPerKind int) []Mutant {
+// A text holding more than one statement gets none. The kinds that need the
+// schema make none: see MutateSchema.
+func Mutate(sql string, maxPerKind int) []Mutant { return MutateSchema(sql, maxPerKind, nil) }
+
+// MutateSchema is Mutate knowing the database's schema, which the kinds
+// that pick another column of the same type need (nil: they make none).
+func MutateSchema(sql string, maxPerKind int, s *sqlgym.Schema) []Mutant {
 	if maxPerKind <= 0 {
 		maxPerKind = DefaultMaxPerKind
 	}
@@ -79,10 +101,14 @@ func Mutate(sql string, maxPerKind int) []Mutant {
 		return nil
 	}
 	q := analyse(sql)
+	cols := q.columns(s)
+	withCols := func(f func([]colRef) []Mutant) func() []Mutant { return func() []Mutant { return f(cols) } }
 	seen := map[string]bool{sqltext.Normalize(sql): true}
 	var out []Mutant
 	for _, gen := range []func() []Mutant{q.dropConjuncts, q.flipComparisons, q.flipOrders, q.dropDistincts,
-		q.addDistinct, q.countDistincts, q.limits, q.joinTypes, q.swapAggregates} {
+		q.addDistinct, q.countDistincts, q.limits, q.joinTypes, q.swapAggregates, withCols(q.wrongColumns),
+		withCols(q.wrongJoinKeys), withCols(q.wrongGrains), q.missingGroupBys, q.offByOneLiterals,
+		withCols(q.orderWrongColumns)} {
 		n := 0
 		for _, m := range gen() {
 			key := sqltext.Normalize(m.SQL)
@@ -340,13 +366,8 @@ func (q *query) flipOrders() []Mutant {
 		if !q.word(k, "order") || !q.word(k+1, "by") {
 			continue
 		}
-		end := q.clauseEnd(k+1, "limit", "offset", "fetch", "union", "intersect", "except", "rows", "range", "groups", "window")
-		limited := q.word(end, "limit", "offset", "fetch")
-		effect := EffectRows
-		switch {
-		case q.toks[k].depth == 0 && !limited:
-			effect = EffectOrder
-		case q.toks[k].depth > 0 && q.inSubquery(k) && !limited:
+		end, effect, skip := q.sortEffect(k)
+		if skip {
 			continue
 		}
 		// Only the first key: the plausible mistake is the direction of
@@ -358,6 +379,21 @@ func (q *query) flipOrders() []Mutant {
 		}
 	}
 	return out
+}
+
+// sortEffect returns the end of the ORDER BY at token k and what changing
+// its keys can change: with no LIMIT after it, only row order at the top,
+// and nothing in a subquery (skip).
+func (q *query) sortEffect(k int) (end int, effect Effect, skip bool) {
+	end = q.clauseEnd(k+1, "limit", "offset", "fetch", "union", "intersect", "except", "rows", "range", "groups", "window")
+	limited := q.word(end, "limit", "offset", "fetch")
+	switch {
+	case q.toks[k].depth == 0 && !limited:
+		return end, EffectOrder, false
+	case q.toks[k].depth > 0 && q.inSubquery(k) && !limited:
+		return end, EffectRows, true
+	}
+	return end, EffectRows, false
 }
 
 // flipKey reverses the sort key in tokens [a, b).

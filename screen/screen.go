@@ -28,6 +28,10 @@ type Options struct {
 	// Chunk is how many tasks' mutants go to the verifier in one batch
 	// (default 256): big enough to keep it busy, small enough for memory.
 	Chunk int
+	// Schemas, by database name, let the kinds that need the schema
+	// (wrong_column, wrong_join_key, wrong_grain, and order_wrong_column's
+	// column swaps) mutate that database's golds.
+	Schemas map[string]*sqlgym.Schema
 	// Progress, when set, is called after each chunk.
 	Progress func(done, total int)
 	// Dialect, when set, names the engine of a task's database, so that
@@ -128,7 +132,7 @@ func screenChunk(ctx context.Context, v *verify.Verifier, tasks []sqlgym.Task, o
 		answers = append(answers, verify.Answer{TaskID: t.ID, Sample: len(answers), SQL: gold, Task: t})
 		mutants = append(mutants, nil)
 		owner = append(owner, i)
-		for _, m := range Mutate(gold, opt.MaxPerKind) {
+		for _, m := range MutateSchema(gold, opt.MaxPerKind, opt.Schemas[t.DB]) {
 			tally := rep.Kinds[m.Kind]
 			if tally == nil {
 				continue

@@ -81,7 +81,7 @@ func screenToy(t *testing.T, mode compare.Mode, opt Options) (Report, map[string
 }
 
 func TestScreenVerdicts(t *testing.T) {
-	rep, got := screenToy(t, compare.Multiset, Options{})
+	rep, got := screenToy(t, compare.Multiset, Options{Kinds: NearMissKinds})
 	want := map[string][]Mutant{
 		"where":      {{Kind: DropConjunct, SQL: "SELECT name FROM items WHERE color = 'red'"}},
 		"distinct":   {{Kind: FlipComparison, SQL: "SELECT DISTINCT name FROM items WHERE price >= 15"}, {Kind: DropDistinct, SQL: "SELECT name FROM items WHERE price > 15"}},
@@ -124,7 +124,7 @@ func TestScreenVerdicts(t *testing.T) {
 // blind spots: those mutants are not judged, so they cannot make a task
 // weak.
 func TestScreenSkipsWhatTheModeIgnores(t *testing.T) {
-	rep, got := screenToy(t, compare.Bird, Options{})
+	rep, got := screenToy(t, compare.Bird, Options{Kinds: NearMissKinds})
 	if m := WeakMutants(got["distinct"]); len(m) != 1 || m[0].Kind != FlipComparison {
 		t.Errorf("bird: distinct task weak by %v, want flip_comparison alone", m)
 	}
@@ -138,7 +138,7 @@ func TestScreenSkipsWhatTheModeIgnores(t *testing.T) {
 		t.Errorf("bird: %d weak of %d screened, want 6 of 9", rep.Weak, rep.Screened)
 	}
 
-	rep, got = screenToy(t, compare.TestSuite, Options{})
+	rep, got = screenToy(t, compare.TestSuite, Options{Kinds: NearMissKinds})
 	if m := WeakMutants(got["count"]); len(m) != 0 {
 		t.Errorf("testsuite strips DISTINCT: count task weak by %v", m)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -58,6 +59,11 @@ type candidate struct {
 	cause     cause
 	preview   *Preview
 
+	// skipped is set on a candidate on a variant database that was not
+	// run because the same statement matched no gold on the original:
+	// the answers using it are wrong whatever the variant says.
+	skipped bool
+
 	// verdicts holds the comparisons against each prepared gold: the
 	// answers that share this candidate share its verdict. Written by the
 	// one goroutine that runs the candidate, read after the batch's
@@ -87,6 +93,7 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 	urlErr := map[string]error{}
 	variantsOf := func(t *sqlgym.Task, testsuite bool) ([]string, error) {
 		key := t.DB
+		testsuite = testsuite || v.cfg.Variants
 		if testsuite {
 			key = "\x00ts\x00" + t.DB
 		}
@@ -275,6 +282,36 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 		}
 		run = append(run, cd)
 	}
+	// Under Config.Variants an answer must match on the original and on
+	// every variant, so a statement runs on the variants only after it
+	// matched on the original: most wrong answers then cost one run, not
+	// one per variant. F1's partial credit is the least score over all
+	// databases, so it needs every run.
+	var later []*candidate
+	counterparts := map[execKey][]execKey{}
+	if v.cfg.Variants && !slices.Contains(v.modes(), compare.F1) {
+		first := map[execKey]bool{}
+		for _, j := range jobs {
+			for _, p := range j.plans {
+				if len(p.checks) == 0 {
+					continue
+				}
+				first[p.checks[0].key] = true
+				for _, c := range p.checks[1:] {
+					counterparts[c.key] = append(counterparts[c.key], p.checks[0].key)
+				}
+			}
+		}
+		now := run[:0:0]
+		for _, cd := range run {
+			if first[cd.key] || len(counterparts[cd.key]) == 0 {
+				now = append(now, cd)
+			} else {
+				later = append(later, cd)
+			}
+		}
+		run = now
+	}
 	v.parallel(len(run)+len(ready), func(i int) {
 		if i < len(run) {
 			v.runCandidate(ctx, run[i], goldRes)
@@ -283,10 +320,38 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 		k := ready[i-len(run)]
 		v.digest(k.cd, k.rs, goldRes)
 	})
+	if len(later) > 0 {
+		var again []*candidate
+		for _, cd := range later {
+			if matchedSomewhere(cands, counterparts[cd.key]) {
+				again = append(again, cd)
+			} else {
+				cd.skipped = true
+			}
+		}
+		v.parallel(len(again), func(i int) { v.runCandidate(ctx, again[i], goldRes) })
+	}
 
 	// Judging reads the finished verdicts only, so answers are judged in
 	// parallel too.
 	v.parallel(len(jobs), func(i int) { v.judge(jobs[i], goldRes, cands) })
+}
+
+// matchedSomewhere reports whether any of the candidates, or a failure
+// that leaves its answers unjudged, could still make an answer correct.
+func matchedSomewhere(cands map[execKey]*candidate, keys []execKey) bool {
+	for _, k := range keys {
+		cd := cands[k]
+		if cd == nil || !cd.cause.scored() {
+			return true
+		}
+		for _, vd := range cd.verdicts {
+			if vd.Match {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // runCandidate runs one candidate within the verifier's byte budget: it
@@ -492,6 +557,9 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 		}
 		// Then the candidate's own failure: it is the answer's.
 		cd := cands[c.key]
+		if cd.skipped {
+			continue // wrong on the original already (see run)
+		}
 		if !cd.cause.scored() {
 			return v.notJudged(cd.err, cd.cause, "")
 		}

@@ -31,6 +31,13 @@ type Config struct {
 	AllModes bool
 	Rewards  Rewards
 	Limits   sqlgym.Limits
+	// Variants judges an answer correct in every mode only when it matches
+	// on the original database and on every variant: the task's
+	// db_variants, else the variants the catalog finds beside the database
+	// (Databases.Variants). Golds are cached per variant, and each distinct
+	// answer of a batch runs once per variant. The test-suite mode always
+	// does this.
+	Variants bool
 	// KeepDistinct turns off the test-suite mode's default removal of
 	// DISTINCT from both queries.
 	KeepDistinct bool
@@ -179,13 +186,18 @@ func New(dbs Databases, tasks []sqlgym.Task, cfg Config) *Verifier {
 }
 
 // ModeLabel names Mode with its order policy when the policy is not the
-// mode's default ("strict order=always"), so that records of runs judged
+// mode's default ("strict order=always") and with "variants" when answers
+// are judged on variant databases too, so that records of runs judged
 // under different policies never look alike; otherwise it is the mode.
 func (c Config) ModeLabel() string {
+	label := string(c.Mode)
 	if c.Mode.TakesOrder() && c.Order != compare.OrderDefault && c.Order != compare.OrderDefault.Resolve(c.Mode) {
-		return string(c.Mode) + " order=" + string(c.Order)
+		label += " order=" + string(c.Order)
 	}
-	return string(c.Mode)
+	if c.Variants && c.Mode != compare.TestSuite {
+		label += " variants" // judged on more databases: not comparable with a run on the original alone
+	}
+	return label
 }
 
 // Config returns the verifier's settings, defaults filled in.

@@ -46,6 +46,12 @@ func (e *Engine) openConn() (*conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", e.path, err)
 	}
+	if e.opts.ReverseUnordered {
+		if err := c.exec(`PRAGMA reverse_unordered_selects = ON`); err != nil {
+			c.close()
+			return nil, fmt.Errorf("configure %s: %w", e.path, err)
+		}
+	}
 	if err := sandbox(c); err != nil {
 		c.close()
 		return nil, fmt.Errorf("configure %s: %w", e.path, err)

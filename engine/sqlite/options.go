@@ -23,6 +23,13 @@ type Options struct {
 	// skips locking and change detection; it is only safe when nothing
 	// else writes the file.
 	Mutable bool
+	// ReverseUnordered turns on SQLite's reverse_unordered_selects on
+	// every connection: rows that no ORDER BY places come back in the
+	// reverse of their usual order. Two engines on one file, one with it,
+	// tell a deterministic query from one whose rows depend on scan order
+	// (ties under ORDER BY ... LIMIT, bare columns of a group): the
+	// variant generator's tie check.
+	ReverseUnordered bool
 }
 
 // Defaults.

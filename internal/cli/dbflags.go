@@ -17,12 +17,22 @@ type dbFlags struct {
 	Refs     []string
 	DBDir    string
 	PGSchema string
+	// Variants is --variants, in the commands that judge answers.
+	Variants bool
 }
 
 func addDBFlags(cmd *cobra.Command, f *dbFlags) {
 	cmd.Flags().StringArrayVar(&f.Refs, "db", nil, "database NAME=URL (sqlite:PATH, duckdb:PATH, postgres://...), or a NAME resolved by --db-dir or built in (shop); repeatable")
 	cmd.Flags().StringVar(&f.DBDir, "db-dir", "", "folder holding NAME/NAME.sqlite or NAME.sqlite (BIRD/Spider layout)")
 	cmd.Flags().StringVar(&f.PGSchema, "pg-schema", "", "PostgreSQL schema (search_path) holding the tables")
+}
+
+// variantsUsage is --variants' help, the same in verify, eval, serve and
+// screen.
+const variantsUsage = "judge on the original database and every variant (the tasks' db_variants, else DIR/NAME/*.sqlite beside --db-dir's file, or the built-in shop's shipped variants): correct only when it matches on all"
+
+func addVariantsFlag(cmd *cobra.Command, f *dbFlags) {
+	cmd.Flags().BoolVar(&f.Variants, "variants", false, variantsUsage)
 }
 
 // catalog builds the catalog from the NAME=URL references; a bare NAME
@@ -35,7 +45,8 @@ func (f dbFlags) catalog() (*catalog.Catalog, error) {
 			refs = append(refs, r)
 		}
 	}
-	return catalog.New(catalog.Config{Refs: refs, DBDir: f.DBDir, Engine: engine.Options{PostgresSchema: f.PGSchema}})
+	return catalog.New(catalog.Config{Refs: refs, DBDir: f.DBDir, Engine: engine.Options{PostgresSchema: f.PGSchema},
+		ShopVariants: f.Variants})
 }
 
 // names lists the database names the --db flags give, in order: NAME of

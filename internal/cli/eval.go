@@ -143,6 +143,7 @@ func newEvalCmd(io IO) *cobra.Command {
 	f.IntVar(&opts.Concurrency, "concurrency", eval.DefaultConcurrency, "tasks sampled at once and model requests in flight")
 	f.BoolVar(&opts.JSON, "json", false, "print summary.json's content as JSON")
 	addDBFlags(cmd, &opts.DB)
+	addVariantsFlag(cmd, &opts.DB)
 	addAgentFlags(cmd, &opts.Agent)
 	_ = cmd.MarkFlagRequired("tasks")
 	_ = cmd.MarkFlagRequired("out")
@@ -213,7 +214,7 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 	cfg := eval.Config{
 		Out: opts.Out, Tasks: tasks, TasksFile: manifestTasksPath(opts.Tasks), TasksHash: tasksHash, Split: opts.Split,
 		DBs: cat, PostgresSchema: opts.DB.PGSchema, Decoding: dec,
-		Verify:   verify.Config{Mode: mode, Order: order, Rewards: rewards},
+		Verify:   verify.Config{Mode: mode, Order: order, Rewards: rewards, Variants: opts.DB.Variants},
 		Template: tmpl, Schema: src, Concurrency: opts.Concurrency,
 		Version: bi.Version, GitCommit: buildCommit(),
 		Command: argv, Ledger: ledger.PathFor(opts.Out),

@@ -133,6 +133,7 @@ func NewRoot(io IO) *cobra.Command {
 		newPowerCmd(io),
 		newAuthorCmd(io),
 		newScreenCmd(io),
+		newVariantsCmd(io),
 		newServeCmd(io),
 		newBandCmd(io),
 		newExportCmd(io),

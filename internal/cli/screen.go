@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/schema"
 	"github.com/sqlgym/sqlgym/screen"
 	"github.com/sqlgym/sqlgym/shopdb"
 	"github.com/sqlgym/sqlgym/verify"
@@ -37,7 +39,9 @@ func newScreenCmd(io IO) *cobra.Command {
 		Long: `Screen a task set for weak tasks. For each gold, write near-miss mutants that
 change its meaning (a WHERE condition dropped, a comparison flipped, ASC and
 DESC swapped, DISTINCT dropped or added, COUNT(x) and COUNT(DISTINCT x), LIMIT
-off by one, INNER and LEFT JOIN, SUM/AVG and MIN/MAX swapped) and judge each
+off by one, INNER and LEFT JOIN, SUM/AVG and MIN/MAX swapped, and the mistakes
+models make: a wrong column, join key or grain, a GROUP BY key missing, a
+compared literal off by one, the wrong sort key) and judge each
 against the gold with the verifier, under --mode, exactly as a reward would.
 A mutant judged correct is a mistake the reward cannot see on this data: the
 task is marked "weak": true with its "weak_mutants" [{"kind","sql"}].
@@ -67,9 +71,34 @@ weak-task screen".`,
 	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement on PostgreSQL and DuckDB (SQLite: its default step budget decides)")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	addDBFlags(cmd, &opts.DB)
+	addVariantsFlag(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
 	addReplaceFlag(cmd, &opts.Replace)
 	return cmd
+}
+
+// taskSchemas describes each database of the tasks, for the mutant kinds
+// that pick another column of the same type. A database that cannot
+// describe itself gets none (those kinds then make no mutants of its
+// golds); one that cannot be reached is an error.
+func taskSchemas(ctx context.Context, cat *catalog.Catalog, tasks []sqlgym.Task) (map[string]*sqlgym.Schema, error) {
+	out := map[string]*sqlgym.Schema{}
+	for _, t := range tasks {
+		if _, done := out[t.DB]; done {
+			continue
+		}
+		out[t.DB] = nil
+		eng, err := cat.Engine(ctx, t.DB)
+		if err != nil {
+			return nil, fmt.Errorf("database %s: %w", t.DB, err)
+		}
+		if s, err := schema.Load(ctx, eng, 0); err == nil {
+			out[t.DB] = s
+		} else if sqlgym.IsInfra(err) {
+			return nil, fmt.Errorf("database %s: %w", t.DB, err)
+		}
+	}
+	return out, nil
 }
 
 func kindNames() string {
@@ -126,10 +155,14 @@ func runScreen(ctx context.Context, io IO, opts screenOptions) error {
 		return err
 	}
 	defer cat.Close()
-	v := verify.New(cat, tasks, verify.Config{Mode: mode, KeepDistinct: opts.KeepDistinct,
+	v := verify.New(cat, tasks, verify.Config{Mode: mode, KeepDistinct: opts.KeepDistinct, Variants: opts.DB.Variants,
 		Limits: sqlgym.Limits{Timeout: opts.Timeout}})
+	schemas, err := taskSchemas(ctx, cat, tasks)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
-	rep, out, err := screen.Screen(ctx, v, tasks, screen.Options{Dialect: dialectOf(cat), Kinds: kinds, MaxPerKind: opts.MaxPerKind,
+	rep, out, err := screen.Screen(ctx, v, tasks, screen.Options{Dialect: dialectOf(cat), Kinds: kinds, MaxPerKind: opts.MaxPerKind, Schemas: schemas,
 		Progress: func(done, total int) {
 			if total > 256 {
 				fmt.Fprintf(io.ErrOut, "screened %d/%d tasks (%.1fs)\n", done, total, time.Since(start).Seconds())

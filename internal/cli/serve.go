@@ -147,6 +147,7 @@ answers 404 naming it. See docs/deploy.md and docs/training.md.`,
 	f.StringVar(&opts.Schema, "schema", "full", "episodes: opening prompt's schema, full or linked (oracle is refused)")
 	addLinkerFlags(cmd, &opts.Linker)
 	addDBFlags(cmd, &opts.DB)
+	addVariantsFlag(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
 	return cmd
 }
@@ -210,7 +211,7 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	defer cat.Close()
 	srv, err := serve.New(serve.Config{
 		Tasks: tasks, IncludeHoldout: opts.IncludeHoldout, EvalHoldout: opts.EvalHoldout, DBs: cat, Schema: src,
-		Verify: verify.Config{Mode: mode, Order: order, Rewards: rewards, Concurrency: opts.Concurrency,
+		Verify: verify.Config{Mode: mode, Order: order, Rewards: rewards, Variants: opts.DB.Variants, Concurrency: opts.Concurrency,
 			Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps, SafetyNet: opts.SafetyNet}},
 		CacheEntries: opts.CacheEntries, CacheBytes: int64(opts.CacheMB) << 20,
 		DBSlots: opts.DBSlots, Queue: opts.Queue, MaxBodyBytes: int64(opts.MaxBodyMB) << 20, MaxItems: opts.MaxItems,
@@ -233,7 +234,7 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(sctx, ln, opts.Drain) }()
-	info := serveInfo{Tasks: len(tasks), Mode: verify.Config{Mode: mode, Order: order}.ModeLabel(), Rewards: rewards.String(), Replica: srv.Replica()}
+	info := serveInfo{Tasks: len(tasks), Mode: verify.Config{Mode: mode, Order: order, Variants: opts.DB.Variants}.ModeLabel(), Rewards: rewards.String(), Replica: srv.Replica()}
 	openErr, err := startUp(ctx, io, srv, opts, &info)
 	if err != nil {
 		stop()

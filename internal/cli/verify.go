@@ -78,6 +78,7 @@ results take stdout.`,
 	f.StringVar(&opts.Out, "out", "", "results file (JSONL)")
 	f.BoolVar(&opts.JSON, "json", false, "print the summary as JSON")
 	addDBFlags(cmd, &opts.DB)
+	addVariantsFlag(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
 	_ = cmd.MarkFlagRequired("predictions")
 	addReplaceFlag(cmd, &opts.Replace)
@@ -146,7 +147,7 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 	}
 	defer cat.Close()
 	v := verify.New(cat, tasks, verify.Config{
-		Mode: mode, Order: order, AllModes: opts.AllModes, Rewards: rewards, KeepDistinct: opts.KeepDistinct,
+		Mode: mode, Order: order, AllModes: opts.AllModes, Rewards: rewards, KeepDistinct: opts.KeepDistinct, Variants: opts.DB.Variants,
 		Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps, SafetyNet: opts.SafetyNet},
 	})
 

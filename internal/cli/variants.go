@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	goio "io"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/screen"
+	"github.com/sqlgym/sqlgym/shopdb"
+	"github.com/sqlgym/sqlgym/variants"
+)
+
+type variantsOptions struct {
+	Tasks       string
+	Out         string
+	MaxVariants int
+	Candidates  int
+	Seed        uint64
+	Mode        string
+	MaxPerKind  int
+	Replace     bool
+	Timeout     time.Duration
+	JSON        bool
+	DB          dbFlags
+}
+
+func newVariantsCmd(io IO) *cobra.Command {
+	var opts variantsOptions
+	cmd := &cobra.Command{
+		Use:   "variants",
+		Short: "Make variant databases on which a reward tells a near miss from the answer",
+		Long: `For each database of the task file, fuzz candidate variant databases from its
+rows and keep the few (--max-variants) that kill the most mutants the original
+cannot tell from their golds (sqlgym screen's kinds), by greedy set cover, as
+Spider's distilled test suites do. Candidates put rows on and next to every
+literal the golds compare against, groups of exactly each HAVING threshold's
+size, namesakes, NULLs and extra child rows; every change keeps the schema's
+constraints, and every gold still runs, deterministically, on every variant.
+
+--out DIR receives DIR/NAME/NAME.sqlite (a copy of the original) and
+DIR/NAME/NAME_vK.sqlite (Spider's test-suite layout), DIR/tasks.jsonl (the
+tasks with "db_variants" and their weak marks judged on all of them),
+DIR/manifest.json (seeds, digests, each variant's statements, per task the
+mutants killed) and DIR/report.md. An existing DIR/NAME is refused without
+--replace. Judge on the variants with --variants in verify, eval, serve and
+screen. Only SQLite databases can be varied so far. See docs/authoring.md,
+"Variant databases".`,
+		Example: `  sqlgym variants --tasks shop --out shop-variants
+  sqlgym variants --tasks tasks.jsonl --db mydb=sqlite:my.sqlite --out variants --max-variants 3 --seed 7
+  sqlgym verify --tasks variants/tasks.jsonl --db mydb=sqlite:my.sqlite --variants --predictions preds.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runVariants(cmd.Context(), io, opts) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL), or shop for the built-in shop task set")
+	f.StringVar(&opts.Out, "out", "", "folder for the variant databases, tasks.jsonl, manifest.json and report.md")
+	f.IntVar(&opts.MaxVariants, "max-variants", 5, "most variants kept per database")
+	f.IntVar(&opts.Candidates, "candidates", 0, "candidates fuzzed per database (default 4 x --max-variants)")
+	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the candidates: the same seed, database and tasks give the same variants")
+	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode the mutants are judged under: "+modeNames())
+	f.IntVar(&opts.MaxPerKind, "max-per-kind", screen.DefaultMaxPerKind, "most mutants of one kind per gold")
+	f.BoolVar(&opts.Replace, "replace", false, "overwrite the variants of a database already in --out")
+	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement (SQLite: its default step budget decides)")
+	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	addDBFlags(cmd, &opts.DB)
+	_ = cmd.MarkFlagRequired("tasks")
+	_ = cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
+	mode, err := parseMode(opts.Mode)
+	if err != nil {
+		return err
+	}
+	if opts.MaxVariants < 1 {
+		return usagef("--max-variants must be at least 1")
+	}
+	tasks, err := shopdb.LoadTasks(opts.Tasks)
+	if err != nil {
+		return err
+	}
+	cat, err := opts.DB.catalogFor(tasks)
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	byDB := map[string][]sqlgym.Task{}
+	var names []string
+	for _, t := range tasks {
+		if _, ok := byDB[t.DB]; !ok {
+			names = append(names, t.DB)
+		}
+		byDB[t.DB] = append(byDB[t.DB], t)
+	}
+	sort.Strings(names)
+	out, err := filepath.Abs(opts.Out)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	for _, name := range append(append([]string(nil), names...), "tasks.jsonl", "manifest.json", "report.md") {
+		dir := filepath.Join(out, name)
+		if _, err := os.Stat(dir); err == nil && !opts.Replace {
+			return sqlgym.Userf("give --replace to overwrite them, or another --out", "%s already holds variants of %s", dir, name)
+		}
+	}
+	vopt := variants.Options{MaxVariants: opts.MaxVariants, Candidates: opts.Candidates, Seed: opts.Seed, Mode: mode,
+		MaxPerKind: opts.MaxPerKind, Limits: sqlgym.Limits{Timeout: opts.Timeout},
+		Log: func(format string, args ...any) { fmt.Fprintf(io.ErrOut, format+"\n", args...) }}
+	var results []*variants.DBResult
+	skipped := map[string]string{}
+	var after []sqlgym.Task
+	for _, name := range names {
+		url, err := cat.Resolve(name)
+		if err != nil {
+			return err
+		}
+		g, err := variants.NewGenerator(ctx, cat, name, url, byDB[name], vopt)
+		if errors.Is(err, variants.ErrNotSQLite) {
+			skipped[name] = err.Error()
+			after = append(after, byDB[name]...)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		dir := filepath.Join(out, name)
+		if opts.Replace {
+			if err := os.RemoveAll(dir); err != nil {
+				return fmt.Errorf("--replace: %w", err)
+			}
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		res, err := g.Run(ctx, dir)
+		if err != nil {
+			return err
+		}
+		results = append(results, res)
+		after = append(after, res.TasksAfter()...)
+	}
+	if len(results) == 0 {
+		return fmt.Errorf("no database could be varied (only SQLite can, so far)")
+	}
+	rep := variants.Summarize(mode, opts.Seed, opts.MaxVariants, results, skipped)
+	if err := writeTaskFile(filepath.Join(out, "tasks.jsonl"), inTaskOrder(tasks, after)); err != nil {
+		return err
+	}
+	if err := writeFileWith(filepath.Join(out, "manifest.json"), func(w goio.Writer) error { return writeJSON(w, rep) }); err != nil {
+		return err
+	}
+	if err := writeFileWith(filepath.Join(out, "report.md"), rep.WriteMarkdown); err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(io.Out, rep)
+	}
+	return rep.WriteText(io.Out)
+}
+
+// inTaskOrder returns the judged tasks in the order of the input file.
+func inTaskOrder(in, judged []sqlgym.Task) []sqlgym.Task {
+	byID := make(map[string]sqlgym.Task, len(judged))
+	for _, t := range judged {
+		byID[t.ID] = t
+	}
+	out := make([]sqlgym.Task, 0, len(in))
+	for _, t := range in {
+		if j, ok := byID[t.ID]; ok {
+			t = j
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func writeFileWith(path string, fn func(goio.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := fn(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/engine/sqlite"
+)
+
+// variantsToy writes a SQLite file whose rows hide the boundary of its
+// task's comparison: no order costs exactly 40.
+func variantsToy(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "toy.sqlite")
+	stmts := []string{`CREATE TABLE orders (order_id INTEGER NOT NULL PRIMARY KEY, amount INTEGER NOT NULL, status VARCHAR(10) NOT NULL)`}
+	for i := 1; i <= 30; i++ {
+		stmts = append(stmts, fmt.Sprintf("INSERT INTO orders VALUES (%d, %d, '%s')", i, 3*i, []string{"paid", "open"}[i%2]))
+	}
+	if err := sqlite.Create(context.Background(), path, stmts); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestVariantsCommand(t *testing.T) {
+	t.Setenv("SQLGYM_CACHE", t.TempDir())
+	db := variantsToy(t)
+	tasks := writeFile(t, "tasks.jsonl",
+		`{"id":"big","db":"toy","question":"How many orders cost more than 40?","sql":"SELECT COUNT(*) FROM orders WHERE amount > 40"}`+"\n")
+	out := filepath.Join(t.TempDir(), "v")
+	args := []string{"variants", "--tasks", tasks, "--db", "toy=sqlite:" + db, "--out", out, "--max-variants", "2", "--candidates", "3"}
+	code, stdout, errOut := run(t, args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(stdout, "weak 1 of 1 screened tasks (100.0%) before, 0 (0.0%)") {
+		t.Errorf("report:\n%s", stdout)
+	}
+	for _, f := range []string{"toy/toy.sqlite", "toy/toy_v1.sqlite", "tasks.jsonl", "manifest.json", "report.md"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+	got, err := sqlgym.ReadTasks(filepath.Join(out, "tasks.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || len(got[0].DBVariants) == 0 || !strings.HasPrefix(got[0].DBVariants[0], "sqlite:") {
+		t.Fatalf("tasks %+v: want db_variants", got)
+	}
+	// The mutant the original rewards is wrong once judged on the variants.
+	preds := writeFile(t, "preds.jsonl", `{"task_id":"big","sql":"SELECT COUNT(*) FROM orders WHERE amount >= 40"}`+"\n")
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{{nil, `"outcome":"correct"`}, {[]string{"--variants"}, `"outcome":"wrong"`}} {
+		vargs := append([]string{"verify", "--tasks", filepath.Join(out, "tasks.jsonl"), "--db", "toy=sqlite:" + db, "--predictions", preds}, c.flags...)
+		code, stdout, errOut := run(t, vargs...)
+		if !strings.Contains(stdout, c.want) {
+			t.Errorf("verify %v: exit %d, want %s in:\n%s%s", c.flags, code, c.want, stdout, errOut)
+		}
+	}
+	// No overwrite without being asked.
+	code, _, errOut = run(t, args...)
+	if code == ExitOK || !strings.Contains(errOut, "--replace") {
+		t.Errorf("second run: exit %d, stderr %q; want a refusal naming --replace", code, errOut)
+	}
+	if code, _, errOut = run(t, append(args, "--replace")...); code != ExitOK {
+		t.Errorf("--replace: exit %d: %s", code, errOut)
+	}
+}

@@ -1,0 +1,200 @@
+package variants
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sqlgym/sqlgym/engine/sqlite"
+	"github.com/sqlgym/sqlgym/sqltext"
+)
+
+// candidate is one fuzzed database: the original file with some groups of
+// changes applied, every gold still running and deterministic on it.
+type candidate struct {
+	index  int
+	path   string
+	stmts  []string // the statements that applied, in order: they rebuild it
+	groups int
+	golds  map[string]goldState
+	killed map[string]bool // mutant ids it kills
+}
+
+func copyFile(dst, src string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("copy database: %w", err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("copy database: %w", err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copy database: %w", err)
+	}
+	return out.Close()
+}
+
+// build writes the original with the groups' statements applied at path
+// and returns the statements that applied.
+func build(ctx context.Context, orig, path string, gs []group) ([]string, error) {
+	if err := copyFile(path, orig); err != nil {
+		return nil, err
+	}
+	var stmts []string
+	for _, g := range gs {
+		stmts = append(stmts, g.stmts...)
+	}
+	applied, err := sqlite.Edit(ctx, path, stmts)
+	if err != nil {
+		return nil, err
+	}
+	var kept []string
+	for i, ok := range applied {
+		if ok {
+			kept = append(kept, stmts[i])
+		}
+	}
+	return kept, nil
+}
+
+// makeCandidate applies every group, then takes out the groups that break
+// a gold: it checks only the broken golds while it looks, and each group
+// changes one table, so suspects are the groups on the tables those golds
+// read, found by halving (repair). A last check of every gold decides; a
+// candidate still breaking one after two repairs is not used (nil).
+func (g *Generator) makeCandidate(ctx context.Context, idx int, gs []group, tmp string) (*candidate, error) {
+	path := filepath.Join(tmp, fmt.Sprintf("candidate_%02d.sqlite", idx))
+	stmts, err := build(ctx, g.origPath, path, gs)
+	if err != nil {
+		return nil, err
+	}
+	st, err := checkGolds(ctx, path, g.golds, g.opt.Limits)
+	if err != nil {
+		return nil, err
+	}
+	bad := broken(g.goldStates, st)
+	for round := 0; len(bad) > 0 && round < 2; round++ {
+		keep, err := g.repair(ctx, gs, bad, path)
+		if err != nil {
+			return nil, err
+		}
+		gs = keep
+		if stmts, err = build(ctx, g.origPath, path, gs); err != nil {
+			return nil, err
+		}
+		if st, err = checkGolds(ctx, path, g.golds, g.opt.Limits); err != nil {
+			return nil, err
+		}
+		bad = broken(g.goldStates, st)
+	}
+	if len(bad) > 0 {
+		return nil, nil
+	}
+	return &candidate{index: idx, path: path, stmts: stmts, groups: len(gs), golds: st}, nil
+}
+
+// repair returns the groups kept: added half by half, a half kept when the
+// golds in bad stay fine with it.
+func (g *Generator) repair(ctx context.Context, gs []group, bad []string, path string) ([]group, error) {
+	trial := path + ".trial"
+	defer os.Remove(trial)
+	// Each group changes one table; a group on a table no broken gold
+	// reads cannot be what broke them, and goes in untried.
+	read := map[string]bool{}
+	for _, b := range bad {
+		for _, tok := range sqltext.Tokens(b) {
+			if tok.Kind == sqltext.Word || tok.Kind == sqltext.QuotedIdent {
+				read[strings.ToLower(strings.Trim(tok.Text, "\"`[]"))] = true
+			}
+		}
+	}
+	var accepted, suspects []group
+	for _, gr := range gs {
+		if t := groupTable(gr); t != "" && !read[t] {
+			accepted = append(accepted, gr)
+		} else {
+			suspects = append(suspects, gr)
+		}
+	}
+	// Halving costs a build per trial: past maxTrials the groups not yet
+	// tried are left out, which only makes the candidate smaller.
+	trials := 0
+	var try func(part []group) error
+	try = func(part []group) error {
+		if len(part) == 0 || trials >= maxTrials {
+			return nil
+		}
+		trials++
+		with := append(append([]group(nil), accepted...), part...)
+		if _, err := build(ctx, g.origPath, trial, with); err != nil {
+			return err
+		}
+		st, err := checkGolds(ctx, trial, bad, g.opt.Limits)
+		if err != nil {
+			return err
+		}
+		fine := true
+		for _, b := range bad {
+			if !st[b].ok {
+				fine = false
+				break
+			}
+		}
+		if fine {
+			accepted = with
+			return nil
+		}
+		if len(part) == 1 {
+			return nil
+		}
+		mid := len(part) / 2
+		if err := try(part[:mid]); err != nil {
+			return err
+		}
+		return try(part[mid:])
+	}
+	if err := try(suspects); err != nil {
+		return nil, err
+	}
+	return accepted, nil
+}
+
+// maxTrials bounds the builds one repair makes.
+const maxTrials = 48
+
+// groupTable is the table a group's statements change ("" when unsure).
+func groupTable(g group) string {
+	if len(g.stmts) == 0 {
+		return ""
+	}
+	s := g.stmts[0]
+	for _, p := range []string{"INSERT INTO \"", "UPDATE \""} {
+		if i := strings.Index(s, p); i >= 0 {
+			rest := s[i+len(p):]
+			if j := strings.Index(rest, "\""); j >= 0 {
+				return strings.ToLower(rest[:j])
+			}
+		}
+	}
+	return ""
+}
+
+// nonEmpty reports whether a gold returned rows on the original or
+// on any kept variant.
+func nonEmpty(orig map[string]goldState, kept []*candidate, gold string) bool {
+	if orig[gold].rows > 0 {
+		return true
+	}
+	for _, c := range kept {
+		if c.golds[gold].rows > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,148 @@
+package variants
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/internal/testenv"
+	"github.com/sqlgym/sqlgym/shopdb"
+	"github.com/sqlgym/sqlgym/verify"
+)
+
+// noFalseNegatives judges the rewrites of every gold on the original alone
+// and on the original with its variants: each rewrite that is correct on
+// the original must stay correct on the variants. A rewrite wrong on the
+// original is a rewrite that does not apply to that gold (a CTE losing a
+// tie order, say), not the variants' doing, and is only counted.
+func noFalseNegatives(t *testing.T, dbs verify.Databases, tasks []sqlgym.Task, minJudged int) {
+	t.Helper()
+	ctx := context.Background()
+	var answers []verify.Answer
+	kinds := map[int]string{}
+	for _, tk := range tasks {
+		rs := rewrites(tk.SQL)
+		names := make([]string, 0, len(rs))
+		for k := range rs {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			kinds[len(answers)] = k
+			answers = append(answers, verify.Answer{TaskID: tk.ID, Sample: len(answers), SQL: rs[k]})
+		}
+	}
+	plain := verify.New(dbs, tasks, verify.Config{}).VerifyBatch(ctx, answers)
+	varied := verify.New(dbs, tasks, verify.Config{Variants: true}).VerifyBatch(ctx, answers)
+	judged, notApplying, bad := 0, 0, 0
+	perKind := map[string]int{}
+	for i := range answers {
+		if plain[i].Outcome != sqlgym.OutcomeCorrect {
+			notApplying++
+			continue
+		}
+		judged++
+		perKind[kinds[i]]++
+		if varied[i].Outcome != sqlgym.OutcomeCorrect {
+			bad++
+			if bad <= 10 {
+				t.Errorf("task %s: %s rewrite correct on the original but %s on the variants (%s):\n  %s",
+					answers[i].TaskID, kinds[i], varied[i].Outcome, varied[i].Detail, answers[i].SQL)
+			}
+		}
+	}
+	t.Logf("%d rewrites judged on the variants (%v), %d not equivalent on the original, %d turned wrong", judged, perKind, notApplying, bad)
+	if judged < minJudged {
+		t.Errorf("only %d rewrites were correct on the original; want at least %d for the test to mean anything", judged, minJudged)
+	}
+	for _, k := range []string{"aliases", "between", "exists", "join_order", "cte", "subquery"} {
+		if perKind[k] == 0 {
+			t.Errorf("no %s rewrite was judged", k)
+		}
+	}
+}
+
+func TestRewritesStayCorrectOnShopVariants(t *testing.T) {
+	vs, err := shopdb.Variants()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs.Variants) == 0 {
+		t.Fatal("the built-in shop ships no variants")
+	}
+	cat, err := catalog.New(catalog.Config{CacheDir: t.TempDir(), ShopVariants: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	urls, err := cat.Variants("shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(urls) != 1+len(vs.Variants) {
+		t.Fatalf("catalog gives %d databases for the shop, want the original and %d variants", len(urls), len(vs.Variants))
+	}
+	tasks, err := shopdb.Tasks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	noFalseNegatives(t, cat, tasks, 1000)
+}
+
+// spiderSubset is the Spider dev databases the test varies: enough joins,
+// IN subqueries and BETWEENs among their golds for every rewrite.
+var spiderSubset = []string{"concert_singer", "pets_1", "car_1", "world_1", "dog_kennels", "flight_2"}
+
+func TestRewritesStayCorrectOnSpiderVariants(t *testing.T) {
+	data := testenv.SharedData(t)
+	f, err := os.Open(filepath.Join(data, "spider_dev", "dev.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	byDB := map[string][]sqlgym.Task{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var r struct {
+			ID   string `json:"id"`
+			DB   string `json:"db_id"`
+			Gold string `json:"gold_sql"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		byDB[r.DB] = append(byDB[r.DB], sqlgym.Task{ID: r.ID, DB: r.DB, SQL: r.Gold})
+	}
+	ctx := context.Background()
+	var refs []string
+	for _, name := range spiderSubset {
+		refs = append(refs, name+"=sqlite:"+testenv.CopyFile(t, filepath.Join(data, "spider_dev", "database", name, name+".sqlite")))
+	}
+	cat, err := catalog.New(catalog.Config{Refs: refs, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	var all []sqlgym.Task
+	for _, name := range spiderSubset {
+		url, _ := cat.Resolve(name)
+		g, err := NewGenerator(ctx, cat, name, url, byDB[name], Options{MaxVariants: 3, Candidates: 4, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := g.Run(ctx, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tk := range res.TasksAfter() {
+			all = append(all, tk) // carries db_variants
+		}
+	}
+	noFalseNegatives(t, cat, all, 300)
+}

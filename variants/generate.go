@@ -1,0 +1,516 @@
+package variants
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/engine"
+	schemapkg "github.com/sqlgym/sqlgym/schema"
+	"github.com/sqlgym/sqlgym/screen"
+	"github.com/sqlgym/sqlgym/verify"
+	"github.com/sqlgym/sqlgym/verify/compare"
+)
+
+// Options tune a generation.
+type Options struct {
+	// MaxVariants is the most variants kept per database (default 5).
+	MaxVariants int
+	// Candidates is how many candidates are fuzzed per database (default
+	// 4 x MaxVariants).
+	Candidates int
+	// Seed makes the candidates; the same seed on the same database and
+	// tasks gives the same variants.
+	Seed uint64
+	// Mode is the comparison the mutants are judged under (default
+	// multiset).
+	Mode       compare.Mode
+	MaxPerKind int
+	Limits     sqlgym.Limits
+	// Log, when set, gets a line per step.
+	Log func(format string, args ...any)
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxVariants <= 0 {
+		o.MaxVariants = 5
+	}
+	if o.Candidates <= 0 {
+		o.Candidates = 4 * o.MaxVariants
+	}
+	if o.Mode == "" {
+		o.Mode = compare.Multiset
+	}
+	if o.Log == nil {
+		o.Log = func(string, ...any) {}
+	}
+	return o
+}
+
+// Generator makes the variants of one database.
+type Generator struct {
+	dbs      verify.Databases
+	name     string
+	url      string
+	origPath string
+	tasks    []sqlgym.Task
+	schema   *sqlgym.Schema
+	opt      Options
+
+	golds      []string
+	goldStates map[string]goldState
+}
+
+// DBResult is what a generation found for one database.
+type DBResult struct {
+	Name     string `json:"name"`
+	URL      string `json:"url"`
+	Digest   string `json:"digest"`
+	Seed     uint64 `json:"seed"`
+	Tasks    int    `json:"tasks"`
+	Variants []Kept `json:"variants"`
+	// CandidatesTried counts fuzzed candidates; CandidatesDropped those
+	// still breaking a gold after repair.
+	CandidatesTried   int `json:"candidates_tried"`
+	CandidatesDropped int `json:"candidates_dropped"`
+	// GoldsEmpty counts golds that return no row on the original nor on
+	// any kept variant.
+	GoldsEmpty int           `json:"golds_empty"`
+	Before     screen.Report `json:"before"`
+	After      screen.Report `json:"after"`
+	// Killed maps a task id to the mutants the variants killed, with the
+	// first kept variant that kills each.
+	Killed map[string][]KilledMutant `json:"killed,omitempty"`
+	// EquivalentTasks counts tasks still weak only by mutants proved
+	// equivalent to their gold (EquivalentMutants of them, by kind in
+	// EquivalentByKind); they stay marked weak in the task file.
+	EquivalentTasks   int                 `json:"equivalent_tasks"`
+	EquivalentMutants int                 `json:"equivalent_mutants"`
+	EquivalentByKind  map[screen.Kind]int `json:"equivalent_by_kind,omitempty"`
+	// NearMissBefore and NearMissAfter count tasks weak by a mutant of the
+	// screen's first nine kinds (screen.NearMissKinds), equivalents left
+	// out after: the share the screen reported before the new kinds.
+	NearMissBefore int `json:"near_miss_weak_before"`
+	NearMissAfter  int `json:"near_miss_weak_after"`
+	// Levels tallies weak tasks per task level (complexity, else
+	// difficulty).
+	Levels  map[string]*LevelTally `json:"levels"`
+	Seconds float64                `json:"seconds"`
+
+	tasksAfter []sqlgym.Task
+}
+
+// Kept is one kept variant database.
+type Kept struct {
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	Digest string `json:"digest"`
+	// Candidate is the candidate's index (its seed stream).
+	Candidate int `json:"candidate"`
+	// Kills counts the surviving mutants it kills, NewKills those no
+	// earlier kept variant kills.
+	Kills      int      `json:"kills"`
+	NewKills   int      `json:"new_kills"`
+	Statements []string `json:"statements"`
+}
+
+// LevelTally is one level's weak tasks before and after the variants.
+type LevelTally struct {
+	Tasks      int `json:"tasks"`
+	WeakBefore int `json:"weak_before"`
+	WeakAfter  int `json:"weak_after"`
+}
+
+// Level is the level a task is reported under.
+func Level(t sqlgym.Task) string {
+	switch {
+	case t.Complexity != "":
+		return t.Complexity
+	case t.Difficulty != "":
+		return t.Difficulty
+	}
+	return "-"
+}
+
+// KilledMutant is a mutant a variant told from its gold.
+type KilledMutant struct {
+	Kind    screen.Kind `json:"kind"`
+	SQL     string      `json:"sql"`
+	Variant string      `json:"variant"`
+}
+
+// ErrNotSQLite is returned for databases the generator cannot copy yet.
+var ErrNotSQLite = errors.New("variants: only SQLite databases can be varied")
+
+// NewGenerator prepares the generation for the database named name (URL
+// url) and its tasks; dbs resolves every other name.
+func NewGenerator(ctx context.Context, dbs verify.Databases, name, url string, tasks []sqlgym.Task, opt Options) (*Generator, error) {
+	loc, err := engine.ParseURL(url)
+	if err != nil {
+		return nil, err
+	}
+	if loc.Dialect != sqlgym.DialectSQLite {
+		return nil, fmt.Errorf("database %q is %s: %w (give a SQLite copy of it, or leave its tasks out of --tasks)", name, loc.Dialect, ErrNotSQLite)
+	}
+	eng, err := dbs.EngineURL(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", name, err)
+	}
+	schema, err := schemapkg.Load(ctx, eng, 0)
+	if err != nil {
+		return nil, fmt.Errorf("database %s: %w", name, err)
+	}
+	g := &Generator{dbs: dbs, name: name, url: url, origPath: loc.Path, tasks: tasks, schema: schema, opt: opt.withDefaults()}
+	seen := map[string]bool{}
+	for _, t := range tasks {
+		for _, s := range t.Golds() {
+			if !seen[s] {
+				seen[s] = true
+				g.golds = append(g.golds, s)
+			}
+		}
+	}
+	return g, nil
+}
+
+// Schema is the database's schema, as the generator read it.
+func (g *Generator) Schema() *sqlgym.Schema { return g.schema }
+
+func mutantID(task, sql string) string { return task + "\x00" + sql }
+
+// Run fuzzes the candidates, keeps the few that kill the most surviving
+// mutants and writes them as dir/NAME_vK.sqlite beside a copy of the
+// original, dir/NAME.sqlite. dir must exist and be empty of those names.
+func (g *Generator) Run(ctx context.Context, dir string) (*DBResult, error) {
+	start := time.Now()
+	opt := g.opt
+	res := &DBResult{Name: g.name, URL: g.url, Seed: opt.Seed, Tasks: len(g.tasks), Killed: map[string][]KilledMutant{}}
+	var err error
+	if res.Digest, err = sqlgym.FileDigest(g.origPath); err != nil {
+		return nil, err
+	}
+	schemas := map[string]*sqlgym.Schema{g.name: g.schema}
+	sopt := screen.Options{MaxPerKind: opt.MaxPerKind, Schemas: schemas}
+	cfg := verify.Config{Mode: opt.Mode, Limits: opt.Limits}
+
+	// Before: the mutants the original cannot tell from their gold.
+	rep, marked, err := screen.Screen(ctx, verify.New(g.dbs, g.tasks, cfg), g.tasks, sopt)
+	if err != nil {
+		return nil, err
+	}
+	res.Before = rep
+	before := marked
+	survivors := map[string]screen.Mutant{}
+	var weakTasks []sqlgym.Task
+	for _, t := range marked {
+		ms := screen.WeakMutants(t)
+		if len(ms) > 0 {
+			weakTasks = append(weakTasks, t)
+		}
+		for _, m := range ms {
+			survivors[mutantID(t.ID, m.SQL)] = m
+		}
+	}
+	opt.Log("%s: %d of %d screened tasks weak, %d surviving mutants", g.name, rep.Weak, rep.Screened, len(survivors))
+
+	if g.goldStates, err = checkGolds(ctx, g.origPath, g.golds, opt.Limits); err != nil {
+		return nil, err
+	}
+	var comps []screen.Comparison
+	var ths []screen.Threshold
+	for _, s := range g.golds {
+		c, th := screen.Compared(s, g.schema)
+		comps = append(comps, c...)
+		ths = append(ths, th...)
+	}
+	comps, ths = dedup(comps), dedup(ths)
+
+	tmp, err := os.MkdirTemp(dir, ".candidates-")
+	if err != nil {
+		return nil, fmt.Errorf("candidates folder: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	var cands []*candidate
+	for i := 0; i < opt.Candidates && len(survivors) > 0; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p := &planner{schema: g.schema, rng: rand.New(rand.NewPCG(opt.Seed, uint64(i))), comps: comps, ths: ths}
+		c, err := g.makeCandidate(ctx, i, p.plan(), tmp)
+		if err != nil {
+			return nil, err
+		}
+		res.CandidatesTried++
+		if c == nil {
+			res.CandidatesDropped++
+			continue
+		}
+		if c.killed, err = g.kills(ctx, c.path, weakTasks, sopt, survivors); err != nil {
+			return nil, err
+		}
+		opt.Log("%s: candidate %d: %d groups, %d statements, kills %d of %d", g.name, i, c.groups, len(c.stmts), len(c.killed), len(survivors))
+		cands = append(cands, c)
+	}
+
+	// Greedy set cover: each round keeps the candidate that kills the most
+	// mutants no kept one kills yet.
+	killedBy := map[string]string{}
+	var kept []*candidate
+	for len(kept) < opt.MaxVariants {
+		best, gain := -1, 0
+		for ci, c := range cands {
+			if slices.Contains(kept, c) {
+				continue
+			}
+			n := 0
+			for id := range c.killed {
+				if _, done := killedBy[id]; !done {
+					n++
+				}
+			}
+			if n > gain {
+				best, gain = ci, n
+			}
+		}
+		if best < 0 {
+			break
+		}
+		c := cands[best]
+		kept = append(kept, c)
+		name := fmt.Sprintf("%s_v%d", g.name, len(kept))
+		for id := range c.killed {
+			if _, done := killedBy[id]; !done {
+				killedBy[id] = name
+			}
+		}
+		res.Variants = append(res.Variants, Kept{Name: name, Candidate: c.index, Kills: len(c.killed), NewKills: gain, Statements: c.stmts})
+	}
+
+	// Write the original's copy and the kept variants.
+	orig := filepath.Join(dir, g.name+".sqlite")
+	if err := copyFile(orig, g.origPath); err != nil {
+		return nil, err
+	}
+	urls := []string{"sqlite:" + orig}
+	for i := range res.Variants {
+		k := &res.Variants[i]
+		k.Path = filepath.Join(dir, k.Name+".sqlite")
+		if err := os.Rename(kept[i].path, k.Path); err != nil {
+			return nil, fmt.Errorf("write variant: %w", err)
+		}
+		if k.Digest, err = sqlgym.FileDigest(k.Path); err != nil {
+			return nil, err
+		}
+		urls = append(urls, "sqlite:"+k.Path)
+	}
+	for _, s := range g.golds {
+		if !nonEmpty(g.goldStates, kept, s) {
+			res.GoldsEmpty++
+		}
+	}
+
+	// After: the same screen judged on the original and every variant.
+	tasks := make([]sqlgym.Task, len(g.tasks))
+	copy(tasks, g.tasks)
+	for i := range tasks {
+		tasks[i].DBVariants = append([]string(nil), urls[1:]...)
+	}
+	vcfg := cfg
+	vcfg.Variants = true
+	over := &overlay{Databases: g.dbs, name: g.name, urls: urls}
+	rep, marked, err = screen.Screen(ctx, verify.New(over, tasks, vcfg), tasks, sopt)
+	if err != nil {
+		return nil, err
+	}
+	res.After = rep
+	res.tasksAfter = marked
+	still := map[string]bool{}
+	res.EquivalentByKind = map[screen.Kind]int{}
+	equivOnly := map[string]bool{}
+	for _, t := range marked {
+		ms := screen.WeakMutants(t)
+		if len(ms) == 0 {
+			continue
+		}
+		full := map[string]screen.Mutant{}
+		for _, m := range screen.MutateSchema(t.SQL, opt.MaxPerKind, g.schema) {
+			full[m.SQL] = m
+		}
+		weakKinds := map[screen.Kind]bool{}
+		equiv := 0
+		for _, m := range ms {
+			still[mutantID(t.ID, m.SQL)] = true
+			if fm, ok := full[m.SQL]; ok {
+				m = fm
+			}
+			if ok, _ := screen.Equivalent(t.SQL, m, g.schema); ok {
+				equiv++
+				if _, seen := weakKinds[m.Kind]; !seen {
+					weakKinds[m.Kind] = false
+				}
+			} else {
+				weakKinds[m.Kind] = true
+			}
+		}
+		res.EquivalentMutants += equiv
+		if equiv == len(ms) {
+			res.EquivalentTasks++
+			equivOnly[t.ID] = true
+		}
+		for k, weak := range weakKinds {
+			if !weak {
+				res.EquivalentByKind[k]++
+			}
+		}
+	}
+	res.Levels = levels(before, marked, equivOnly)
+	for _, t := range before {
+		if nearMiss(t, nil) {
+			res.NearMissBefore++
+		}
+	}
+	for _, t := range marked {
+		if nearMiss(t, func(m screen.Mutant) bool {
+			fm := m
+			for _, x := range screen.MutateSchema(t.SQL, opt.MaxPerKind, g.schema) {
+				if x.SQL == m.SQL {
+					fm = x
+				}
+			}
+			ok, _ := screen.Equivalent(t.SQL, fm, g.schema)
+			return ok
+		}) {
+			res.NearMissAfter++
+		}
+	}
+	ids := make([]string, 0, len(survivors))
+	for id := range survivors {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if still[id] {
+			continue
+		}
+		m := survivors[id]
+		task := id[:len(id)-len(m.SQL)-1]
+		res.Killed[task] = append(res.Killed[task], KilledMutant{Kind: m.Kind, SQL: m.SQL, Variant: killedBy[id]})
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// TasksAfter returns the database's tasks with their weak marks as judged
+// on the original and the variants.
+func (r *DBResult) TasksAfter() []sqlgym.Task { return r.tasksAfter }
+
+// kills screens the weak tasks on the candidate alone and returns the
+// surviving mutants it tells from their golds.
+func (g *Generator) kills(ctx context.Context, path string, weak []sqlgym.Task, sopt screen.Options, survivors map[string]screen.Mutant) (map[string]bool, error) {
+	over := &overlay{Databases: g.dbs, name: g.name, urls: []string{"sqlite:" + path}}
+	_, marked, err := screen.Screen(ctx, verify.New(over, weak, verify.Config{Mode: g.opt.Mode, Limits: g.opt.Limits}), weak, sopt)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, t := range marked {
+		still := map[string]bool{}
+		for _, m := range screen.WeakMutants(t) {
+			still[m.SQL] = true
+		}
+		for _, m := range screen.WeakMutants(g.weakOf(weak, t.ID)) {
+			if !still[m.SQL] {
+				out[mutantID(t.ID, m.SQL)] = true
+			}
+		}
+	}
+	for id := range out {
+		if _, ok := survivors[id]; !ok {
+			delete(out, id)
+		}
+	}
+	return out, nil
+}
+
+func (g *Generator) weakOf(tasks []sqlgym.Task, id string) sqlgym.Task {
+	for _, t := range tasks {
+		if t.ID == id {
+			return t
+		}
+	}
+	return sqlgym.Task{}
+}
+
+// overlay resolves one database name to given URLs: the first for Resolve,
+// all of them for Variants. Every other name goes to the wrapped catalog.
+type overlay struct {
+	verify.Databases
+	name string
+	urls []string
+}
+
+func (o *overlay) Resolve(name string) (string, error) {
+	if name == o.name {
+		return o.urls[0], nil
+	}
+	return o.Databases.Resolve(name)
+}
+
+func (o *overlay) Variants(name string) ([]string, error) {
+	if name == o.name {
+		return o.urls, nil
+	}
+	return o.Databases.Variants(name)
+}
+
+// dedup keeps the first of equal values, in order.
+func dedup[T comparable](xs []T) []T {
+	seen := map[T]bool{}
+	var out []T
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// levels counts weak tasks per level, before and after the variants.
+// A task weak after only by equivalent mutants (equiv) is not counted.
+func levels(before, after []sqlgym.Task, equiv map[string]bool) map[string]*LevelTally {
+	out := map[string]*LevelTally{}
+	for i, t := range before {
+		l := out[Level(t)]
+		if l == nil {
+			l = &LevelTally{}
+			out[Level(t)] = l
+		}
+		l.Tasks++
+		if screen.IsWeak(t) {
+			l.WeakBefore++
+		}
+		if i < len(after) && screen.IsWeak(after[i]) && !equiv[after[i].ID] {
+			l.WeakAfter++
+		}
+	}
+	return out
+}
+
+// nearMiss reports whether the task is weak by a near-miss mutant that is
+// not equivalent (equivalent nil: none is).
+func nearMiss(t sqlgym.Task, equivalent func(screen.Mutant) bool) bool {
+	for _, m := range screen.WeakMutants(t) {
+		if slices.Contains(screen.NearMissKinds, m.Kind) && (equivalent == nil || !equivalent(m)) {
+			return true
+		}
+	}
+	return false
+}

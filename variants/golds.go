@@ -1,0 +1,84 @@
+package variants
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/author"
+	"github.com/sqlgym/sqlgym/engine/sqlite"
+	"github.com/sqlgym/sqlgym/screen"
+)
+
+// goldState is what a gold does on one database: whether it runs and
+// returns the same rows when the scan order is reversed, and how many.
+type goldState struct {
+	ok   bool
+	rows int
+}
+
+// maxGoldRows bounds the rows the gold check reads: the check is about
+// errors and order, and a gold past it is compared on its first rows.
+const maxGoldRows = 100_000
+
+// checkGolds runs every gold on the SQLite file twice through the author
+// execution filter, once with SQLite's reverse_unordered_selects: a gold
+// whose rows depend on scan order (a LIMIT through tied sort keys, a bare
+// column of a group) returns different rows, which is the filter's
+// "unstable", and one ending in ORDER BY ... LIMIT gets the filter's tie
+// check too (screen.TieCheck). The error is only an infrastructure
+// failure.
+func checkGolds(ctx context.Context, path string, golds []string, lim sqlgym.Limits) (map[string]goldState, error) {
+	a, err := sqlite.Open(path, sqlite.Options{PoolSize: 1})
+	if err != nil {
+		return nil, fmt.Errorf("gold check: %w", err)
+	}
+	defer a.Close()
+	b, err := sqlite.Open(path, sqlite.Options{PoolSize: 1, ReverseUnordered: true})
+	if err != nil {
+		return nil, fmt.Errorf("gold check: %w", err)
+	}
+	defer b.Close()
+	f := author.Filter{A: a, B: b, MinRows: 1, MaxRows: maxGoldRows, Limits: lim.GoldLimits()}
+	out := make(map[string]goldState, len(golds))
+	for _, g := range golds {
+		c := author.Candidate{SQL: g}
+		// A LIMIT through tied sort keys can look stable under both scan
+		// orders (the tie is broken the same way by the sorter), so golds
+		// that end in ORDER BY ... LIMIT also get the filter's tie check.
+		if tie, at, ok := screen.TieCheck(g); ok {
+			c.TieSQL, c.TieAt = tie, at
+		}
+		v, err := f.Check(ctx, c)
+		if err == nil && v.Reason == author.ReasonError && c.TieSQL != "" {
+			// The tie query is ours and may not run where the gold does
+			// (an alias it cannot see): the gold's own verdict stands.
+			c.TieSQL = ""
+			v, err = f.Check(ctx, c)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("gold check: %w", err)
+		}
+		switch v.Reason {
+		case "", author.ReasonTooManyRows:
+			out[g] = goldState{ok: true, rows: v.Rows}
+		case author.ReasonTooFewRows:
+			out[g] = goldState{ok: true, rows: 0}
+		default:
+			out[g] = goldState{}
+		}
+	}
+	return out, nil
+}
+
+// broken lists the golds that were fine on the original and are not on
+// the candidate.
+func broken(orig, cand map[string]goldState) []string {
+	var out []string
+	for g, o := range orig {
+		if o.ok && !cand[g].ok {
+			out = append(out, g)
+		}
+	}
+	return out
+}
