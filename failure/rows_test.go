@@ -31,7 +31,7 @@ var rowCases = []struct {
 	{"which column", "SELECT id, city FROM customers", "SELECT id, name FROM customers", failure.WrongColumns, failure.RelDisjoint},
 	{"missing distinct", "SELECT city FROM customers", "SELECT DISTINCT city FROM customers", failure.DuplicatedRows, failure.RelSuperset},
 	{"join fan-out", "SELECT c.name FROM customers c JOIN orders o ON o.customer_id = c.id WHERE c.tier = 'gold'", "SELECT name FROM customers WHERE tier = 'gold'", failure.DuplicatedRows, failure.RelSuperset},
-	{"group by grain", "SELECT count(*) FROM orders GROUP BY customer_id", "SELECT count(*) FROM orders GROUP BY status", failure.WrongGrain, failure.RelDisjoint},
+	{"group by grain", "SELECT count(*) FROM orders GROUP BY customer_id", "SELECT count(*) FROM orders GROUP BY status", failure.WrongGrain, failure.RelOverlap},
 	{"filter literal", "SELECT name FROM customers WHERE city = 'Rome'", "SELECT name FROM customers WHERE city = 'Oslo'", failure.FilterDiffers, failure.RelDisjoint},
 	{"comparison", "SELECT id FROM orders WHERE total > 7.25", "SELECT id FROM orders WHERE total >= 7.25", failure.FilterDiffers, failure.RelSubset},
 	{"row order", "SELECT name FROM customers ORDER BY name DESC", "SELECT name FROM customers ORDER BY name", failure.Ordering, failure.RelEqual},
