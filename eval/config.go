@@ -134,5 +134,8 @@ func (c *Config) withDefaults() error {
 	if c.Verify.Previews <= 0 {
 		c.Verify.Previews = PreviewRows
 	}
+	// Every failed sample keeps its failure class: reports, compare and
+	// curate read it.
+	c.Verify.Failures = true
 	return nil
 }

@@ -432,7 +432,7 @@ func (r *runner) lose(u unit, counter *int, err error) {
 func judged(s *rundir.Sample, t *sqlgym.Task, vr verify.Result) {
 	s.SQL, s.Outcome, s.Reward, s.Detail = vr.SQL, vr.Outcome, vr.Reward, vr.Detail
 	s.ErrorKind, s.Why = string(vr.ErrorKind), vr.Why
-	s.Gold, s.PredPreview, s.GoldPreview = "", nil, nil
+	s.Gold, s.PredPreview, s.GoldPreview, s.Failure = "", nil, nil, vr.Failure
 	if vr.Outcome == sqlgym.OutcomeCorrect {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/failure"
 	"github.com/sqlgym/sqlgym/internal/memo"
 	"github.com/sqlgym/sqlgym/verify/compare"
 	"github.com/sqlgym/sqlgym/verify/extract"
@@ -64,6 +65,10 @@ type Config struct {
 	// candidate's and the gold's results on answers that ran but were not
 	// correct, so a run folder can show them without the database.
 	Previews int
+	// Failures gives every scored answer that is not correct its failure
+	// class (Result.Failure), computed while its rows are held. The
+	// reward server leaves it off: rewards do not need it.
+	Failures bool
 }
 
 // Answer is one model answer to verify: SQL as it is, or a completion that
@@ -100,6 +105,9 @@ type Result struct {
 	Gold        string   `json:"gold,omitempty"`
 	PredPreview *Preview `json:"pred_preview,omitempty"`
 	GoldPreview *Preview `json:"gold_preview,omitempty"`
+	// Failure is the class of a scored answer that was not correct, with
+	// Config.Failures.
+	Failure *failure.Failure `json:"failure,omitempty"`
 }
 
 // ModeVerdict is one mode's judgement of an answer, for --all-modes.
@@ -251,6 +259,7 @@ func (v *Verifier) VerifyBatch(ctx context.Context, answers []Answer) []Result {
 func (v *Verifier) finish(r *Result, o sqlgym.Outcome, detail string) {
 	r.Outcome, r.Detail = o, detail
 	r.Reward = v.cfg.Rewards.For(o, 0)
+	v.finishFailure(r)
 	if v.cfg.AllModes {
 		r.Modes = map[string]ModeVerdict{}
 		for _, m := range v.modes() {
