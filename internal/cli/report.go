@@ -62,6 +62,7 @@ type reportJSON struct {
 	Notes         []string            `json:"notes,omitempty"`
 	Tasks         []report.TaskResult `json:"tasks"`
 	Failures      []report.Failure    `json:"failures"`
+	Classes       []report.ClassCount `json:"failure_classes"`
 	HTML          string              `json:"html,omitempty"`
 }
 
@@ -79,7 +80,7 @@ func runReport(io IO, dir string, opts reportOptions) error {
 	case opts.JSON:
 		return writeJSON(io.Out, reportJSON{Run: dir, Manifest: run.Manifest, Summary: run.Summary,
 			StoredSummary: run.Stored != nil, AbsentTasks: run.AbsentTasks, Notes: run.Notes,
-			Tasks: run.Tasks, Failures: run.Failures, HTML: opts.HTML})
+			Tasks: run.Tasks, Failures: run.Failures, Classes: run.Classes, HTML: opts.HTML})
 	case opts.Markdown:
 		return report.Markdown(io.Out, run)
 	case opts.HTML != "":
