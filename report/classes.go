@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sqlgym/sqlgym/failure"
 	"github.com/sqlgym/sqlgym/rundir"
 	"github.com/sqlgym/sqlgym/sqltext"
 )
@@ -88,13 +87,4 @@ func classCounts(samples []rundir.Sample, distinct []Failure) []ClassCount {
 		return cmp.Or(cmp.Compare(b.Samples, a.Samples), strings.Compare(a.Class, b.Class))
 	})
 	return out
-}
-
-// classOrder ranks a class as package failure lists them, for tables
-// that follow the taxonomy rather than the counts.
-func classOrder(c string) int {
-	if i := slices.Index(failure.Classes, failure.Class(c)); i >= 0 {
-		return i
-	}
-	return len(failure.Classes)
 }

@@ -18,7 +18,8 @@ pre{background:#f5f6f8;padding:8px;margin:4px 0;white-space:pre-wrap;word-break:
 .fail{border:1px solid #d0d4dc;padding:6px 12px;margin:12px 0}.fail h3{font-size:15px;margin:4px 0}
 .previews{display:flex;gap:24px;flex-wrap:wrap}.previews table{font-size:13px}`
 
-var funcs = template.FuncMap{"pct": pct, "points": points, "signed": signedPoints, "samples": samplesLabel}
+var funcs = template.FuncMap{"pct": pct, "points": points, "signed": signedPoints, "samples": samplesLabel,
+	"sub": func(a, b float64) float64 { return a - b }}
 
 var reportPage = template.Must(template.New("report").Funcs(funcs).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>sqlgym report: {{.V.Name}}</title>
