@@ -44,7 +44,8 @@ func Classify(in Input) Failure {
 // specific explanation to the least: what the rows alone prove (no rows,
 // other columns, the same rows in another order or format, the same rows
 // repeated), then what differs in the two queries' structure, then the
-// bare row relation.
+// bare row relation. The tables come before the LIMIT: a query of
+// another table that also cuts differently is first of all the wrong table.
 func fromRows(in Input) Failure {
 	p, g := in.Pred, in.Gold
 	pr, gr := len(p.Rows), len(g.Rows)
@@ -82,20 +83,24 @@ func fromRows(in Input) Failure {
 	if miss := unmatchedColumns(p, g); miss != nil {
 		return Failure{Class: WrongColumns, Rows: rel, Detail: "no column holds the gold's " + strings.Join(miss, ", ")}
 	}
-	if ps.limit != gs.limit {
-		return Failure{Class: Ordering, Rows: rel, Detail: fmt.Sprintf("LIMIT %s; the gold has LIMIT %s", orNone(ps.limit), orNone(gs.limit))}
-	}
-	if gs.limit != "" && ps.orderBy != gs.orderBy {
-		return Failure{Class: Ordering, Rows: rel, Detail: fmt.Sprintf("ORDER BY %s before the LIMIT; the gold orders by %s", orNone(ps.orderBy), orNone(gs.orderBy))}
-	}
 	if !slices.Equal(ps.tables, gs.tables) {
 		return Failure{Class: WrongTable, Rows: rel, Detail: fmt.Sprintf("reads %s; the gold reads %s", list(ps.tables), list(gs.tables))}
+	}
+	// A cut in another place only explains rows that overlap the gold's.
+	if rel != RelDisjoint && ps.limit != gs.limit {
+		return Failure{Class: Ordering, Rows: rel, Detail: fmt.Sprintf("LIMIT %s; the gold has LIMIT %s", orNone(ps.limit), orNone(gs.limit))}
+	}
+	if rel != RelDisjoint && gs.limit != "" && ps.orderBy != gs.orderBy {
+		return Failure{Class: Ordering, Rows: rel, Detail: fmt.Sprintf("ORDER BY %s before the LIMIT; the gold orders by %s", orNone(ps.orderBy), orNone(gs.orderBy))}
 	}
 	if !slices.Equal(ps.groupBy, gs.groupBy) {
 		return Failure{Class: WrongGrain, Rows: rel, Detail: fmt.Sprintf("GROUP BY %s; the gold groups by %s", list(ps.groupBy), list(gs.groupBy))}
 	}
 	if d := filterDiff(ps, gs); d != "" {
 		return Failure{Class: FilterDiffers, Rows: rel, Detail: d}
+	}
+	if pr == gr && ps.selects != gs.selects {
+		return Failure{Class: WrongColumns, Rows: rel, Detail: fmt.Sprintf("selects %s; the gold selects %s", ps.selects, gs.selects)}
 	}
 	switch rel {
 	case RelSubset:

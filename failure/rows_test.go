@@ -38,6 +38,7 @@ var rowCases = []struct {
 	{"limit", "SELECT name FROM customers ORDER BY name LIMIT 3", "SELECT name FROM customers ORDER BY name LIMIT 2", failure.Ordering, failure.RelSuperset},
 	{"rounding", "SELECT id, round(total, 1) FROM orders WHERE id = 1", "SELECT id, total FROM orders WHERE id = 1", failure.Rounding, failure.RelDisjoint},
 	{"formatting", "SELECT upper(name) FROM customers WHERE id = 1", "SELECT name FROM customers WHERE id = 1", failure.Rounding, failure.RelDisjoint},
+	{"which expression", "SELECT max(total) FROM orders", "SELECT min(total) FROM orders", failure.WrongColumns, failure.RelDisjoint},
 	{"wrong table", "SELECT id, total FROM archived_orders", "SELECT id, total FROM orders", failure.WrongTable, failure.RelOverlap},
 	{"missing rows", "SELECT name FROM customers WHERE city = 'Paris' AND tier = 'gold' AND id < 3", "SELECT name FROM customers WHERE city = 'Paris' AND tier = 'gold' AND id < 9", failure.FilterDiffers, failure.RelSubset},
 }

@@ -22,6 +22,7 @@ type structure struct {
 	orderBy  string   // outer ORDER BY text, lower-cased
 	limit    string   // outer LIMIT (and OFFSET) text
 	distinct bool     // outer SELECT DISTINCT
+	selects  string   // outer select list, lower-cased, qualifiers dropped
 }
 
 var comparisonWords = map[string]bool{"like": true, "ilike": true, "glob": true, "in": true,
@@ -122,6 +123,7 @@ func parseStructure(sql string) structure {
 			}
 		}
 	}
+	s.selects = selectList(toks)
 	for _, it := range groupItems {
 		if len(it) > 0 {
 			s.groupBy = append(s.groupBy, strings.Join(it, " "))
@@ -145,4 +147,36 @@ func unquote(s string) string {
 		}
 	}
 	return strings.ToLower(s)
+}
+
+// selectList is the outer query's first select list as text, lower-cased,
+// with table qualifiers dropped (T1.name and name read alike).
+func selectList(toks []sqltext.Token) string {
+	var b []string
+	depth, in := 0, false
+	for i, t := range toks {
+		switch {
+		case t.IsPunct("("):
+			depth++
+		case t.IsPunct(")"):
+			depth--
+		}
+		if depth == 0 && t.Kind == sqltext.Word {
+			switch strings.ToLower(t.Text) {
+			case "select":
+				if in {
+					return strings.Join(b, " ")
+				}
+				in = true
+				continue
+			case "from":
+				return strings.Join(b, " ")
+			}
+		}
+		if !in || t.IsPunct(".") || (i+1 < len(toks) && toks[i+1].IsPunct(".")) {
+			continue
+		}
+		b = append(b, unquote(t.Text))
+	}
+	return strings.Join(b, " ")
 }
