@@ -21,8 +21,8 @@ const (
 type DPOOptions struct {
 	// GoldFallbackCap is the largest share of the result that gold-fallback
 	// pairs may take, in [0, 1).
-	GoldFallbackCap float64
-	Seed            string
+	GoldFallbackCap float64 `json:"gold_fallback_cap"`
+	Seed            string  `json:"seed"`
 }
 
 // Validate checks the cap's range.

@@ -42,21 +42,21 @@ const (
 type SFTOptions struct {
 	// N caps the failed and replay examples together (0: every failed
 	// task, and the replay share of that).
-	N int
+	N int `json:"n"`
 	// Replay is the share of the failed-plus-replay result taken from
 	// tasks the model solves, in [0, 1).
-	Replay float64
+	Replay float64 `json:"replay"`
 	// PerClass is how many extra examples each of the TopClasses most
 	// frequent failure classes gets.
-	PerClass   int
-	TopClasses int
+	PerClass   int `json:"per_class"`
+	TopClasses int `json:"top_classes"`
 	// FailBelow: a task is failed when its rate is below it; 0 means only
 	// tasks with no correct sample.
-	FailBelow float64
-	Source    Source
-	Seed      string
+	FailBelow float64 `json:"fail_below"`
+	Source    Source  `json:"source"`
+	Seed      string  `json:"seed"`
 	// Agent makes examples of correct agent episodes.
-	Agent bool
+	Agent bool `json:"agent,omitempty"`
 }
 
 // Pick is one example the selection chose.
