@@ -76,6 +76,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		m.Agent = cfg.Agent.Settings()
 	}
 	m.Schema = cfg.Schema.Settings()
+	m.Hint, m.RetryOf = cfg.Hint, cfg.RetryOf
 	if m.Linking, err = linkingSummary(ctx, cfg); err != nil {
 		return nil, err
 	}
@@ -106,6 +107,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	r := &runner{cfg: cfg, v: v, app: app, res: res, prompts: newPrompts(cfg.DBs, cfg.Template, cfg.Schema)}
+	if cfg.Hint == HintShape {
+		r.prompts.hint = func(ctx context.Context, t *sqlgym.Task) (string, error) { return shapeHint(ctx, v, t) }
+	}
 	if cfg.Agent != nil {
 		if r.env, err = agent.NewEnv(v, cfg.DBs, cfg.Template, *cfg.Agent); err != nil {
 			app.Close()

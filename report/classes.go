@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -22,6 +23,41 @@ type ClassCount struct {
 	Samples  int       `json:"samples"`
 	Tasks    int       `json:"tasks"`
 	Examples []Failure `json:"examples"`
+}
+
+// HintSummary is what a hint run recovered: of the failed tasks it asked
+// again, those with a right sample now.
+type HintSummary struct {
+	Hint      string `json:"hint"`
+	RetryOf   string `json:"retry_of"`
+	Tasks     int    `json:"tasks"`
+	Recovered int    `json:"recovered"`
+}
+
+func hintSummary(m rundir.Manifest, tasks []TaskResult) *HintSummary {
+	if m.RetryOf == "" {
+		return nil
+	}
+	h := &HintSummary{Hint: m.Hint, RetryOf: m.RetryOf}
+	for _, t := range tasks {
+		if t.N > 0 {
+			h.Tasks++
+			if t.C > 0 {
+				h.Recovered++
+			}
+		}
+	}
+	return h
+}
+
+// Line words the summary for a report.
+func (h *HintSummary) Line() string {
+	hint := h.Hint
+	if hint == "" {
+		hint = "none"
+	}
+	return fmt.Sprintf("retry of %s's failed tasks with hint %s: %d of %d recovered (%s)", h.RetryOf, hint, h.Recovered, h.Tasks,
+		pct(float64(h.Recovered)/float64(max(h.Tasks, 1))))
 }
 
 // distinctFailures keeps one failure per task and normalised SQL, listing

@@ -30,7 +30,8 @@ var reportPage = template.Must(template.New("report").Funcs(funcs).Parse(`<!DOCT
 <tr><td>settings</td><td>{{.V.Settings}}</td></tr>
 <tr><td>tasks</td><td>{{.V.TasksLine}}</td></tr>{{if .V.AgentLine}}
 <tr><td>agent</td><td>{{.V.AgentLine}}</td></tr>{{end}}{{if .V.SchemaLine}}
-<tr><td>schema</td><td>{{.V.SchemaLine}}</td></tr>{{end}}
+<tr><td>schema</td><td>{{.V.SchemaLine}}</td></tr>{{end}}{{if .V.HintLine}}
+<tr><td>hint</td><td>{{.V.HintLine}}</td></tr>{{end}}
 </table>
 <h2>Headline</h2>
 {{.Metrics}}

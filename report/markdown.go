@@ -21,6 +21,9 @@ func Markdown(w io.Writer, r *Run) error {
 	if v.SchemaLine != "" {
 		fmt.Fprintf(ew, "- **schema**: %s\n\n", mdText(v.SchemaLine))
 	}
+	if v.HintLine != "" {
+		fmt.Fprintf(ew, "- **hint**: %s\n\n", mdText(v.HintLine))
+	}
 	fmt.Fprintf(ew, "| metric | value | 95%% interval |\n| --- | ---: | --- |\n")
 	for _, m := range v.Metrics {
 		if !m.Present {

@@ -42,6 +42,9 @@ type Run struct {
 	// Classes are the failure classes with their counts and examples,
 	// most frequent first.
 	Classes []ClassCount
+	// Hint is set for a run that asked a failed run's tasks again with a
+	// hint (eval --retry-failed --hint): how many it recovered.
+	Hint *HintSummary
 	// Notes are things a reader should know: a stored summary that
 	// disagrees with the samples, an unreadable tasks file.
 	Notes []string
@@ -140,6 +143,7 @@ func Load(dir string) (*Run, error) {
 	}
 	r.Failures = failures(samples, info)
 	r.Classes = classCounts(samples, r.Failures)
+	r.Hint = hintSummary(*m, r.Tasks)
 	if r.Stored != nil && !sameHeadline(*r.Stored, r.Summary) {
 		r.Notes = append(r.Notes, "summary.json disagrees with samples.jsonl (a run still going, or resumed); this report recomputes from the samples")
 	}

@@ -22,6 +22,9 @@ func Text(w io.Writer, r *Run) error {
 	if v.SchemaLine != "" {
 		fmt.Fprintf(tw, "schema\t%s\n", v.SchemaLine)
 	}
+	if v.HintLine != "" {
+		fmt.Fprintf(tw, "hint\t%s\n", v.HintLine)
+	}
 	tw.Flush()
 
 	fmt.Fprintln(ew)

@@ -28,7 +28,9 @@ type view struct {
 	// AgentLine accounts for an agent run's episodes; empty otherwise.
 	AgentLine string
 	// SchemaLine accounts for a linked or oracle schema; empty otherwise.
-	SchemaLine   string
+	SchemaLine string
+	// HintLine says what a hint run recovered; empty otherwise.
+	HintLine     string
 	Metrics      []metricRow
 	Unreplicated bool
 	Outcomes     []countRow
@@ -94,6 +96,9 @@ func newView(r *Run) view {
 	v.TasksLine = strings.Join(parts, "; ")
 	v.AgentLine = agentLine(s.Agent)
 	v.SchemaLine = schemaLine(r)
+	if r.Hint != nil {
+		v.HintLine = r.Hint.Line()
+	}
 	keys := []string{"pass@1", PassAtKey(v.K), PassHatKey(v.K)}
 	if v.K == 1 {
 		keys = keys[:1] // pass@1 and pass^1 are the same number

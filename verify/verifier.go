@@ -318,3 +318,22 @@ func (v *Verifier) gold(ctx context.Context, url, sql string) (*goldEntry, error
 		return &goldEntry{rs: rs, err: err, cause: causeOf(gctx, err)}, err
 	}, func(ge *goldEntry, _ error) bool { return ge.cause.memoisable() })
 }
+
+// GoldShape runs a task's first gold (once, kept as every gold is) and
+// returns its column names and row count: what eval's shape hint shows.
+// The gold's own failure and an outage are errors.
+func (v *Verifier) GoldShape(ctx context.Context, t *sqlgym.Task) ([]string, int, error) {
+	golds := t.Golds()
+	if len(golds) == 0 {
+		return nil, 0, fmt.Errorf("task %s has no gold", t.ID)
+	}
+	url, err := v.dbs.Resolve(t.DB)
+	if err != nil {
+		return nil, 0, err
+	}
+	ge, err := v.gold(ctx, url, golds[0])
+	if err != nil {
+		return nil, 0, err
+	}
+	return append([]string(nil), ge.rs.Columns...), len(ge.rs.Rows), nil
+}
