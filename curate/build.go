@@ -7,6 +7,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/dataset"
+	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/prompt"
 	"github.com/sqlgym/sqlgym/verify"
 	"github.com/sqlgym/sqlgym/verify/compare"
@@ -29,6 +30,8 @@ type Env struct {
 	Mode compare.Mode
 	// GitCommit is recorded in the manifest.
 	GitCommit string
+	// Tools are offered in agent examples (the tools protocol's four).
+	Tools []model.Tool
 }
 
 // Output says where and how to write.

@@ -63,6 +63,7 @@ func BuildSFT(ctx context.Context, env *Env, runs []*Run, tasks []sqlgym.Task, o
 	}
 	m.PromptsAsRun, m.PromptsDiffer = promptAudit(runs, exs)
 	rows := make([]SFTRow, 0, len(kept))
+	tools := ToolsJSON(env.Tools)
 	byReason := map[string]int{}
 	tasksIn := map[string]bool{}
 	for _, p := range kept {
@@ -74,7 +75,11 @@ func BuildSFT(ctx context.Context, env *Env, runs []*Run, tasks []sqlgym.Task, o
 		} else {
 			msgs = append(msgs, Message{Role: "assistant", Content: Answer(p.Target)})
 		}
-		rows = append(rows, SFTRow{Messages: msgs, TaskID: t.Task.ID, DB: t.Task.DB, Reason: p.Reason, Source: string(p.Source), Class: string(p.Class)})
+		row := SFTRow{Messages: msgs, TaskID: t.Task.ID, DB: t.Task.DB, Reason: p.Reason, Source: string(p.Source), Class: string(p.Class)}
+		if o.Agent {
+			row.Tools = tools
+		}
+		rows = append(rows, row)
 		m.BySource[string(p.Source)]++
 		byReason[p.Reason]++
 		if p.Class != "" {

@@ -47,6 +47,7 @@ type Pair struct {
 // DPOCounts says what mining left out.
 type DPOCounts struct {
 	HeldOut        int `json:"holdout_skipped"`
+	NoSample       int `json:"no_scored_sample"`
 	AllRight       int `json:"all_right"`
 	NoWrongSQL     int `json:"no_wrong_sql"`
 	IdenticalSides int `json:"identical_sides"`
@@ -68,6 +69,10 @@ func MinePairs(stats []TaskStats, o DPOOptions) ([]Pair, DPOCounts) {
 		t := &stats[i]
 		if t.Task.Split == sqlgym.SplitHoldout {
 			counts.HeldOut++
+			continue
+		}
+		if t.N == 0 && len(t.Correct) == 0 && len(t.Wrong) == 0 {
+			counts.NoSample++
 			continue
 		}
 		rej, rn := Mode(t.Wrong)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/dataset"
+	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/rundir"
 )
 
@@ -105,6 +106,27 @@ type SFTRow struct {
 	Reason   string    `json:"reason"`
 	Source   string    `json:"source"`
 	Class    string    `json:"failure_class,omitempty"`
+	// Tools is the tool list of an agent example, as the JSON text of
+	// OpenAI's tool layout: TRL's SFTTrainer reads a string "tools"
+	// column with json.loads and hands it to the chat template.
+	Tools string `json:"tools,omitempty"`
+}
+
+// ToolsJSON renders tools in OpenAI's layout, as one JSON text.
+func ToolsJSON(tools []model.Tool) string {
+	if len(tools) == 0 {
+		return ""
+	}
+	type fn struct {
+		Type     string     `json:"type"`
+		Function model.Tool `json:"function"`
+	}
+	out := make([]fn, len(tools))
+	for i, t := range tools {
+		out[i] = fn{"function", t}
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
 }
 
 // openAISFT is OpenAI's chat fine-tuning line: only "messages".

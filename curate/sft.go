@@ -36,6 +36,8 @@ const (
 	ReasonFailed = "failed"      // the model fails it
 	ReasonReplay = "replay"      // the model solves it: kept so the skill stays
 	ReasonExtra  = "class_extra" // an extra example of a frequent failure class
+	// ReasonEpisode: a correct agent episode (--agent).
+	ReasonEpisode = "episode"
 )
 
 // SFTOptions are the selection rules of `curate sft`.
@@ -123,8 +125,9 @@ func target(t *TaskStats, src Source) (string, Source) {
 //
 // Held-out tasks and tasks without a target (no correct sample under
 // --source self) are never chosen. Agent selection (o.Agent) takes the
-// tasks with a correct episode and one example per task, the episode being
-// the first correct one.
+// tasks with a correct episode, one example each (the first correct
+// episode), all of them or with N the first N in the seed order: an agent
+// run's correct episodes are the supervision, whatever the task's rate.
 func SelectSFT(stats []TaskStats, o SFTOptions) ([]Pick, SFTCounts) {
 	var counts SFTCounts
 	var failed, solved []int
@@ -167,6 +170,16 @@ func SelectSFT(stats []TaskStats, o SFTOptions) ([]Pick, SFTCounts) {
 		return Pick{Index: i, Reason: reason, Class: stats[i].TopClass(), Source: src[i], Target: tgt[i]}
 	}
 	var picks []Pick
+	if o.Agent {
+		eps := seedOrder(stats, append(failed, solved...), o.Seed)
+		if o.N > 0 {
+			eps = eps[:min(len(eps), o.N)]
+		}
+		for _, i := range eps {
+			picks = append(picks, pick(i, ReasonEpisode))
+		}
+		return picks, counts
+	}
 	chosen := failed
 	replayWant := 0
 	if o.N > 0 {

@@ -13,6 +13,7 @@ import (
 	"github.com/sqlgym/sqlgym/agent"
 	"github.com/sqlgym/sqlgym/curate"
 	"github.com/sqlgym/sqlgym/ledger"
+	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/prompt"
 )
 
@@ -194,6 +195,7 @@ func runCurateSFT(ctx context.Context, io IO, opts curateSFTOptions, argv []stri
 		return sqlgym.Userf("use --format trl or openai for agent episodes (their tool calls have no column in the verl layout written here)", "--agent with --format verl")
 	}
 	var tmpl *prompt.Template
+	var agentTools []model.Tool
 	if opts.Agent {
 		// The opening an agent episode had: the protocol's own template,
 		// read from the agent run's manifest below.
@@ -209,6 +211,9 @@ func runCurateSFT(ctx context.Context, io IO, opts curateSFTOptions, argv []stri
 			return err
 		}
 		tmpl = agent.DefaultTemplate(p)
+		if p == agent.ProtocolTools {
+			agentTools = agent.Tools()
+		}
 		if opts.PromptTemplate != "" {
 			if tmpl, err = prompt.Load(opts.PromptTemplate); err != nil {
 				return err
@@ -220,6 +225,7 @@ func runCurateSFT(ctx context.Context, io IO, opts curateSFTOptions, argv []stri
 		return err
 	}
 	defer done()
+	env.Tools = agentTools
 	so := curate.SFTOptions{N: opts.N, Replay: opts.Replay, PerClass: opts.PerClass, TopClasses: opts.TopClasses,
 		FailBelow: opts.FailBelow, Source: src, Seed: opts.Seed, Agent: opts.Agent}
 	m, err := curate.BuildSFT(ctx, env, runs, tasks, so, curate.Output{Path: opts.Out, Format: format, Replace: opts.Replace})

@@ -205,3 +205,83 @@ func TestCurateSFTAndDPOOnShopRun(t *testing.T) {
 		t.Errorf("ledger: %v\n%s", err, ledger)
 	}
 }
+
+// curate sft --agent on a real agent run of the offline baseline: one
+// multi-turn example per task with a correct episode, in the layout TRL's
+// assistant_only_loss trains on (trl v1.9.0 trl/trainer/sft_config.py:273,
+// conversational datasets only, sft_trainer.py:1220): "messages" with the
+// assistant's tool calls (function name and arguments as an object) and
+// the tool results, and "tools" as a JSON string, which sft_trainer.py:1458
+// reads with json.loads. The last assistant turn submits the episode's SQL.
+func TestCurateAgentEpisodes(t *testing.T) {
+	dir := t.TempDir()
+	runDir := filepath.Join(dir, "runs", "agent")
+	if code, _, errOut := run(t, "eval", "--tasks", "shop", "--split", "holdout", "--policy", "baseline", "--agent", "--k", "1", "--seed", "1", "--out", runDir); code != 0 {
+		t.Fatalf("eval --agent: %d %s", code, errOut)
+	}
+	// The held-out split is what the run holds, so nothing may be written.
+	out := filepath.Join(dir, "ep.jsonl")
+	if code, _, errOut := run(t, "curate", "sft", "--run", runDir, "--agent", "--out", out); code != 1 || !strings.Contains(errOut, "no example") {
+		t.Fatalf("a run of held-out tasks gave exit %d: %s", code, errOut)
+	}
+	runDir = filepath.Join(dir, "runs", "agent-train")
+	all, _ := shopdb.Tasks()
+	var tasks []sqlgym.Task
+	for _, tk := range all {
+		if tk.Split != sqlgym.SplitHoldout && len(tasks) < 150 {
+			tasks = append(tasks, tk)
+		}
+	}
+	var tb strings.Builder
+	if err := sqlgym.WriteTasks(&tb, tasks); err != nil {
+		t.Fatal(err)
+	}
+	tf := filepath.Join(dir, "train.jsonl")
+	os.WriteFile(tf, []byte(tb.String()), 0o644)
+	if code, _, errOut := run(t, "eval", "--tasks", tf, "--split", "train", "--policy", "baseline", "--agent", "--k", "1", "--seed", "1", "--out", runDir); code != 0 {
+		t.Fatalf("eval --agent: %d %s", code, errOut)
+	}
+	code, stdout, errOut := run(t, "curate", "sft", "--run", runDir, "--agent", "--out", out, "--json")
+	if code != 0 {
+		t.Fatalf("curate --agent: %d %s", code, errOut)
+	}
+	var m curate.Manifest
+	json.Unmarshal([]byte(stdout), &m)
+	rows := readRows(t, out)
+	if len(rows) == 0 || m.Rows != len(rows) || m.ByReason[curate.ReasonEpisode] != len(rows) || m.PromptsDiffer != 0 {
+		t.Fatalf("%d rows, manifest %+v", len(rows), m)
+	}
+	for _, r := range rows {
+		var tools []map[string]any
+		if s, ok := r["tools"].(string); !ok || json.Unmarshal([]byte(s), &tools) != nil || len(tools) != 4 {
+			t.Fatalf("tools %v", r["tools"])
+		}
+		msgs := messages(t, r, "messages")
+		sawTool, submitted := false, ""
+		for _, msg := range msgs {
+			switch msg["role"] {
+			case "tool":
+				sawTool = true
+			case "assistant":
+				for _, c := range asList(msg["tool_calls"]) {
+					fn := c.(map[string]any)["function"].(map[string]any)
+					args, ok := fn["arguments"].(map[string]any)
+					if !ok {
+						t.Fatalf("arguments are not an object: %v", fn)
+					}
+					if fn["name"] == "submit" {
+						submitted, _ = args["sql"].(string)
+					}
+				}
+			}
+		}
+		if !sawTool || submitted == "" || msgs[0]["role"] != "system" || msgs[1]["role"] != "user" {
+			t.Fatalf("episode %v", msgs)
+		}
+	}
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
