@@ -211,3 +211,12 @@ func errNothing(kind string, sel any) error {
 	return sqlgym.Userf("check the runs: curate needs scored samples of train tasks (see the selection counts in --json)",
 		"curate %s: no example to write (selection: %+v)", kind, sel)
 }
+
+// begin checks the output before any work and gathers the statistics and
+// the manifest both builds start from.
+func begin(kind string, env *Env, runs []*Run, tasks []sqlgym.Task, settings any, out Output) ([]TaskStats, *Manifest, error) {
+	if err := refuseExisting(out); err != nil {
+		return nil, nil, err
+	}
+	return Collect(tasks, RunSamplesOf(runs)), newManifest(kind, env, runs, out, settings), nil
+}

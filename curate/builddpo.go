@@ -13,12 +13,11 @@ func BuildDPO(ctx context.Context, env *Env, runs []*Run, tasks []sqlgym.Task, o
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if err := refuseExisting(out); err != nil {
+	stats, m, err := begin("dpo", env, runs, tasks, o, out)
+	if err != nil {
 		return nil, err
 	}
-	stats := Collect(tasks, RunSamplesOf(runs))
 	pairs, counts := MinePairs(stats, o)
-	m := newManifest("dpo", env, runs, out, o)
 	m.Selection = counts
 	checks := make([]check, 0, 2*len(pairs))
 	for _, p := range pairs {

@@ -14,12 +14,11 @@ func BuildSFT(ctx context.Context, env *Env, runs []*Run, tasks []sqlgym.Task, o
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if err := refuseExisting(out); err != nil {
+	stats, m, err := begin("sft", env, runs, tasks, o, out)
+	if err != nil {
 		return nil, err
 	}
-	stats := Collect(tasks, RunSamplesOf(runs))
 	picks, counts := SelectSFT(stats, o)
-	m := newManifest("sft", env, runs, out, o)
 	m.Selection = counts
 	// Each distinct (task, target) is executed again once.
 	type tt struct {

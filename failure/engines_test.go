@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -32,10 +33,12 @@ var fixture = []string{
 // errorCases are answers that do not run, with the class each engine's
 // real message must give. The query is written so that it fails for the
 // named reason on all three engines.
-var errorCases = []struct {
+type errorCase struct {
 	sql  string
 	want failure.Class
-}{
+}
+
+var errorCases = []errorCase{
 	{"SELECT * FROM no_such_tbl", failure.MissingTable},
 	{"SELECT nope FROM a", failure.MissingColumn},
 	{"SELECT no_such_fn(name) FROM a", failure.MissingFunction},
@@ -53,6 +56,16 @@ func classifyOn(t *testing.T, eng sqlgym.Engine, d sqlgym.Dialect, q string) fai
 		t.Fatalf("%s: %q ran; the case must fail", d, q)
 	}
 	return failure.Classify(failure.Input{Dialect: d, PredSQL: q, Err: err, Outcome: sqlgym.OutcomeError})
+}
+
+// checkErrors runs the shared cases and the engine's own on a real engine.
+func checkErrors(t *testing.T, eng sqlgym.Engine, d sqlgym.Dialect, own ...errorCase) {
+	t.Helper()
+	for _, c := range append(slices.Clone(errorCases), own...) {
+		if f := classifyOn(t, eng, d, c.sql); f.Class != c.want {
+			t.Errorf("%s %q: class %s (%s), want %s", d, c.sql, f.Class, f.Detail, c.want)
+		}
+	}
 }
 
 func loadFile(t *testing.T, driver, path string, stmts []string) {
@@ -77,16 +90,7 @@ func TestEngineErrorsSQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	cases := append(errorCases[:len(errorCases):len(errorCases)],
-		struct {
-			sql  string
-			want failure.Class
-		}{"SELECT substr() FROM a", failure.TypeError})
-	for _, c := range cases {
-		if f := classifyOn(t, eng, sqlgym.DialectSQLite, c.sql); f.Class != c.want {
-			t.Errorf("sqlite %q: class %s (%s), want %s", c.sql, f.Class, f.Detail, c.want)
-		}
-	}
+	checkErrors(t, eng, sqlgym.DialectSQLite, errorCase{"SELECT substr() FROM a", failure.TypeError})
 	// The step budget: a statement that runs out of it is a timeout.
 	ctx := context.Background()
 	_, err = eng.Query(ctx, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c) SELECT count(*) FROM c", sqlgym.Limits{VMSteps: 100000})
@@ -107,16 +111,7 @@ func TestEngineErrorsDuckDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	cases := append(errorCases[:len(errorCases):len(errorCases)],
-		struct {
-			sql  string
-			want failure.Class
-		}{"SELECT name + 1 FROM a", failure.TypeError})
-	for _, c := range cases {
-		if f := classifyOn(t, eng, sqlgym.DialectDuckDB, c.sql); f.Class != c.want {
-			t.Errorf("duckdb %q: class %s (%s), want %s", c.sql, f.Class, f.Detail, c.want)
-		}
-	}
+	checkErrors(t, eng, sqlgym.DialectDuckDB, errorCase{"SELECT name + 1 FROM a", failure.TypeError})
 }
 
 func TestEngineErrorsPostgres(t *testing.T) {
@@ -155,19 +150,8 @@ func TestEngineErrorsPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := append(errorCases[:len(errorCases):len(errorCases)],
-		struct {
-			sql  string
-			want failure.Class
-		}{"SELECT name FROM a WHERE amount = 'ten'", failure.TypeError},
-		struct {
-			sql  string
-			want failure.Class
-		}{"SELECT strftime('%Y', name) FROM a", failure.MissingFunction})
-	for _, c := range cases {
-		if f := classifyOn(t, eng, sqlgym.DialectPostgres, c.sql); f.Class != c.want {
-			t.Errorf("postgres %q: class %s (%s), want %s", c.sql, f.Class, f.Detail, c.want)
-		}
-	}
+	checkErrors(t, eng, sqlgym.DialectPostgres,
+		errorCase{"SELECT name FROM a WHERE amount = 'ten'", failure.TypeError},
+		errorCase{"SELECT strftime('%Y', name) FROM a", failure.MissingFunction})
 	eng.Close()
 }
