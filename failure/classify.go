@@ -90,7 +90,7 @@ func fromRows(in Input) Failure {
 	if rel != RelDisjoint && ps.limit != gs.limit {
 		return Failure{Class: Ordering, Rows: rel, Detail: fmt.Sprintf("LIMIT %s; the gold has LIMIT %s", orNone(ps.limit), orNone(gs.limit))}
 	}
-	if rel != RelDisjoint && gs.limit != "" && ps.orderBy != gs.orderBy {
+	if gs.limit != "" && ps.orderBy != gs.orderBy {
 		return Failure{Class: Ordering, Rows: rel, Detail: fmt.Sprintf("ORDER BY %s before the LIMIT; the gold orders by %s", orNone(ps.orderBy), orNone(gs.orderBy))}
 	}
 	if !slices.Equal(ps.groupBy, gs.groupBy) {

@@ -285,3 +285,24 @@ func asList(v any) []any {
 	l, _ := v.([]any)
 	return l
 }
+
+func TestCurateHelpAndBadInput(t *testing.T) {
+	for _, c := range []string{"sft", "dpo"} {
+		if code, out, _ := run(t, "curate", c, "--help"); code != ExitOK || !strings.Contains(out, "Examples:") {
+			t.Errorf("curate %s --help: exit %d\n%s", c, code, out)
+		}
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"curate", "sft", "--run", dir, "--out", filepath.Join(dir, "x.jsonl")}, "eval --out"},
+		{[]string{"curate", "dpo", "--run", dir, "--out", filepath.Join(dir, "x.jsonl"), "--format", "verl"}, "trl or openai"},
+		{[]string{"curate", "sft", "--run", dir, "--out", filepath.Join(dir, "x.jsonl"), "--source", "teacher"}, "gold, self or both"},
+	} {
+		if code, _, errOut := run(t, c.args...); code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, %s (want a hint naming %q)", c.args, code, errOut, c.want)
+		}
+	}
+}
