@@ -25,8 +25,38 @@ func InHoldout(id, salt string, frac float64) bool {
 // AssignSplits sets each task's Split by InHoldout and returns how many
 // landed in each split.
 func AssignSplits(tasks []Task, salt string, frac float64) (train, holdout int) {
+	return AssignSplitGroups(tasks, nil, salt, frac)
+}
+
+// AssignSplitGroups sets each task's Split so that tasks in one group
+// always share a split, and returns how many landed in each. groups[i]
+// names task i's group; "" (or a short slice) leaves the task on its own. A group is placed by
+// InHoldout of the smallest task id in it, so a task alone (and the
+// smallest member of every group) lands where AssignSplits puts it: grouping
+// moves only the other members of a group, to their group's split. Adding a
+// task moves nothing unless it joins a group with an id smaller than the
+// group's, which then follows the new smallest id.
+func AssignSplitGroups(tasks []Task, groups []string, salt string, frac float64) (train, holdout int) {
+	group := func(i int) string {
+		if i < len(groups) {
+			return groups[i]
+		}
+		return ""
+	}
+	first := map[string]string{} // group -> smallest id
 	for i := range tasks {
-		if InHoldout(tasks[i].ID, salt, frac) {
+		if g := group(i); g != "" {
+			if id, ok := first[g]; !ok || tasks[i].ID < id {
+				first[g] = tasks[i].ID
+			}
+		}
+	}
+	for i := range tasks {
+		id := tasks[i].ID
+		if g := group(i); g != "" {
+			id = first[g]
+		}
+		if InHoldout(id, salt, frac) {
 			tasks[i].Split = SplitHoldout
 			holdout++
 		} else {

@@ -70,3 +70,60 @@ func TestInHoldoutMatchesReferenceHash(t *testing.T) {
 		}
 	}
 }
+
+func TestAssignSplitGroupsKeepsGroupsTogether(t *testing.T) {
+	ts := makeTasks(0, 2000)
+	alone := makeTasks(0, 2000)
+	AssignSplits(alone, "s1", 0.2)
+	// Pairs (2k, 2k+1) form groups for k < 500; the rest stand alone.
+	groups := make([]string, len(ts))
+	for i := 0; i < 1000; i++ {
+		groups[i] = fmt.Sprintf("g%d", i/2)
+	}
+	_, hold := AssignSplitGroups(ts, groups, "s1", 0.2)
+	if hold < 300 || hold > 500 {
+		t.Fatalf("held out %d of 2000 at 0.2", hold)
+	}
+	split := 0
+	for i := 0; i < 1000; i += 2 {
+		if ts[i].Split != ts[i+1].Split {
+			t.Fatalf("group %s split between %s and %s", groups[i], ts[i].Split, ts[i+1].Split)
+		}
+		// The group follows its smallest id, which is the even one.
+		if ts[i].Split != alone[i].Split {
+			t.Fatalf("group of %s is in %s, its smallest id alone in %s", ts[i].ID, ts[i].Split, alone[i].Split)
+		}
+		if alone[i].Split != alone[i+1].Split {
+			split++
+		}
+	}
+	if split == 0 {
+		t.Fatal("no pair would have been split by ids alone: the test proves nothing")
+	}
+	for i := 1000; i < 2000; i++ {
+		if ts[i].Split != alone[i].Split {
+			t.Fatalf("ungrouped %s moved from %s to %s", ts[i].ID, alone[i].Split, ts[i].Split)
+		}
+	}
+	// Order must not matter: reversed input, same splits.
+	rev := makeTasks(0, 2000)
+	rg := make([]string, len(rev))
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	for i := range rev {
+		var n int
+		fmt.Sscanf(rev[i].ID, "task-%d", &n)
+		if n < 1000 {
+			rg[i] = fmt.Sprintf("g%d", n/2)
+		}
+	}
+	AssignSplitGroups(rev, rg, "s1", 0.2)
+	for i := range rev {
+		var n int
+		fmt.Sscanf(rev[i].ID, "task-%d", &n)
+		if rev[i].Split != ts[n].Split {
+			t.Fatalf("%s: %s in reversed order, %s in order", rev[i].ID, rev[i].Split, ts[n].Split)
+		}
+	}
+}

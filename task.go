@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/sqlgym/sqlgym/internal/jsonl"
 )
 
 // Task is a question with its gold SQL on one database. Fields the task
@@ -33,6 +35,12 @@ type Task struct {
 	Complexity    string `json:"complexity,omitempty"`
 	Source        string `json:"source,omitempty"`
 
+	// GoldByDialect holds the gold for the engines that need another text
+	// than SQL, by dialect ("postgres": "..."): SQL is the gold on every
+	// engine it does not list. The built-in shop tasks are written for
+	// SQLite and carry the PostgreSQL and DuckDB texts here. GoldFor picks.
+	GoldByDialect map[Dialect]string `json:"gold_sql_by_dialect,omitempty"`
+
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
@@ -45,7 +53,7 @@ const (
 var knownTaskFields = map[string]bool{
 	"id": true, "db": true, "question": true, "sql": true, "evidence": true, "split": true,
 	"alternatives": true, "db_variants": true, "condition_cols": true, "ignore_order": true,
-	"difficulty": true, "complexity": true, "source": true,
+	"difficulty": true, "complexity": true, "source": true, "gold_sql_by_dialect": true,
 }
 
 // UnmarshalJSON reads the known fields and keeps the rest in Extra.
@@ -104,6 +112,20 @@ func (t *Task) Golds() []string {
 	return append([]string{t.SQL}, t.Alternatives...)
 }
 
+// GoldFor is the task's gold on an engine of dialect d: its
+// GoldByDialect entry, or SQL.
+func (t *Task) GoldFor(d Dialect) string {
+	if g, ok := t.GoldByDialect[d]; ok && g != "" {
+		return g
+	}
+	return t.SQL
+}
+
+// GoldsFor is GoldFor(d) followed by the alternatives.
+func (t *Task) GoldsFor(d Dialect) []string {
+	return append([]string{t.GoldFor(d)}, t.Alternatives...)
+}
+
 // ReadTasks reads a JSONL task file. Errors name the file and line:
 // "tasks.jsonl:12: missing \"sql\"". Blank lines are skipped; duplicate ids
 // are an error.
@@ -118,34 +140,46 @@ func ReadTasks(path string) ([]Task, error) {
 
 // DecodeTasks reads JSONL tasks from r; name is used in error messages.
 func DecodeTasks(r io.Reader, name string) ([]Task, error) {
-	var tasks []Task
-	seen := map[string]int{}
-	err := ScanJSONL(r, name, func(line int, b []byte) error {
-		var t Task
-		if err := json.Unmarshal(b, &t); err != nil {
-			return fmt.Errorf("not a JSON task object: %w", err)
-		}
-		switch {
-		case t.ID == "":
-			return fmt.Errorf("missing \"id\"")
-		case t.DB == "":
-			return fmt.Errorf("task %q: missing \"db\"", t.ID)
-		case t.SQL == "":
-			return fmt.Errorf("task %q: missing \"sql\"", t.ID)
-		case t.Split != "" && t.Split != SplitTrain && t.Split != SplitHoldout:
-			return fmt.Errorf("task %q: split %q is not \"train\" or \"holdout\"", t.ID, t.Split)
-		}
-		if prev, dup := seen[t.ID]; dup {
-			return fmt.Errorf("duplicate task id %q (first on line %d)", t.ID, prev)
-		}
-		seen[t.ID] = line
-		tasks = append(tasks, t)
-		return nil
-	})
-	if err != nil {
+	var d TaskDecoder
+	if _, err := jsonl.Scan(r, name, jsonl.Strict, d.Line); err != nil {
 		return nil, err
 	}
-	return tasks, nil
+	return d.Tasks, nil
+}
+
+// TaskDecoder checks and collects tasks one JSONL line at a time, for a
+// jsonl scan: DecodeTasks reads a task file with it, and author --resume
+// the file it appends to.
+type TaskDecoder struct {
+	Tasks []Task
+	seen  map[string]int
+}
+
+// Line decodes and checks the task on line number line.
+func (d *TaskDecoder) Line(line int, b []byte) error {
+	if d.seen == nil {
+		d.seen = map[string]int{}
+	}
+	var t Task
+	if err := json.Unmarshal(b, &t); err != nil {
+		return fmt.Errorf("not a JSON task object: %w", err)
+	}
+	switch {
+	case t.ID == "":
+		return fmt.Errorf("missing \"id\"")
+	case t.DB == "":
+		return fmt.Errorf("task %q: missing \"db\"", t.ID)
+	case t.SQL == "":
+		return fmt.Errorf("task %q: missing \"sql\"", t.ID)
+	case t.Split != "" && t.Split != SplitTrain && t.Split != SplitHoldout:
+		return fmt.Errorf("task %q: split %q is not \"train\" or \"holdout\"", t.ID, t.Split)
+	}
+	if prev, dup := d.seen[t.ID]; dup {
+		return fmt.Errorf("duplicate task id %q (first on line %d)", t.ID, prev)
+	}
+	d.seen[t.ID] = line
+	d.Tasks = append(d.Tasks, t)
+	return nil
 }
 
 // WriteTasks writes tasks as JSONL to w.

@@ -42,3 +42,31 @@ func TestDecodeTasksErrorsNameFileAndLine(t *testing.T) {
 		}
 	}
 }
+
+func TestGoldForPicksTheEnginesGold(t *testing.T) {
+	line := `{"id":"a","db":"shop","sql":"SELECT julianday(x)","gold_sql_by_dialect":{"postgres":"SELECT EXTRACT(EPOCH FROM x)"},"alternatives":["SELECT 2"]}`
+	ts, err := DecodeTasks(strings.NewReader(line+"\n"), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk := ts[0]
+	if tk.Extra != nil {
+		t.Fatalf("gold_sql_by_dialect kept as an unknown field: %v", tk.Extra)
+	}
+	if g := tk.GoldFor(DialectPostgres); g != "SELECT EXTRACT(EPOCH FROM x)" {
+		t.Fatalf("postgres gold %q", g)
+	}
+	if g := tk.GoldFor(DialectDuckDB); g != tk.SQL {
+		t.Fatalf("an engine the map does not list gets %q, want sql", g)
+	}
+	if gs := tk.GoldsFor(DialectPostgres); len(gs) != 2 || gs[1] != "SELECT 2" {
+		t.Fatalf("golds %q", gs)
+	}
+	var b strings.Builder
+	if err := WriteTasks(&b, ts); err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(b.String()) != `{"id":"a","db":"shop","question":"","sql":"SELECT julianday(x)","alternatives":["SELECT 2"],"gold_sql_by_dialect":{"postgres":"SELECT EXTRACT(EPOCH FROM x)"}}` {
+		t.Fatalf("round trip: %s", b.String())
+	}
+}

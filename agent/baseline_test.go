@@ -15,7 +15,7 @@ import (
 
 func knownShopValues(t *testing.T, env *Env) map[string][]string {
 	t.Helper()
-	eng, err := env.dbs.Engine(context.Background(), "shop")
+	eng, err := env.op.dbs.Engine(context.Background(), "shop")
 	if err != nil {
 		t.Fatal(err)
 	}

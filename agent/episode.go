@@ -16,6 +16,10 @@ import (
 // ErrDone is returned by Step on an episode that has ended.
 var ErrDone = errors.New("the episode has ended")
 
+// ErrPartial refuses a partial reply that is not exactly one tool call of
+// the tools protocol.
+var ErrPartial = errors.New("a partial step carries exactly one tool call, under the tools protocol")
+
 // Reply is one assistant message, as the model server returned it.
 type Reply struct {
 	Content      string
@@ -26,6 +30,13 @@ type Reply struct {
 	PromptTokens     int
 	CompletionTokens int
 	Latency          time.Duration
+	// Partial says the reply is one tool call of an assistant message
+	// whose boundaries the client cannot see (TRL's environment_factory
+	// calls an environment's methods one tool call at a time). It costs
+	// no turn: the trainer bounds the turns (assistant messages), and the
+	// episode bounds its partial calls to MaxTurns x MaxCalls, the most a
+	// whole-message episode could make.
+	Partial bool
 }
 
 // StepResult is what one step returns: the observations to show the
@@ -67,6 +78,7 @@ type Episode struct {
 	msgs    []model.Message
 	opening int // how many of msgs are the opening prompt
 	turns   int
+	calls   int // tool calls that came as partial replies
 	tokens  int
 	prompt  int // prompt tokens of the latest turn
 	latency time.Duration
@@ -167,7 +179,14 @@ func (ep *Episode) Step(ctx context.Context, r Reply) (StepResult, error) {
 	if ep.done {
 		return StepResult{}, ErrDone
 	}
-	ep.turns++
+	if r.Partial {
+		if ep.cfg.Protocol != ProtocolTools || len(r.ToolCalls) != 1 {
+			return StepResult{}, ErrPartial
+		}
+		ep.calls++
+	} else {
+		ep.turns++
+	}
 	ep.tokens += r.CompletionTokens
 	ep.prompt = max(ep.prompt, r.PromptTokens)
 	ep.latency += r.Latency
@@ -176,7 +195,7 @@ func (ep *Episode) Step(ctx context.Context, r Reply) (StepResult, error) {
 	for i, tc := range r.ToolCalls {
 		if tc.ID == "" {
 			// The observation must name the call it answers.
-			tc.ID = fmt.Sprintf("call_%d_%d", ep.turns, i+1)
+			tc.ID = fmt.Sprintf("call_%d_%d", ep.turns+ep.calls, i+1)
 		}
 		calls[i] = tc
 	}
@@ -204,11 +223,12 @@ func (ep *Episode) Step(ctx context.Context, r Reply) (StepResult, error) {
 		ep.msgs = append(ep.msgs, obs...)
 		ep.finish(ep.verify(ctx, ep.finalSQL))
 		return ep.stepResult(obs), nil
-	case ep.turns >= ep.cfg.MaxTurns, ep.cfg.MaxTokens > 0 && ep.tokens >= ep.cfg.MaxTokens:
+	case ep.turns >= ep.cfg.MaxTurns, ep.cfg.MaxTokens > 0 && ep.tokens >= ep.cfg.MaxTokens,
+		ep.calls >= ep.cfg.MaxTurns*ep.cfg.MaxCalls:
 		ep.msgs = append(ep.msgs, obs...)
 		ep.finish(ep.unsubmitted(ctx))
 		return ep.stepResult(obs), nil
-	case ep.turns == ep.cfg.MaxTurns-1:
+	case ep.turns == ep.cfg.MaxTurns-1 && !r.Partial:
 		obs = lastTurnNote(obs, ep.cfg.Protocol)
 	}
 	ep.msgs = append(ep.msgs, obs...)
@@ -254,6 +274,9 @@ func (ep *Episode) unsubmitted(ctx context.Context) verify.Result {
 		ep.submitLast = true
 		ep.finalSQL = ep.queries[len(ep.queries)-1].SQL
 		return ep.verify(ctx, ep.finalSQL)
+	}
+	if ep.calls > 0 {
+		return ep.fixed(sqlgym.OutcomeNoQuery, fmt.Sprintf("the episode ended after %d tool calls without a submission", ep.calls))
 	}
 	return ep.fixed(sqlgym.OutcomeNoQuery, fmt.Sprintf("the episode ended after %d turns without a submission", ep.turns))
 }

@@ -25,6 +25,9 @@ type Stats struct {
 	// says nothing of whether the answer became right.
 	CrashFixed       bool `json:"crash_fixed"`
 	CompletionTokens int  `json:"completion_tokens"`
+	// PartialCalls counts the tool calls that came one per step (Reply.Partial):
+	// they cost no turn.
+	PartialCalls int `json:"partial_calls,omitempty"`
 }
 
 // Extra keys of a sample's counters, read back by package report.
@@ -48,7 +51,7 @@ func (ep *Episode) Stats() Stats {
 
 func (ep *Episode) stats() Stats {
 	s := Stats{Turns: ep.turns, Queries: len(ep.queries), BrokenCalls: ep.broken, NoAction: ep.noAction,
-		Submitted: ep.submitted, SubmitLast: ep.submitLast, CompletionTokens: ep.tokens}
+		Submitted: ep.submitted, SubmitLast: ep.submitLast, CompletionTokens: ep.tokens, PartialCalls: ep.calls}
 	for _, q := range ep.queries {
 		if !q.Ran() {
 			s.QueryErrors++

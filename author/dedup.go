@@ -67,7 +67,8 @@ func TaskID(db, complexity, sql string) string {
 
 // NewTask makes the task for a kept candidate.
 func NewTask(db string, c Candidate) sqlgym.Task {
-	t := sqlgym.Task{ID: TaskID(db, c.Complexity, c.SQL), DB: db, Question: c.Question, SQL: c.SQL, Complexity: c.Complexity, Source: c.Source}
+	t := sqlgym.Task{ID: TaskID(db, c.Complexity, c.SQL), DB: db, Question: c.Question, SQL: c.SQL, Complexity: c.Complexity, Source: c.Source,
+		GoldByDialect: c.GoldByDialect}
 	if c.Dialect != "" {
 		t.Extra = map[string]json.RawMessage{"dialect": json.RawMessage(`"` + string(c.Dialect) + `"`)}
 	}

@@ -112,6 +112,17 @@ func load(ctx context.Context, eng sqlgym.Engine, s *sqlgym.Schema, lex *Lexicon
 		p.tables = append(p.tables, t)
 		byName[strings.ToLower(st.Name)] = t
 	}
+	// A column named after another table and its key (countrycode for
+	// country.code, customer_id for customers) is a reference, never a
+	// measure, whether or not the schema declares it: mark it before the
+	// columns are profiled, which is where measures are chosen.
+	for _, t := range p.tables {
+		for _, c := range t.cols {
+			if referencedTable(p.tables, t, c.name) != nil {
+				c.key = true
+			}
+		}
+	}
 	for _, t := range p.tables {
 		if t.rows == 0 {
 			continue
@@ -139,6 +150,9 @@ func load(ctx context.Context, eng sqlgym.Engine, s *sqlgym.Schema, lex *Lexicon
 	}
 	if !declared {
 		p.inferLinks(lex)
+		if err := p.inferValueKeys(ctx, eng); err != nil {
+			return nil, err
+		}
 	}
 	for _, t := range p.tables {
 		t.pickLabel(lex)
@@ -163,7 +177,69 @@ func (t *table) col(name string) *column {
 func isIDName(name string) bool {
 	n := strings.ToLower(name)
 	return n == "id" || strings.HasSuffix(n, "_id") || strings.HasSuffix(n, "id") && len(n) > 3 && !strings.HasSuffix(n, "paid") ||
-		strings.HasSuffix(n, "_code") || n == "code"
+		strings.HasSuffix(n, "code") || strings.HasSuffix(n, "_key") || n == "key"
+}
+
+// referencedTable is the table other than t that a column name refers to
+// by the naming conventions of schemas without declared keys: the table's
+// name (or its singular) followed by its key's name, with or without an
+// underscore (countrycode, country_code, customer_id for customers with
+// key id or customer_id), or nil.
+func referencedTable(tables []*table, t *table, col string) *table {
+	n := strings.ToLower(col)
+	for _, o := range tables {
+		if o == t || o.pk == nil {
+			continue
+		}
+		pk := strings.ToLower(o.pk.name)
+		for _, stem := range []string{strings.ToLower(o.name), strings.TrimSuffix(strings.ToLower(o.name), "s")} {
+			if n == stem+pk || n == stem+"_"+pk || n == pk && strings.HasPrefix(pk, stem) {
+				return o
+			}
+		}
+	}
+	return nil
+}
+
+// inferValueKeys marks as references the integer columns that a schema
+// without declared keys uses to point at another table's key by value
+// alone (Spider's country.capital holds city ids): every value is
+// distinct, and every value is a key of the other table. Summing or
+// averaging such a column means nothing. They get no join, since their
+// name does not say what the relation is called.
+func (p *profile) inferValueKeys(ctx context.Context, eng sqlgym.Engine) error {
+	for _, t := range p.tables {
+		for _, c := range t.cols {
+			if !c.number || c.key || c.nonNull < 5 || float64(c.distinct) < 0.95*float64(c.nonNull) || !intValues(c.sample) {
+				continue
+			}
+			for _, o := range p.tables {
+				if o == t || o.pk == nil || o.rows == 0 || !intValues(o.pk.sample) {
+					continue
+				}
+				rs, err := query(ctx, eng, fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE %s IS NOT NULL AND %s NOT IN (SELECT %s FROM %s WHERE %s IS NOT NULL)",
+					ident(t.name), ident(c.name), ident(c.name), ident(o.pk.name), ident(o.name), ident(o.pk.name)))
+				if err != nil {
+					return fmt.Errorf("profile %s: %w", c.ref(), err)
+				}
+				if len(rs.Rows) == 1 && rs.Rows[0][0].Int == 0 {
+					c.key, c.number, c.cat = true, false, false
+					c.asc, c.desc = nil, nil
+					break
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func intValues(vs []sqlgym.Value) bool {
+	for _, v := range vs {
+		if v.Kind != sqlgym.KindInt {
+			return false
+		}
+	}
+	return len(vs) > 0
 }
 
 func (lex *Lexicon) columnWords(table, col string) string {
@@ -206,11 +282,16 @@ func (p *profile) inferLinks(lex *Lexicon) {
 			if child == parent {
 				continue
 			}
-			c := child.col(parent.pk.name)
-			if c == nil || !c.key || c == child.pk || c.distinct == 0 {
-				continue
+			for _, c := range child.cols {
+				same := strings.EqualFold(c.name, parent.pk.name)
+				if !same && referencedTable(p.tables, child, c.name) != parent {
+					continue
+				}
+				if !c.key || c == child.pk || c.distinct == 0 {
+					continue
+				}
+				p.addLink(child, c, parent, parent.pk, lex)
 			}
-			p.addLink(child, c, parent, parent.pk, lex)
 		}
 	}
 }

@@ -299,3 +299,31 @@ func (g *gen) linksWhere(ok func(*link) bool) []*link {
 	}
 	return out
 }
+
+// SkippedLevel is a complexity level the synth teacher cannot write for a
+// database, and why.
+type SkippedLevel struct {
+	Level  string `json:"level"`
+	Reason string `json:"reason"`
+}
+
+// Skipped lists the levels this database gives the teacher nothing to
+// write from, so that a run says so instead of leaving them out silently.
+func (sy *Synth) Skipped() []SkippedLevel {
+	var out []SkippedLevel
+	hasDate := false
+	for _, t := range sy.p.tables {
+		if t.rows > 0 && len(t.colsWhere(isDate)) > 0 {
+			hasDate = true
+		}
+	}
+	for _, l := range sy.levels {
+		switch {
+		case l == LevelJoin && len(sy.p.links) == 0:
+			out = append(out, SkippedLevel{l, "no foreign keys: none declared, and no column named after another table's key (customer_id, countrycode)"})
+		case l == LevelDate && !hasDate:
+			out = append(out, SkippedLevel{l, "no date or timestamp column with values"})
+		}
+	}
+	return out
+}

@@ -262,8 +262,9 @@ func genDateMonth(g *gen) (Candidate, bool) {
 	pre, w := g.optEq(t)
 	c := Candidate{Question: g.howMany(d, pre, fmt.Sprintf("in %s %d", monthNames[m-1], y))}
 	if g.p.dialect == sqlgym.DialectSQLite {
-		c.SQL = fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE strftime('%%Y-%%m', %s) = '%04d-%02d'%s", ident(t.name), col(d, false), y, m, w)
-		c.Dialect = sqlgym.DialectSQLite
+		g.forEngines(&c, true, func(dl sqlgym.Dialect) string {
+			return fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE %s = '%04d-%02d'%s", ident(t.name), monthKey(dl, col(d, false)), y, m, w)
+		})
 		return c, true
 	}
 	next := time.Date(y, time.Month(m)+1, 1, 0, 0, 0, 0, time.UTC)
@@ -293,9 +294,6 @@ func genDateDay(g *gen) (Candidate, bool) {
 }
 
 func genDatePerMonth(g *gen) (Candidate, bool) {
-	if g.p.dialect != sqlgym.DialectSQLite {
-		return Candidate{}, false
-	}
 	t, d, ok := g.pickTableCol(anyTable, isDate)
 	if !ok {
 		return Candidate{}, false
@@ -306,18 +304,15 @@ func genDatePerMonth(g *gen) (Candidate, bool) {
 	}
 	pre, w := g.optEq(t)
 	q := strings.TrimSuffix(g.howMany(d, pre, ""), " ?")
-	return Candidate{
-		Question: fmt.Sprintf("For each month of %d, %s? Give the month as YYYY-MM and the count, leaving out months with none.", y, strings.ToLower(q[:1])+q[1:]),
-		SQL: fmt.Sprintf("SELECT strftime('%%Y-%%m', %s) AS month_start, COUNT(*) FROM %s WHERE %s%s GROUP BY month_start",
-			col(d, false), ident(t.name), yearRange(d, y), w),
-		Dialect: sqlgym.DialectSQLite,
-	}, true
+	c := Candidate{Question: fmt.Sprintf("For each month of %d, %s? Give the month as YYYY-MM and the count, leaving out months with none.", y, strings.ToLower(q[:1])+q[1:])}
+	g.forEngines(&c, true, func(dl sqlgym.Dialect) string {
+		return fmt.Sprintf("SELECT %s AS month_start, COUNT(*) FROM %s WHERE %s%s GROUP BY month_start",
+			monthKey(dl, col(d, false)), ident(t.name), yearRange(d, y), w)
+	})
+	return c, true
 }
 
 func genDateDuration(g *gen) (Candidate, bool) {
-	if g.p.dialect != sqlgym.DialectSQLite {
-		return Candidate{}, false
-	}
 	ts := g.tables(func(t *table) bool { return len(t.colsWhere(isDate)) > 1 })
 	t, ok := pickOne(g, ts)
 	if !ok {
@@ -330,21 +325,21 @@ func genDateDuration(g *gen) (Candidate, bool) {
 	if a.asc[0].Str > b.asc[0].Str {
 		a, b = b, a // from the earlier to the later date
 	}
-	diff := fmt.Sprintf("julianday(%s) - julianday(%s)", col(b, false), col(a, false))
+	diff := func(dl sqlgym.Dialect) string { return daysBetween(dl, col(a, false), col(b, false)) }
 	both := fmt.Sprintf("%s IS NOT NULL AND %s IS NOT NULL", col(a, false), col(b, false))
 	if g.rng.IntN(2) == 0 {
-		return Candidate{
-			Question: "What is the average number of days between the " + a.words + " and the " + b.words + " of " + t.plural + ", over " + t.plural + " that have both?",
-			SQL:      fmt.Sprintf("SELECT AVG(%s) FROM %s WHERE %s", diff, ident(t.name), both),
-			Dialect:  sqlgym.DialectSQLite,
-		}, true
+		c := Candidate{Question: "What is the average number of days between the " + a.words + " and the " + b.words + " of " + t.plural + ", over " + t.plural + " that have both?"}
+		g.forEngines(&c, true, func(dl sqlgym.Dialect) string {
+			return fmt.Sprintf("SELECT AVG(%s) FROM %s WHERE %s", diff(dl), ident(t.name), both)
+		})
+		return c, true
 	}
 	k := 1 + g.rng.IntN(10)
-	return Candidate{
-		Question: fmt.Sprintf("How many %s have more than %d days between their %s and their %s?", t.plural, k, a.words, b.words),
-		SQL:      fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE %s AND %s > %d", ident(t.name), both, diff, k),
-		Dialect:  sqlgym.DialectSQLite,
-	}, true
+	c := Candidate{Question: fmt.Sprintf("How many %s have more than %d days between their %s and their %s?", t.plural, k, a.words, b.words)}
+	g.forEngines(&c, true, func(dl sqlgym.Dialect) string {
+		return fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE %s AND %s > %d", ident(t.name), both, diff(dl), k)
+	})
+	return c, true
 }
 
 func genDateEarliest(g *gen) (Candidate, bool) {
@@ -378,9 +373,6 @@ func genDateEarliest(g *gen) (Candidate, bool) {
 }
 
 func genDateWeekend(g *gen) (Candidate, bool) {
-	if g.p.dialect != sqlgym.DialectSQLite {
-		return Candidate{}, false
-	}
 	t, d, ok := g.pickTableCol(anyTable, isDate)
 	if !ok {
 		return Candidate{}, false
@@ -389,15 +381,15 @@ func genDateWeekend(g *gen) (Candidate, bool) {
 	if !ok {
 		return Candidate{}, false
 	}
-	days, set := "on a Saturday or a Sunday", "('0', '6')"
+	days, set := "on a Saturday or a Sunday", []int{0, 6}
 	if g.rng.IntN(2) == 0 {
-		days, set = "on a Monday", "('1')"
+		days, set = "on a Monday", []int{1}
 	}
-	return Candidate{
-		Question: g.howMany(d, "", fmt.Sprintf("in %d %s", y, days)),
-		SQL:      fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE %s AND strftime('%%w', %s) IN %s", ident(t.name), yearRange(d, y), col(d, false), set),
-		Dialect:  sqlgym.DialectSQLite,
-	}, true
+	c := Candidate{Question: g.howMany(d, "", fmt.Sprintf("in %d %s", y, days))}
+	g.forEngines(&c, true, func(dl sqlgym.Dialect) string {
+		return fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE %s AND %s", ident(t.name), yearRange(d, y), weekdayIn(dl, col(d, false), set))
+	})
+	return c, true
 }
 
 // Windows.

@@ -3,6 +3,8 @@ package author
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/sqlgym/sqlgym"
 )
 
 // Templates for the group_by and order_limit levels.
@@ -174,12 +176,23 @@ func genTopK(g *gen) (Candidate, bool) {
 		where += fmt.Sprintf(" AND %s = %s", col(c, false), lit(v))
 	}
 	base := fmt.Sprintf("FROM %s%s ORDER BY %s %s", ident(t.name), where, col(n, false), dir)
-	return Candidate{
+	c := Candidate{
 		Question: q,
-		SQL:      fmt.Sprintf("SELECT %s, %s %s LIMIT %d", labelSQL(t, false), col(n, false), base, k),
 		TieSQL:   fmt.Sprintf("SELECT %s %s LIMIT %d", col(n, false), base, k+1),
 		TieAt:    k,
-	}, true
+	}
+	// Rows tied inside the top k come back in the table's key order from
+	// SQLite's sorter; PostgreSQL's returns them in any order, so the
+	// other engines' gold names that order (a tie at the cut is refused
+	// by TieSQL either way).
+	g.forEngines(&c, false, func(dl sqlgym.Dialect) string {
+		order := base
+		if dl != g.p.dialect && t.pk != nil && t.pk != n {
+			order += ", " + col(t.pk, false)
+		}
+		return fmt.Sprintf("SELECT %s, %s %s LIMIT %d", labelSQL(t, false), col(n, false), order, k)
+	})
+	return c, true
 }
 
 func genArgMax(g *gen) (Candidate, bool) {

@@ -35,6 +35,9 @@ type Candidate struct {
 	// Dialect is set when the gold uses functions only one engine has
 	// (SQLite's strftime, julianday); empty means portable SQL.
 	Dialect sqlgym.Dialect
+	// GoldByDialect holds the gold's text for the other engines, where it
+	// differs (see gen.forEngines); it becomes Task.GoldByDialect.
+	GoldByDialect map[sqlgym.Dialect]string
 	// TieSQL, when set, returns the sort key of the gold's first TieAt+1
 	// rows in order. The filter rejects the candidate when the keys of rows
 	// TieAt and TieAt+1 are equal: the LIMIT would cut through a tie and the

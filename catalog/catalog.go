@@ -14,11 +14,12 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine"
 	"github.com/sqlgym/sqlgym/internal/memo"
+	"github.com/sqlgym/sqlgym/shopdb"
 )
 
 // ShopName is the name that always resolves to the built-in database,
 // unless a --db flag names it explicitly.
-const ShopName = "shop"
+const ShopName = shopdb.Name
 
 // Catalog maps database names to locations and keeps their engines open.
 type Catalog struct {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/sqlgym/sqlgym/engine/sqlite"
+	"github.com/sqlgym/sqlgym/internal/atomicfile"
 	"github.com/sqlgym/sqlgym/shopdb"
 )
 
@@ -43,18 +44,10 @@ func MaterializeShop(cacheDir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("create cache folder (set SQLGYM_CACHE to another): %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, "shop-*.tmp")
+	err = atomicfile.Build(path, func(tmp string) error {
+		return sqlite.Create(context.Background(), tmp, shopdb.Statements())
+	})
 	if err != nil {
-		return "", fmt.Errorf("create cache file: %w", err)
-	}
-	tmpPath := tmp.Name()
-	tmp.Close()
-	os.Remove(tmpPath)
-	defer os.Remove(tmpPath)
-	if err := sqlite.Create(context.Background(), tmpPath, shopdb.Statements()); err != nil {
-		return "", fmt.Errorf("materialise the shop database: %w", err)
-	}
-	if err := os.Rename(tmpPath, path); err != nil {
 		return "", fmt.Errorf("materialise the shop database: %w", err)
 	}
 	return path, nil

@@ -1,52 +1,29 @@
 package curate
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/dataset"
+	"github.com/sqlgym/sqlgym/internal/atomicfile"
 )
 
-// writeNew writes path through a temporary file in the same folder and a
-// rename, so a reader never sees half a file, and refuses an existing
-// file unless replace. It is the one place curate writes files, to be
-// swapped for the project's shared durable-write helper.
+// writeNew writes path whole through the project's atomic writer (a
+// temporary file in the same folder, synced and renamed), refusing an
+// existing file unless replace.
 func writeNew(path string, replace bool, write func(io.Writer) error) error {
 	if !replace {
 		if err := writeNewCheck(path); err != nil {
 			return err
 		}
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".sqlgym-curate-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(f.Name())
-	bw := bufio.NewWriter(f)
-	if err := write(bw); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
+	if err := atomicfile.Write(path, write); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

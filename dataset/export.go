@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/link"
+	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/prompt"
 )
 
@@ -34,6 +34,23 @@ type Example struct {
 	Task       sqlgym.Task
 	Prompt     []Message
 	PromptHash string
+	// Protocol is the episode protocol of an agent-mode example (export
+	// --agent), empty for a single-turn one; Tools are its tools.
+	Protocol string
+	Tools    []model.Tool
+}
+
+// HeldOut returns the held-out tasks, for a validation export: the rows a
+// trainer scores with "mode": "eval" (TRL's eval_dataset, verl's
+// data.val_files, OpenRLHF's --eval.dataset).
+func HeldOut(tasks []sqlgym.Task) []sqlgym.Task {
+	var keep []sqlgym.Task
+	for _, t := range tasks {
+		if t.Split == sqlgym.SplitHoldout {
+			keep = append(keep, t)
+		}
+	}
+	return keep
 }
 
 // Split returns the tasks a training export may hold: all but the
@@ -122,25 +139,38 @@ type TRLRow struct {
 	Split      string    `json:"split"`
 	PassRate   *float64  `json:"pass_rate,omitempty"`
 	PromptHash string    `json:"prompt_hash"`
+	// Label is what OpenRLHF's --data.label_key sends to /get_reward: the
+	// task id, or on held-out rows {"task_id", "mode": "eval"} so the
+	// server scores them as validation.
+	Label string `json:"label"`
+	// Protocol is set in agent mode (export --agent); TRL takes the
+	// tools from the environment class, not from the rows.
+	Protocol string `json:"protocol,omitempty"`
+}
+
+// Label is the OpenRLHF label of a task: its id, or for a held-out task
+// the id with mode eval.
+func Label(t *sqlgym.Task) string {
+	if t.Split != sqlgym.SplitHoldout {
+		return t.ID
+	}
+	b, _ := json.Marshal(struct {
+		TaskID string `json:"task_id"`
+		Mode   string `json:"mode"`
+	}{t.ID, "eval"})
+	return string(b)
 }
 
 // WriteTRL writes examples as TRL JSONL.
 func WriteTRL(w io.Writer, exs []Example) error {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	for i := range exs {
-		ex := &exs[i]
+	return writeRows(w, exs, func(ex *Example) any {
 		row := TRLRow{Prompt: ex.Prompt, TaskID: ex.Task.ID, DB: ex.Task.DB, GoldSQL: ex.Task.SQL,
-			Split: splitOf(&ex.Task), PromptHash: ex.PromptHash}
+			Split: splitOf(&ex.Task), PromptHash: ex.PromptHash, Label: Label(&ex.Task), Protocol: ex.Protocol}
 		if r, ok := PassRate(&ex.Task); ok {
 			row.PassRate = &r
 		}
-		if err := enc.Encode(&row); err != nil {
-			return fmt.Errorf("write task %s: %w", ex.Task.ID, err)
-		}
-	}
-	return bw.Flush()
+		return &row
+	})
 }
 
 func splitOf(t *sqlgym.Task) string {

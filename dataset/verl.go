@@ -1,11 +1,10 @@
 package dataset
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/sqlgym/sqlgym/internal/atomicfile"
 )
 
 // DataSource is the data_source every verl row carries: verl hands it to
@@ -56,22 +55,76 @@ func VerlRows(exs []Example) []VerlRow {
 	return rows
 }
 
-// WriteVerl writes examples as a verl Parquet file, atomically.
+// WriteVerl writes examples as a verl Parquet file, atomically: the
+// agent-mode layout (VerlAgentRow) when they are agent-mode examples.
 func WriteVerl(path string, exs []Example) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".sqlgym-*.parquet")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	return atomicfile.Write(path, func(w io.Writer) error {
+		if len(exs) > 0 && exs[0].Protocol != "" {
+			return parquet.Write(w, VerlAgentRows(exs))
+		}
+		return parquet.Write(w, VerlRows(exs))
+	})
+}
+
+// AgentName is the verl agent loop agent-mode rows name: sqlgym_verl.py's
+// SqlgymAgentLoop, registered under it (verl reads the row's agent_name
+// column, verl/experimental/agent_loop/agent_loop.py:624 in v0.9.0).
+const AgentName = "sqlgym_agent"
+
+// VerlAgentRow is one row of the verl export in agent mode: the episode's
+// opening as the prompt, the agent loop's name, and the task in extra_info
+// (and in tools_kwargs, where verl's tool agent loop looks for a tool's
+// create arguments).
+type VerlAgentRow struct {
+	DataSource  string             `parquet:"data_source"`
+	AgentName   string             `parquet:"agent_name"`
+	Prompt      []Message          `parquet:"prompt,list"`
+	Ability     string             `parquet:"ability"`
+	RewardModel VerlRewardModel    `parquet:"reward_model"`
+	ExtraInfo   VerlAgentExtraInfo `parquet:"extra_info"`
+}
+
+// VerlAgentExtraInfo is VerlExtraInfo plus the episode's protocol and
+// tools_kwargs.
+type VerlAgentExtraInfo struct {
+	Index       int64           `parquet:"index"`
+	TaskID      string          `parquet:"task_id"`
+	DB          string          `parquet:"db"`
+	Split       string          `parquet:"split"`
+	PassRate    float64         `parquet:"pass_rate"`
+	Protocol    string          `parquet:"protocol"`
+	ToolsKwargs VerlToolsKwargs `parquet:"tools_kwargs"`
+}
+
+// VerlToolsKwargs is extra_info.tools_kwargs: {"sqlgym": {"create_kwargs":
+// {"task_id", "protocol"}}}.
+type VerlToolsKwargs struct {
+	Sqlgym VerlToolKwargs `parquet:"sqlgym"`
+}
+
+// VerlToolKwargs is one tool's entry of tools_kwargs.
+type VerlToolKwargs struct {
+	CreateKwargs VerlCreateKwargs `parquet:"create_kwargs"`
+}
+
+// VerlCreateKwargs are the arguments an episode is opened with.
+type VerlCreateKwargs struct {
+	TaskID   string `parquet:"task_id"`
+	Protocol string `parquet:"protocol"`
+}
+
+// VerlAgentRows turns agent-mode examples into verl rows.
+func VerlAgentRows(exs []Example) []VerlAgentRow {
+	base := VerlRows(exs)
+	rows := make([]VerlAgentRow, len(exs))
+	for i, b := range base {
+		p := exs[i].Protocol
+		rows[i] = VerlAgentRow{
+			DataSource: b.DataSource, AgentName: AgentName, Prompt: b.Prompt, Ability: b.Ability, RewardModel: b.RewardModel,
+			ExtraInfo: VerlAgentExtraInfo{Index: b.ExtraInfo.Index, TaskID: b.ExtraInfo.TaskID, DB: b.ExtraInfo.DB,
+				Split: b.ExtraInfo.Split, PassRate: b.ExtraInfo.PassRate, Protocol: p,
+				ToolsKwargs: VerlToolsKwargs{Sqlgym: VerlToolKwargs{CreateKwargs: VerlCreateKwargs{TaskID: b.ExtraInfo.TaskID, Protocol: p}}}},
+		}
 	}
-	defer os.Remove(tmp.Name())
-	if err := parquet.Write(tmp, VerlRows(exs)); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return rows
 }

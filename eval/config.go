@@ -70,7 +70,11 @@ type Config struct {
 	PolicyKind string
 	Model      string
 	BaseURL    string
-	Decoding   rundir.Decoding
+	// ModelReplicas are the model servers' URLs when the run samples
+	// from several replicas of one model (model.Pool); recorded in the
+	// manifest, outside the configuration hash like BaseURL.
+	ModelReplicas []string
+	Decoding      rundir.Decoding
 
 	// Verify configures the verifier (mode, rewards, limits).
 	Verify verify.Config

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/agent"
+	"github.com/sqlgym/sqlgym/internal/redact"
 	"github.com/sqlgym/sqlgym/ledger"
 	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/report"
@@ -68,10 +69,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	m := rundir.Manifest{
 		SqlgymVersion: cfg.Version, GitCommit: cfg.GitCommit,
 		TasksFile: cfg.TasksFile, TasksHash: cfg.TasksHash, Split: cfg.Split, TaskCount: len(cfg.Tasks),
-		DBDigests: digests, Policy: kind, Model: cfg.Model, BaseURL: cfg.BaseURL, Decoding: cfg.Decoding,
+		DBDigests: digests, Policy: kind, Model: cfg.Model, BaseURL: redact.URL(cfg.BaseURL), ModelReplicas: cfg.ModelReplicas, Decoding: cfg.Decoding,
 		Mode: vc.ModeLabel(), Rewards: vc.Rewards.String(), PromptHash: cfg.Template.Hash(),
 		Started: time.Now().UTC(),
 	}
+	// The manifest is shared with the run: a key passed in --extra or a
+	// password in the base URL must not be in it (a copy: the model
+	// client keeps the real ones).
+	m.Decoding.Extra = redact.Map(cfg.Decoding.Extra)
 	if cfg.Agent != nil {
 		m.Agent = cfg.Agent.Settings()
 	}

@@ -2,12 +2,12 @@ package importer
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/jsonl"
 )
 
 type spider2Question struct {
@@ -102,10 +102,6 @@ func conditionCols(raw json.RawMessage) []int {
 }
 
 func eachJSONLine(path string, fn func([]byte) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
-	}
-	defer f.Close()
-	return sqlgym.ScanJSONL(f, path, func(_ int, b []byte) error { return fn(b) })
+	_, err := jsonl.ScanFile(path, jsonl.Strict, func(_ int, b []byte) error { return fn(b) })
+	return err
 }

@@ -5,7 +5,9 @@
 // be traced back through it to the run that produced it.
 //
 // The ledger is only ever appended to (one write of one line per entry,
-// with O_APPEND), never rewritten. It lives in the parent folder of the run
+// under a lock writers wait for, after cutting a line a killed writer tore;
+// see internal/jsonl), never rewritten, and holds no secret: command lines
+// go through internal/redact. It lives in the parent folder of the run
 // folders: a run written to runs/NAME is recorded in runs/ledger.jsonl
 // (PathFor).
 package ledger

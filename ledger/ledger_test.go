@@ -61,19 +61,40 @@ func TestAppendKeepsEarlierBytesAndRoundTrips(t *testing.T) {
 	}
 }
 
-func TestAppendAfterTornLineStartsFreshLine(t *testing.T) {
+func TestAppendAfterTornLineCutsItFirst(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	if err := Append(path, Entry{Kind: KindEval, Output: "one"}); err != nil {
 		t.Fatal(err)
 	}
+	whole, _ := os.ReadFile(path)
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"kind":"eval","outp`)
 	f.Close()
+	// Read before the repair sees the torn line as damage.
+	if got, damaged, _ := Read(path); damaged != 1 || len(got) != 1 {
+		t.Fatalf("before repair: %d entries, %d damaged", len(got), damaged)
+	}
 	if err := Append(path, Entry{Kind: KindEval, Output: "two"}); err != nil {
 		t.Fatal(err)
 	}
+	after, _ := os.ReadFile(path)
+	if !bytes.HasPrefix(after, whole) || bytes.Contains(after, []byte(`"outp{`)) {
+		t.Fatalf("the torn line was glued to or changed the ledger:\n%s", after)
+	}
 	got, damaged, err := Read(path)
-	if err != nil || damaged != 1 || len(got) != 2 || got[1].Output != "two" {
+	if err != nil || damaged != 0 || len(got) != 2 || got[1].Output != "two" {
+		t.Fatalf("got %+v damaged %d err %v", got, damaged, err)
+	}
+}
+
+func TestDamagedMiddleLineIsSkippedAndKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	os.WriteFile(path, []byte("{\"kind\":\"eval\",\"output\":\"a\"}\nnot json\n{\"kind\":\"eval\",\"output\":\"c\"}\n"), 0o644)
+	if err := Append(path, Entry{Kind: KindEval, Output: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	got, damaged, err := Read(path)
+	if err != nil || damaged != 1 || len(got) != 3 || got[2].Output != "b" {
 		t.Fatalf("got %+v damaged %d err %v", got, damaged, err)
 	}
 }

@@ -83,8 +83,12 @@ type Comparison struct {
 	// Tasks is the number of paired tasks: those every run scored.
 	// Dropped counts tasks some run lacks (possible only with
 	// AllowMismatch, or when a task's samples all failed to be scored).
-	Tasks      int        `json:"tasks"`
-	Dropped    int        `json:"dropped_tasks"`
+	Tasks   int `json:"tasks"`
+	Dropped int `json:"dropped_tasks"`
+	// Unscored counts tasks every run has but some run scored no sample of
+	// (their gold failed, or every sample was an infrastructure error):
+	// left out too, but not for want of being shared.
+	Unscored   int        `json:"unscored_tasks"`
 	Mismatches []Mismatch `json:"mismatches,omitempty"`
 	// Ablation names what differs between the sides by design, beside the
 	// model: the prompt's schema (full against linked).
@@ -102,6 +106,9 @@ type Comparison struct {
 	PValue  float64       `json:"p_value"`
 	PMethod string        `json:"p_method"`
 	Verdict stats.Verdict `json:"verdict"`
+	// Decision says what decides the verdict (the interval) and, when the
+	// p-value points the other way, that and why.
+	Decision string `json:"decision"`
 	// Unreplicated is set when a side is a single run: the interval then
 	// covers task sampling but not the run-to-run noise of sampling.
 	Unreplicated bool   `json:"unreplicated"`
@@ -166,13 +173,15 @@ func Compare(base, treat []*Run, opts CompareOptions) (*Comparison, error) {
 	// Tasks every run scored, in id order (the order the bootstrap uses).
 	ids, db := commonTasks(all, func(t TaskResult) bool { return t.N > 0 })
 	c.Tasks = len(ids)
+	shared, _ := commonTasks(all, func(TaskResult) bool { return true })
 	union := map[string]bool{}
 	for _, r := range all {
 		for _, t := range r.Tasks {
 			union[t.ID] = true
 		}
 	}
-	c.Dropped = len(union) - len(ids)
+	c.Dropped = len(union) - len(shared)
+	c.Unscored = len(shared) - len(ids)
 	if len(ids) < 2 {
 		return nil, fmt.Errorf("compare: the runs share %d scored tasks; a paired comparison needs at least 2", len(ids))
 	}
@@ -184,7 +193,11 @@ func Compare(base, treat []*Run, opts CompareOptions) (*Comparison, error) {
 	}
 	if opts.ClusterByDB {
 		c.Cluster = "db"
-		if g := len(distinct(clusters)); g < FewClusters {
+		g := len(distinct(clusters))
+		if g < 2 {
+			return nil, &FewDatabasesError{Databases: g}
+		}
+		if g < FewClusters {
 			c.Notes = append(c.Notes, fmt.Sprintf("only %d databases: a cluster bootstrap over fewer than %d clusters gives intervals too narrow to trust and coarse p-values; read the per-database table", g, FewClusters))
 		}
 	}
@@ -199,6 +212,7 @@ func Compare(base, treat []*Run, opts CompareOptions) (*Comparison, error) {
 	if p1.McNemar != nil && len(base) == 1 && len(treat) == 1 && !opts.ClusterByDB {
 		c.PValue, c.PMethod = p1.McNemar.PValue, MethodMcNemar
 	}
+	c.Decision = decision(c.Verdict, c.PValue, c.PMethod)
 	if opts.Criterion != nil {
 		met := opts.Criterion.Check(p1)
 		c.Criterion, c.CriterionMet = opts.Criterion.String(), &met
@@ -270,6 +284,37 @@ func Compare(base, treat []*Run, opts CompareOptions) (*Comparison, error) {
 		c.ByDB = append(c.ByDB, *g)
 	}
 	return c, nil
+}
+
+// FewDatabasesError refuses a cluster bootstrap over fewer than two
+// databases: resampling one cluster gives the same sample every time.
+type FewDatabasesError struct{ Databases int }
+
+func (e *FewDatabasesError) Error() string {
+	return fmt.Sprintf("clustering by database needs at least 2 databases; this task set has %d", e.Databases)
+}
+
+// Alpha is the level the p-value is read at beside the 95% interval.
+const Alpha = 0.05
+
+// decision words the comparison's one decision rule: the verdict is the
+// 95% paired bootstrap interval's (proven only when it excludes zero). The
+// p-value comes from another test (exact McNemar or sign-flip), which on
+// few or tied tasks can disagree with a percentile interval; then the line
+// says so, so that nobody reads "proven gain" beside p = 0.06 as a
+// contradiction nobody noticed.
+func decision(v stats.Verdict, p float64, method string) string {
+	rule := "the verdict is the 95% paired bootstrap interval's: proven only when it excludes 0"
+	proven := v == stats.VerdictGain || v == stats.VerdictLoss
+	switch {
+	case math.IsNaN(p):
+		return rule
+	case proven && p >= Alpha:
+		return fmt.Sprintf("%s; the %s test disagrees (p = %.3g, not below %.2g): the percentile interval is narrower than an exact test on few or tied tasks, so this result is borderline, score more tasks or runs before relying on it", rule, method, p, Alpha)
+	case !proven && p < Alpha:
+		return fmt.Sprintf("%s; the %s test alone would reject no difference (p = %.3g, below %.2g): the interval is wider than that test, so this result is borderline, score more tasks or runs before relying on it", rule, method, p, Alpha)
+	}
+	return fmt.Sprintf("%s; the %s p-value agrees", rule, method)
 }
 
 func paired(base, treat []float64, clusters []string, clustered bool) (stats.PairedResult, error) {

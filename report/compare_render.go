@@ -45,8 +45,15 @@ func (c *Comparison) setupLine() string {
 		how = fmt.Sprintf("cluster bootstrap over %d databases", c.Metrics[0].Clusters)
 	}
 	s := fmt.Sprintf("%d paired tasks", c.Tasks)
+	var left []string
 	if c.Dropped > 0 {
-		s += fmt.Sprintf(" (%d not shared by every run, left out)", c.Dropped)
+		left = append(left, fmt.Sprintf("%d missing from some run", c.Dropped))
+	}
+	if c.Unscored > 0 {
+		left = append(left, fmt.Sprintf("%d with no scored sample in some run, such as a gold that fails", c.Unscored))
+	}
+	if len(left) > 0 {
+		s += " (left out: " + strings.Join(left, "; ") + ")"
 	}
 	return fmt.Sprintf("%s; %s, %d resamples, seed %d", s, how, c.Metrics[0].Resamples, c.Metrics[0].Seed)
 }
@@ -86,7 +93,7 @@ func CompareText(w io.Writer, c *Comparison) error {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", m.Name, m.N, pct(m.Base), pct(m.Treat), signedPoints(m.Delta.Value), points(m.Delta.Lo, m.Delta.Hi), m.Verdict)
 	}
 	tw.Flush()
-	fmt.Fprintf(ew, "\nverdict: %s\n%s\n", c.VerdictLine(), c.pLine())
+	fmt.Fprintf(ew, "\nverdict: %s\n%s\ndecided by: %s\n", c.VerdictLine(), c.pLine(), c.Decision)
 	if l := c.criterionLine(); l != "" {
 		fmt.Fprintln(ew, l)
 	}
@@ -137,7 +144,7 @@ func CompareText(w io.Writer, c *Comparison) error {
 func CompareMarkdown(w io.Writer, c *Comparison) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "## sqlgym compare: %s\n\n", mdText(c.VerdictLine()))
-	fmt.Fprintf(ew, "- **base**: %s\n- **treat**: %s\n- **paired**: %s\n- **%s**\n", mdText(sideLine(c.Base)), mdText(sideLine(c.Treat)), mdText(c.setupLine()), mdText(c.pLine()))
+	fmt.Fprintf(ew, "- **base**: %s\n- **treat**: %s\n- **paired**: %s\n- **%s**\n- **decided by**: %s\n", mdText(sideLine(c.Base)), mdText(sideLine(c.Treat)), mdText(c.setupLine()), mdText(c.pLine()), mdText(c.Decision))
 	if l := c.criterionLine(); l != "" {
 		fmt.Fprintf(ew, "- **%s**\n", mdText(l))
 	}
@@ -194,6 +201,7 @@ var comparePage = template.Must(template.New("compare").Funcs(funcs).Parse(`<!DO
 <tr><td>treat</td><td>{{.Treat}}</td></tr>
 <tr><td>paired</td><td>{{.Setup}}</td></tr>
 <tr><td>p-value</td><td>{{.P}}</td></tr>
+<tr><td>decided by</td><td>{{.C.Decision}}</td></tr>
 {{if .Crit}}<tr><td>criterion</td><td>{{.Crit}}</td></tr>{{end}}
 </table>
 <h2>Differences (treat minus base, percentage points)</h2>

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/rundir"
 	"github.com/sqlgym/sqlgym/stats"
 )
@@ -224,5 +225,85 @@ func TestCompareNeedsTwoCommonTasks(t *testing.T) {
 	a := binaryRun(t, "a", 1, func(int) bool { return true }, nil)
 	if _, err := Compare([]*Run{a}, []*Run{a}, CompareOptions{}); err == nil {
 		t.Fatal("one task compared")
+	}
+}
+
+// The verdict follows the interval; when the p-value of the other test
+// points the other way the comparison says so (issue 15: "proven gain"
+// beside p = 0.061 without a word).
+func TestCompareDecisionLineWhenPValueDisagrees(t *testing.T) {
+	// 16 tasks, treat right on 4 the base misses: the bootstrap interval
+	// leaves out 0 (a resample without any of the 4 has probability
+	// (12/16)^16 = 1%), while exact McNemar on 4 gains gives p = 0.125.
+	base := binaryRun(t, "base", 16, func(int) bool { return false }, nil)
+	treat := binaryRun(t, "treat", 16, func(i int) bool { return i < 4 }, nil)
+	c, err := Compare([]*Run{base}, []*Run{treat}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Verdict != stats.VerdictGain || c.PValue < Alpha {
+		t.Fatalf("verdict %s p %v: the case no longer shows a disagreement", c.Verdict, c.PValue)
+	}
+	if !strings.Contains(c.Decision, "excludes 0") || !strings.Contains(c.Decision, "disagrees") || !strings.Contains(c.Decision, "p = 0.125") {
+		t.Fatalf("decision %q", c.Decision)
+	}
+	var b strings.Builder
+	if err := CompareText(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "decided by: the verdict is the 95% paired bootstrap interval's") {
+		t.Fatalf("text lacks the decision line:\n%s", b.String())
+	}
+	// When both agree the line says that too.
+	agree := binaryRun(t, "treat2", 40, func(i int) bool { return i < 20 }, nil)
+	base40 := binaryRun(t, "base40", 40, func(int) bool { return false }, nil)
+	c, err = Compare([]*Run{base40}, []*Run{agree}, CompareOptions{})
+	if err != nil || c.Verdict != stats.VerdictGain || !strings.HasSuffix(c.Decision, "p-value agrees") {
+		t.Fatalf("agreeing case: %v %s %q", err, c.Verdict, c.Decision)
+	}
+}
+
+// Tasks every run has but none scored (a gold that fails) are not "not
+// shared by every run".
+func TestCompareNamesUnscoredTasksApartFromMissingOnes(t *testing.T) {
+	var tasks []task
+	for i := range 30 {
+		o := right(i%2, 1)
+		if i < 10 {
+			o = []sqlgym.Outcome{sqlgym.OutcomeGoldError}
+		}
+		tasks = append(tasks, task{fmt.Sprintf("q%03d", i), "shop", o})
+	}
+	base := load(t, writeRun(t, filepath.Join(t.TempDir(), "b"), manifest(1), samplesOf(tasks)))
+	treat := load(t, writeRun(t, filepath.Join(t.TempDir(), "t"), manifest(1), samplesOf(tasks)))
+	c, err := Compare([]*Run{base}, []*Run{treat}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Tasks != 20 || c.Unscored != 10 || c.Dropped != 0 {
+		t.Fatalf("tasks %d unscored %d dropped %d, want 20, 10, 0", c.Tasks, c.Unscored, c.Dropped)
+	}
+	line := c.setupLine()
+	if strings.Contains(line, "not shared") || strings.Contains(line, "missing") || !strings.Contains(line, "10 with no scored sample in some run") {
+		t.Fatalf("setup line %q", line)
+	}
+}
+
+func TestCompareClusterByDBNeedsTwoDatabases(t *testing.T) {
+	one := func(name string, ok func(int) bool) *Run {
+		var tasks []task
+		for i := range 30 {
+			c := 0
+			if ok(i) {
+				c = 1
+			}
+			tasks = append(tasks, task{fmt.Sprintf("q%03d", i), "shop", right(c, 1)})
+		}
+		return load(t, writeRun(t, filepath.Join(t.TempDir(), name), manifest(1), samplesOf(tasks)))
+	}
+	_, err := Compare([]*Run{one("b", func(i int) bool { return i < 5 })}, []*Run{one("t", func(i int) bool { return i < 15 })}, CompareOptions{ClusterByDB: true})
+	var few *FewDatabasesError
+	if !errors.As(err, &few) || few.Databases != 1 || err.Error() != "clustering by database needs at least 2 databases; this task set has 1" {
+		t.Fatalf("error %v", err)
 	}
 }

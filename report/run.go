@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/redact"
 	"github.com/sqlgym/sqlgym/rundir"
 	"github.com/sqlgym/sqlgym/shopdb"
 	"github.com/sqlgym/sqlgym/stats"
@@ -103,6 +104,10 @@ func Load(dir string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Runs written before manifests were redacted may hold a password in
+	// their base URL: a report never shows it.
+	m.BaseURL = redact.URL(m.BaseURL)
+	m.Decoding.Extra = redact.Map(m.Decoding.Extra)
 	r := &Run{Dir: dir, Manifest: *m, Samples: samples}
 	if s, err := rundir.ReadSummary(dir); err == nil {
 		r.Stored = s

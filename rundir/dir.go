@@ -1,15 +1,14 @@
 package rundir
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"sync"
+
+	"github.com/sqlgym/sqlgym/internal/atomicfile"
+	"github.com/sqlgym/sqlgym/internal/jsonl"
 )
 
 // File names inside a run directory.
@@ -51,94 +50,55 @@ func readJSON(path string, v any) error {
 	return nil
 }
 
-// WriteJSON writes v to path atomically (temporary file, then rename).
+// WriteJSON writes v to path durably and atomically (see atomicfile).
 func WriteJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFile(path, append(b, '\n'))
 }
 
 // ReadSamples reads dir/samples.jsonl. A torn last line (a run killed
 // mid-write) is ignored; a later duplicate of a key replaces the earlier
 // one, so a sample is never counted twice. A bad line elsewhere is an
-// error naming it.
+// error naming it. A missing file holds no samples.
 func ReadSamples(dir string) ([]Sample, error) {
-	samples, _, err := readSamples(filepath.Join(dir, SamplesFile))
-	return samples, err
+	var sc sampleScan
+	_, err := jsonl.ScanFile(filepath.Join(dir, SamplesFile), jsonl.TornTail, sc.line)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return sc.out, err
 }
 
-// readSamples also returns the byte length of the well-formed prefix, so
-// an appender can cut a torn tail before writing after it.
-func readSamples(path string) ([]Sample, int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, 0, nil
-		}
-		return nil, 0, fmt.Errorf("open %s: %w", path, err)
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
-	var (
-		out   []Sample
-		index = map[Key]int{}
-		good  int64
-		line  int
-	)
-	for {
-		b, err := r.ReadBytes('\n')
-		if len(b) > 0 && b[len(b)-1] != '\n' {
-			// No newline: the last write was cut short. Ignore it.
-			break
-		}
-		if len(b) > 0 {
-			line++
-			trimmed := bytes.TrimSpace(b)
-			if len(trimmed) > 0 {
-				var s Sample
-				if jerr := json.Unmarshal(trimmed, &s); jerr != nil {
-					// A complete but unparsable line is damage, unless it is
-					// the last: then it may be a torn write that happened to
-					// end in a newline byte.
-					if _, perr := r.Peek(1); perr == io.EOF {
-						break
-					}
-					return nil, 0, fmt.Errorf("%s:%d: %w", path, line, jerr)
-				}
-				if i, ok := index[s.Key()]; ok {
-					out[i] = s
-				} else {
-					index[s.Key()] = len(out)
-					out = append(out, s)
-				}
-			}
-			good += int64(len(b))
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, 0, fmt.Errorf("read %s: %w", path, err)
-		}
-	}
-	return out, good, nil
+// sampleScan collects samples, the last line of a key winning.
+type sampleScan struct {
+	out   []Sample
+	index map[Key]int
 }
 
-// Appender appends samples to a run's samples.jsonl. Each sample is one
-// write of one complete line; safe for concurrent use.
-type Appender struct {
-	mu sync.Mutex
-	f  *os.File
+func (sc *sampleScan) line(_ int, b []byte) error {
+	var s Sample
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	if sc.index == nil {
+		sc.index = map[Key]int{}
+	}
+	if i, ok := sc.index[s.Key()]; ok {
+		sc.out[i] = s
+	} else {
+		sc.index[s.Key()] = len(sc.out)
+		sc.out = append(sc.out, s)
+	}
+	return nil
 }
+
+// Appender appends samples to a run's samples.jsonl, one complete line per
+// write; safe for concurrent use. The caller holds the run folder's lock
+// (eval does), so it takes none of its own.
+type Appender struct{ a *jsonl.Appender }
 
 // OpenAppender opens dir/samples.jsonl for appending, first cutting a torn
 // last line left by a crash, and returns the samples already there.
@@ -146,49 +106,17 @@ func OpenAppender(dir string) (*Appender, []Sample, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("create run folder: %w", err)
 	}
-	path := filepath.Join(dir, SamplesFile)
-	samples, good, err := readSamples(path)
+	var sc sampleScan
+	a, _, err := jsonl.Open(filepath.Join(dir, SamplesFile), jsonl.Options{Policy: jsonl.TornTail}, sc.line)
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return nil, nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	if err := f.Truncate(good); err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("cut the torn end of %s: %w", path, err)
-	}
-	if _, err := f.Seek(good, io.SeekStart); err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return &Appender{f: f}, samples, nil
+	return &Appender{a: a}, sc.out, nil
 }
 
-// Append writes one sample as one line and flushes it to the file, so a
-// crash after Append returns never loses it.
-func (a *Appender) Append(s *Sample) error {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if _, err := a.f.Write(b); err != nil {
-		return fmt.Errorf("append sample: %w", err)
-	}
-	return nil
-}
+// Append writes one sample as one line to the file, so a crash after
+// Append returns never loses it.
+func (a *Appender) Append(s *Sample) error { return a.a.Append(s) }
 
 // Close syncs and closes the file.
-func (a *Appender) Close() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if err := a.f.Sync(); err != nil {
-		a.f.Close()
-		return err
-	}
-	return a.f.Close()
-}
+func (a *Appender) Close() error { return a.a.Close() }

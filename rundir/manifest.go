@@ -15,6 +15,7 @@ type Manifest struct {
 	Policy        string            `json:"policy"`
 	Model         string            `json:"model,omitempty"`
 	BaseURL       string            `json:"base_url,omitempty"`
+	ModelReplicas []string          `json:"model_replicas,omitempty"`
 	Decoding      Decoding          `json:"decoding"`
 	Mode          string            `json:"mode"`
 	Rewards       string            `json:"rewards"`

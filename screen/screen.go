@@ -30,6 +30,10 @@ type Options struct {
 	Chunk int
 	// Progress, when set, is called after each chunk.
 	Progress func(done, total int)
+	// Dialect, when set, names the engine of a task's database, so that
+	// the gold screened (and mutated) is the one written for that engine
+	// (Task.GoldFor); unset, it is the task's sql.
+	Dialect func(db string) sqlgym.Dialect
 }
 
 // Report is what a screen found.
@@ -117,10 +121,14 @@ func screenChunk(ctx context.Context, v *verify.Verifier, tasks []sqlgym.Task, o
 		// The gold judged against itself must be correct; anything else
 		// (it fails, or its rows are not stable) leaves the task
 		// unscreened, since no mutant's verdict would mean anything.
-		answers = append(answers, verify.Answer{TaskID: t.ID, Sample: len(answers), SQL: t.SQL, Task: t})
+		gold := t.SQL
+		if opt.Dialect != nil {
+			gold = t.GoldFor(opt.Dialect(t.DB))
+		}
+		answers = append(answers, verify.Answer{TaskID: t.ID, Sample: len(answers), SQL: gold, Task: t})
 		mutants = append(mutants, nil)
 		owner = append(owner, i)
-		for _, m := range Mutate(t.SQL, opt.MaxPerKind) {
+		for _, m := range Mutate(gold, opt.MaxPerKind) {
 			tally := rep.Kinds[m.Kind]
 			if tally == nil {
 				continue

@@ -19,6 +19,10 @@ type Item struct {
 	FinishReason string  `json:"finish_reason,omitempty"`
 	DB           string  `json:"db,omitempty"`
 	GoldSQL      string  `json:"gold_sql,omitempty"`
+	// Mode "eval" marks validation (a held-out row of an export made with
+	// --split holdout): scored on held-out tasks with --eval-holdout and
+	// counted apart. "" or "train" is training.
+	Mode string `json:"mode,omitempty"`
 }
 
 // RewardsResponse is the answer to POST /v1/rewards: one result per
@@ -40,18 +44,21 @@ type Result struct {
 }
 
 // OpenRLHFRequest is the body OpenRLHF's remote reward client posts to
-// --remote_rm_url: query is prompt plus response, labels the dataset's
-// --label_key column (here: the task id).
+// --reward.remote_url: query is prompt plus response as the tokenizer
+// decodes them (special tokens kept; the prompt possibly cut from the
+// left), labels the dataset's --data.label_key column (the export's
+// "label": a task id, or {"task_id", "mode": "eval"} on held-out rows).
 type OpenRLHFRequest struct {
 	Query   []string `json:"query"`
 	Prompts []string `json:"prompts"`
 	Labels  []string `json:"labels"`
 }
 
-// OpenRLHFResponse is what OpenRLHF expects back: rewards and scores as
-// plain numbers (its tensors take no null), and extra_logs of per-sample
-// numbers it logs. A null reward is sent as 0 with masked 1: the trainer
-// must drop those samples (see docs/training.md).
+// OpenRLHFResponse is what OpenRLHF expects back: rewards (the sqlgym
+// reward) and scores (0/1 correctness, which --algo.dynamic_filtering_*
+// filters groups on) as plain numbers (its tensors take no null), and
+// extra_logs of per-sample numbers it logs. A null reward is sent as 0
+// with masked 1 (see docs/training.md).
 type OpenRLHFResponse struct {
 	Rewards   []float64            `json:"rewards"`
 	Scores    []float64            `json:"scores"`

@@ -23,7 +23,11 @@ type Config struct {
 	// IncludeHoldout lets items name held-out tasks; by default they are
 	// refused, so a trainer cannot learn from the evaluation split.
 	IncludeHoldout bool
-	DBs            Databases
+	// EvalHoldout scores held-out tasks on requests marked "mode": "eval"
+	// (validation during training), counted apart in /metrics; training
+	// requests naming them are still refused.
+	EvalHoldout bool
+	DBs         Databases
 	// Verify is how answers are judged (mode, rewards, limits, statements
 	// at once per batch). Its Cache is set by the server.
 	Verify verify.Config
@@ -76,6 +80,15 @@ type Config struct {
 	// dropped; MaxEpisodes bounds the open episodes (429 past it).
 	EpisodeTTL  time.Duration
 	MaxEpisodes int
+	// ReplicaID prefixes every episode id, so a load balancer can route an
+	// episode's steps back to this replica (replica.go). Empty:
+	// DefaultReplicaID (the host name, else a random short id).
+	ReplicaID string
+	// UnreadyDelay is how long, on shutdown, the server keeps accepting
+	// requests with /readyz answering 503 before it closes its listener:
+	// time for a balancer's health check (or Kubernetes' endpoint update)
+	// to stop sending new work, so no request finds the port closed.
+	UnreadyDelay time.Duration
 }
 
 // Defaults.
@@ -143,6 +156,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxEpisodes <= 0 {
 		c.MaxEpisodes = DefaultMaxEpisodes
+	}
+	if c.ReplicaID == "" {
+		c.ReplicaID = DefaultReplicaID()
 	}
 	if c.Agent.Protocol == "" {
 		c.Agent.Protocol = agent.ProtocolTools

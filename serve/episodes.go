@@ -28,6 +28,8 @@ type EpisodeRequest struct {
 	TaskID string `json:"task_id"`
 	// Protocol is "tools" (default) or "text".
 	Protocol string `json:"protocol,omitempty"`
+	// Mode "eval" opens a validation episode (see Item.Mode).
+	Mode string `json:"mode,omitempty"`
 }
 
 // EpisodeResponse opens an episode: the messages to send the model first,
@@ -49,6 +51,11 @@ type StepRequest struct {
 	// CompletionTokens, when the trainer sends it, counts toward the
 	// episode's token budget (--token-budget).
 	CompletionTokens int `json:"completion_tokens,omitempty"`
+	// Partial says the message is one tool call of an assistant message
+	// the client sees only call by call (TRL's environment_factory): it
+	// costs no turn, since a turn is a whole assistant message; the
+	// trainer bounds the messages (agent.Reply.Partial).
+	Partial bool `json:"partial,omitempty"`
 }
 
 // StepResponse answers a step. Reward, Outcome and the rest are set once
@@ -102,19 +109,22 @@ type episodes struct {
 	max int
 	now func() time.Time
 
+	replica string // the ids' prefix (replica.go)
+
 	mu   sync.Mutex
 	open map[string]*openEpisode
 }
 
 type openEpisode struct {
 	ep   *agent.Episode
+	eval bool // opened with mode eval: its outcome is counted apart
 	last time.Time
 }
 
 var errEpisodesFull = errors.New("too many open episodes")
 
-func newEpisodes(ttl time.Duration, max int) *episodes {
-	return &episodes{ttl: ttl, max: max, now: time.Now, open: map[string]*openEpisode{}}
+func newEpisodes(replica string, ttl time.Duration, max int) *episodes {
+	return &episodes{replica: replica, ttl: ttl, max: max, now: time.Now, open: map[string]*openEpisode{}}
 }
 
 // sweep drops idle episodes; the caller holds mu.
@@ -127,32 +137,32 @@ func (e *episodes) sweep() {
 	}
 }
 
-func (e *episodes) add(ep *agent.Episode) (string, error) {
+func (e *episodes) add(ep *agent.Episode, eval bool) (string, error) {
 	var b [12]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", err
 	}
-	id := "ep-" + hex.EncodeToString(b[:])
+	id := e.replica + ".ep-" + hex.EncodeToString(b[:])
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.sweep()
 	if len(e.open) >= e.max {
 		return "", errEpisodesFull
 	}
-	e.open[id] = &openEpisode{ep: ep, last: e.now()}
+	e.open[id] = &openEpisode{ep: ep, eval: eval, last: e.now()}
 	return id, nil
 }
 
-func (e *episodes) get(id string) *agent.Episode {
+func (e *episodes) get(id string) (ep *agent.Episode, eval bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.sweep()
 	o := e.open[id]
 	if o == nil {
-		return nil
+		return nil, false
 	}
 	o.last = e.now()
-	return o.ep
+	return o.ep, o.eval
 }
 
 func (e *episodes) drop(id string) bool {
@@ -206,13 +216,18 @@ func (s *Server) handleEpisodeStart(w http.ResponseWriter, r *http.Request) {
 	if !s.decode(w, r, &req) {
 		return
 	}
+	eval, err := checkMode(req.Mode)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
 	t, ok := s.tasks[req.TaskID]
-	switch {
-	case !ok:
+	if !ok {
 		s.writeError(w, http.StatusBadRequest, "no task with id "+quote(req.TaskID))
 		return
-	case !s.servable(t):
-		s.writeError(w, http.StatusBadRequest, "task "+quote(req.TaskID)+" is held out: it is for evaluation, not training (start the server with --include-holdout to allow it)")
+	}
+	if err := s.admit(t, eval); err != nil {
+		s.fail(w, err)
 		return
 	}
 	p := agent.Protocol(req.Protocol)
@@ -242,7 +257,7 @@ func (s *Server) handleEpisodeStart(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	id, err := s.eps.add(ep)
+	id, err := s.eps.add(ep, eval)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -260,9 +275,9 @@ func (s *Server) handleEpisodeStart(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	ep := s.eps.get(id)
+	ep, eval := s.eps.get(id)
 	if ep == nil {
-		s.writeError(w, http.StatusNotFound, "no open episode "+quote(id)+": it ended, expired (idle past the TTL) or never was")
+		s.episodeNotFound(w, id)
 		return
 	}
 	var req StepRequest
@@ -273,7 +288,7 @@ func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusBadRequest, "message: the role of a step is assistant, not "+quote(req.Message.Role))
 		return
 	}
-	reply := agent.Reply{Content: req.Message.Content, FinishReason: req.FinishReason, CompletionTokens: req.CompletionTokens}
+	reply := agent.Reply{Content: req.Message.Content, FinishReason: req.FinishReason, CompletionTokens: req.CompletionTokens, Partial: req.Partial}
 	for _, tc := range req.Message.ToolCalls {
 		reply.ToolCalls = append(reply.ToolCalls, model.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: argumentsText(tc.Function.Arguments)})
 	}
@@ -283,6 +298,10 @@ func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
 		res, err = ep.Step(r.Context(), reply)
 		return err
 	})
+	if errors.Is(err, agent.ErrPartial) {
+		s.writeError(w, http.StatusBadRequest, "a partial step (\"partial\": true) carries exactly one tool call, in a tools-protocol episode")
+		return
+	}
 	if errors.Is(err, agent.ErrDone) {
 		s.writeError(w, http.StatusConflict, "episode "+quote(id)+" has ended")
 		return
@@ -304,7 +323,7 @@ func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
 		s.eps.drop(id)
 		st := ep.Stats()
 		out.Reward, out.Outcome, out.SQL, out.Detail, out.Stats = res.Result.Reward, res.Result.Outcome, res.Result.SQL, res.Result.Detail, &st
-		s.m.outcomes.WithLabelValues(string(res.Result.Outcome)).Inc()
+		s.countOutcome(eval, res.Result.Outcome)
 	}
 	s.writeJSON(w, http.StatusOK, out)
 }
@@ -315,9 +334,9 @@ func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
 // query run.
 func (s *Server) handleEpisodeDelete(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	ep := s.eps.get(id)
+	ep, eval := s.eps.get(id)
 	if ep == nil || !s.eps.drop(id) {
-		s.writeError(w, http.StatusNotFound, "no open episode "+quote(id))
+		s.episodeNotFound(w, id)
 		return
 	}
 	var res *verify.Result
@@ -329,7 +348,7 @@ func (s *Server) handleEpisodeDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := ep.Stats()
-	s.m.outcomes.WithLabelValues(string(res.Outcome)).Inc()
+	s.countOutcome(eval, res.Outcome)
 	s.writeJSON(w, http.StatusOK, StepResponse{Observations: []WireMessage{}, Done: true, Turn: ep.Turn(),
 		Reward: res.Reward, Outcome: res.Outcome, SQL: res.SQL, Detail: res.Detail, Stats: &st})
 }

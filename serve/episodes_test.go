@@ -158,3 +158,61 @@ func TestEpisodeDeleteJudges(t *testing.T) {
 		t.Errorf("step after delete: %d", code)
 	}
 }
+
+// TRL's environment_factory runs a message's tool calls one method call at
+// a time, so the environment sends each as a partial step: partial steps
+// cost no turn (a turn is a whole assistant message), the episode still
+// ends after MaxTurns x MaxCalls of them, and a partial step must be one
+// tool call.
+func TestPartialStepsCostNoTurn(t *testing.T) {
+	_, hs := newTestServer(t, Config{Agent: agent.Config{MaxTurns: 2, MaxCalls: 2}})
+	call := func(name, args string) string {
+		return `{"partial": true, "message": {"role": "assistant", "tool_calls": [
+			{"type": "function", "function": {"name": "` + name + `", "arguments": ` + args + `}}]}}`
+	}
+	_, ep, _ := startEpisode(t, hs.URL, map[string]string{"task_id": "orders"})
+	// Three calls, more than MaxTurns: the episode goes on, at turn 0.
+	for i := 0; i < 3; i++ {
+		code, sr, raw := step(t, hs.URL, ep.ID, call("run_sql", `{"sql": "SELECT count(*) FROM orders"}`))
+		if code != 200 || sr.Done || sr.Turn != 0 || len(sr.Observations) != 1 || strings.Contains(sr.Observations[0].Content, "last turn") {
+			t.Fatalf("partial call %d: %d %s", i+1, code, raw)
+		}
+	}
+	code, sr, raw := step(t, hs.URL, ep.ID, call("submit", `{"sql": "SELECT count(*) FROM orders"}`))
+	if code != 200 || !sr.Done || sr.Outcome != "correct" || sr.Stats.Turns != 0 || sr.Stats.PartialCalls != 4 || sr.Stats.Queries != 3 {
+		t.Fatalf("partial submit: %d %s", code, raw)
+	}
+
+	// The bound: MaxTurns x MaxCalls = 4 partial calls, then the episode ends unsubmitted.
+	_, ep, _ = startEpisode(t, hs.URL, map[string]string{"task_id": "orders"})
+	for i := 1; i <= 4; i++ {
+		code, sr, raw = step(t, hs.URL, ep.ID, call("list_tables", `{}`))
+		if code != 200 || sr.Done != (i == 4) {
+			t.Fatalf("partial call %d of 4: %d %s", i, code, raw)
+		}
+	}
+	if sr.Outcome != "no_query" || !strings.Contains(sr.Detail, "4 tool calls") {
+		t.Errorf("after the call bound: %s", raw)
+	}
+
+	// Two calls in one partial step, or a text-protocol episode: 400.
+	_, ep, _ = startEpisode(t, hs.URL, map[string]string{"task_id": "orders"})
+	code, _, raw = step(t, hs.URL, ep.ID, `{"partial": true, "message": {"tool_calls": [
+		{"type": "function", "function": {"name": "list_tables", "arguments": {}}},
+		{"type": "function", "function": {"name": "list_tables", "arguments": {}}}]}}`)
+	if code != 400 || !strings.Contains(string(raw), "exactly one tool call") {
+		t.Errorf("two calls in a partial step: %d %s", code, raw)
+	}
+	_, ep, _ = startEpisode(t, hs.URL, map[string]string{"task_id": "orders", "protocol": "text"})
+	if code, _, raw = step(t, hs.URL, ep.ID, `{"partial": true, "message": {"content": "<sql>SELECT 1</sql>"}}`); code != 400 {
+		t.Errorf("partial text step: %d %s", code, raw)
+	}
+	// A whole message still costs one turn, whatever its number of calls.
+	_, ep, _ = startEpisode(t, hs.URL, map[string]string{"task_id": "orders"})
+	code, sr, raw = step(t, hs.URL, ep.ID, `{"message": {"tool_calls": [
+		{"type": "function", "function": {"name": "list_tables", "arguments": {}}},
+		{"type": "function", "function": {"name": "run_sql", "arguments": {"sql": "SELECT 1"}}}]}}`)
+	if code != 200 || sr.Turn != 1 || len(sr.Observations) != 2 || !strings.Contains(sr.Observations[1].Content, "last turn") {
+		t.Errorf("a whole message of two calls: %d %s", code, raw)
+	}
+}

@@ -14,17 +14,19 @@ import (
 // metrics are the server's Prometheus series, on a registry of its own so
 // that several servers (tests, the in-process benchmark) never collide.
 type metrics struct {
-	reg        *prometheus.Registry
-	requests   *prometheus.CounterVec   // route, code
-	duration   *prometheus.HistogramVec // route
-	batchSize  prometheus.Histogram
-	outcomes   *prometheus.CounterVec   // outcome
-	verifyTime prometheus.Histogram     // one batch's verification, waiting excluded
-	statement  *prometheus.HistogramVec // dialect
-	queue      *prometheus.GaugeVec     // db
-	inflight   prometheus.Gauge
-	rejected   *prometheus.CounterVec // reason
-	episodes   prometheus.Counter
+	reg       *prometheus.Registry
+	requests  *prometheus.CounterVec   // route, code
+	duration  *prometheus.HistogramVec // route
+	batchSize prometheus.Histogram
+	outcomes  *prometheus.CounterVec // outcome
+	// evalOutcomes counts the items of evaluation requests ("mode": "eval").
+	evalOutcomes *prometheus.CounterVec   // outcome
+	verifyTime   prometheus.Histogram     // one batch's verification, waiting excluded
+	statement    *prometheus.HistogramVec // dialect
+	queue        *prometheus.GaugeVec     // db
+	inflight     prometheus.Gauge
+	rejected     *prometheus.CounterVec // reason
+	episodes     prometheus.Counter
 }
 
 func newMetrics(cache *verify.ResultCache) *metrics {
@@ -44,6 +46,9 @@ func newMetrics(cache *verify.ResultCache) *metrics {
 		}),
 		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sqlgym_serve_outcomes_total", Help: "Scored items by outcome.",
+		}, []string{"outcome"}),
+		evalOutcomes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sqlgym_serve_eval_outcomes_total", Help: "Items of evaluation requests (mode eval) by outcome; not in sqlgym_serve_outcomes_total.",
 		}, []string{"outcome"}),
 		verifyTime: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "sqlgym_serve_verify_duration_seconds", Help: "Time to verify one request's batch, queueing excluded.",
@@ -69,7 +74,7 @@ func newMetrics(cache *verify.ResultCache) *metrics {
 	stat := func(f func(verify.CacheStats) float64) func() float64 {
 		return func() float64 { return f(cache.Stats()) }
 	}
-	reg.MustRegister(m.requests, m.duration, m.batchSize, m.outcomes, m.verifyTime, m.statement, m.queue, m.inflight, m.rejected, m.episodes,
+	reg.MustRegister(m.requests, m.duration, m.batchSize, m.outcomes, m.evalOutcomes, m.verifyTime, m.statement, m.queue, m.inflight, m.rejected, m.episodes,
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sqlgym_serve_cache_hits_total", Help: "Candidate statements answered from the cross-request cache."},
 			stat(func(s verify.CacheStats) float64 { return float64(s.Hits) })),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sqlgym_serve_cache_misses_total", Help: "Candidate statements the cache could not answer."},

@@ -23,7 +23,7 @@ func (s *Server) handleOpenRLHF(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(req.Labels) != len(req.Query) {
-		s.fail(w, badRequest("%d queries but %d labels: pass the task id column with --label_key", len(req.Query), len(req.Labels)))
+		s.fail(w, badRequest("%d queries but %d labels: pass the export's label column with --data.label_key label", len(req.Query), len(req.Labels)))
 		return
 	}
 	if len(req.Prompts) != 0 && len(req.Prompts) != len(req.Query) {
@@ -32,14 +32,17 @@ func (s *Server) handleOpenRLHF(w http.ResponseWriter, r *http.Request) {
 	}
 	items := make([]Item, len(req.Query))
 	for i, q := range req.Query {
-		c := q
-		if len(req.Prompts) > 0 && req.Prompts[i] != "" && strings.HasPrefix(q, req.Prompts[i]) {
-			c = q[len(req.Prompts[i]):]
+		var p string
+		if len(req.Prompts) > 0 {
+			p = req.Prompts[i]
 		}
+		c := responseOf(q, p)
 		items[i] = Item{Completion: &c}
 		label := strings.TrimSpace(req.Labels[i])
 		if strings.HasPrefix(label, "{") {
-			// A label may carry an ad-hoc task: {"db": ..., "gold_sql": ...}.
+			// A label may be an object: {"task_id": ..., "mode": "eval"}
+			// (a held-out row of an export), or an ad-hoc task {"db": ...,
+			// "gold_sql": ...}.
 			if err := json.Unmarshal([]byte(label), &items[i]); err != nil {
 				s.fail(w, badRequest("label %d: not a task id nor a {\"db\", \"gold_sql\"} object: %v", i, err))
 				return
@@ -72,9 +75,11 @@ func (s *Server) handleOpenRLHF(w http.ResponseWriter, r *http.Request) {
 			out.ExtraLogs["sqlgym_masked"][i] = 1
 		} else {
 			out.Rewards[i] = *rr.Reward
-			out.Scores[i] = *rr.Reward
 		}
 		if rr.Outcome == sqlgym.OutcomeCorrect {
+			// scores is correctness: --algo.dynamic_filtering_range
+			// compares a group's mean score with 0 and 1.
+			out.Scores[i] = 1
 			out.ExtraLogs["sqlgym_correct"][i] = 1
 		}
 		if rr.Outcome == sqlgym.OutcomeTruncated {

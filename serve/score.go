@@ -36,8 +36,13 @@ func (s *Server) score(ctx context.Context, items []Item) ([]Result, error) {
 		golds    [][2]string
 		dbs      = map[string]bool{}
 	)
+	eval := make([]bool, len(items))
 	for i, it := range items {
 		a := verify.Answer{Sample: i, FinishReason: it.FinishReason}
+		var err error
+		if eval[i], err = checkMode(it.Mode); err != nil {
+			return nil, badRequest("item %d: %v", i, err)
+		}
 		switch {
 		case it.SQL != nil && it.Completion != nil:
 			return nil, badRequest("item %d: give completion or sql, not both", i)
@@ -60,8 +65,8 @@ func (s *Server) score(ctx context.Context, items []Item) ([]Result, error) {
 			if !ok {
 				return nil, badRequest("item %d: no task with id %q (the server was started with %d tasks)", i, it.TaskID, len(s.tasks))
 			}
-			if !s.servable(t) {
-				return nil, badRequest("item %d: task %q is held out: it is for evaluation, not training (start the server with --include-holdout to allow it)", i, it.TaskID)
+			if err := s.admit(t, eval[i]); err != nil {
+				return nil, badRequest("item %d: %v", i, err)
 			}
 			a.TaskID = it.TaskID
 			dbs[t.DB] = true
@@ -114,8 +119,8 @@ func (s *Server) score(ctx context.Context, items []Item) ([]Result, error) {
 	if ctx.Err() != nil {
 		return nil, errDeadline
 	}
-	for _, r := range out {
-		s.m.outcomes.WithLabelValues(string(r.Outcome)).Inc()
+	for i, r := range out {
+		s.countOutcome(eval[i], r.Outcome)
 	}
 	return out, nil
 }

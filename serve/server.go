@@ -33,6 +33,9 @@ type Server struct {
 	m        *metrics
 	mux      *http.ServeMux
 	draining atomic.Bool
+	ready    atomic.Bool  // see ready.go
+	notReady atomic.Value // string: why not ready yet
+	sm       *scaleMetrics
 
 	// The episode API's open episodes and an environment per protocol.
 	eps   *episodes
@@ -62,9 +65,10 @@ func New(cfg Config) (*Server, error) {
 			"serve refuses --schema oracle: episodes would open on exactly the gold's tables, so a trainer learns from the answer")
 	}
 	s := &Server{cfg: cfg, tasks: make(map[string]*sqlgym.Task, len(cfg.Tasks)),
-		eps: newEpisodes(cfg.EpisodeTTL, cfg.MaxEpisodes), envs: map[agent.Protocol]*agent.Env{}}
+		eps: newEpisodes(cfg.ReplicaID, cfg.EpisodeTTL, cfg.MaxEpisodes), envs: map[agent.Protocol]*agent.Env{}}
 	s.cache = verify.NewResultCache(cfg.CacheEntries, cfg.CacheBytes)
 	s.m = newMetrics(s.cache)
+	s.registerScaleMetrics()
 	s.dbs = timedDBs{cfg.DBs, s.m}
 	s.results = verify.NewByteBudget(cfg.ResultBytes)
 	s.bodies = verify.NewByteBudget(cfg.BodyBytes)
@@ -87,13 +91,17 @@ func New(cfg Config) (*Server, error) {
 	s.mux.Handle("POST /v1/episodes", s.instrument("/v1/episodes", s.handleEpisodeStart))
 	s.mux.Handle("POST /v1/episodes/{id}/step", s.instrument("/v1/episodes/step", s.handleEpisodeStep))
 	s.mux.Handle("DELETE /v1/episodes/{id}", s.instrument("/v1/episodes/delete", s.handleEpisodeDelete))
+	s.mux.Handle("POST /seed_session", s.instrument("/seed_session", s.handleSeedSession))
+	s.mux.Handle("POST /verify", s.instrument("/verify", s.handleVerify))
+	s.mux.Handle("POST /aggregate_metrics", s.instrument("/aggregate_metrics", s.handleAggregate))
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
+	s.mux.HandleFunc("GET /readyz", s.handleReady)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{}))
 	return s, nil
 }
 
 // Handler is the server's routes.
-func (s *Server) Handler() http.Handler { return s.mux }
+func (s *Server) Handler() http.Handler { return s.withReplica(s.mux) }
 
 // Verifier is the verifier behind the task items, for callers that want
 // to check a reward against `sqlgym verify` in process.
@@ -134,7 +142,12 @@ func (s *Server) Warm(ctx context.Context) (WarmReport, error) {
 		if s.servable(&t) {
 			// Rerun: judged on its own result, the gold shows whether it
 			// gives the same rows twice.
-			answers = append(answers, verify.Answer{TaskID: t.ID, SQL: t.SQL, Rerun: true})
+			// The gold is the one for its database's engine.
+			sql := t.SQL
+			if u, err := s.dbs.Resolve(t.DB); err == nil {
+				sql = t.GoldFor(sqlgym.URLDialect(u))
+			}
+			answers = append(answers, verify.Answer{TaskID: t.ID, SQL: sql, Rerun: true})
 		}
 	}
 	rep := WarmReport{Tasks: len(answers)}
@@ -161,8 +174,10 @@ func (s *Server) Warm(ctx context.Context) (WarmReport, error) {
 	return rep, nil
 }
 
+// servable reports whether some request may be scored on t, so that
+// --warm runs its gold.
 func (s *Server) servable(t *sqlgym.Task) bool {
-	return s.cfg.IncludeHoldout || t.Split != sqlgym.SplitHoldout
+	return s.cfg.IncludeHoldout || s.cfg.EvalHoldout || t.Split != sqlgym.SplitHoldout
 }
 
 // Serve answers on ln until ctx is cancelled, then stops accepting
@@ -171,7 +186,7 @@ func (s *Server) servable(t *sqlgym.Task) bool {
 // trainer's run stops is answered, not cut short).
 func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration) error {
 	hs := &http.Server{
-		Handler:           s.mux,
+		Handler:           s.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		// Bodies have their own deadline (Config.ReadTimeout, set per
 		// request so it does not cut the scoring that follows); idle
@@ -187,6 +202,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration
 	case <-ctx.Done():
 	}
 	s.draining.Store(true)
+	s.sm.ready.Set(0)
+	s.unreadyPause()
 	sctx, cancel := context.WithTimeout(context.Background(), drain)
 	defer cancel()
 	err := hs.Shutdown(sctx)

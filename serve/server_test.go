@@ -218,7 +218,8 @@ func TestOpenRLHFProtocol(t *testing.T) {
 	if err := json.Unmarshal(body, &got); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got.Rewards, []float64{1, 0.1, 1, 0}) || !reflect.DeepEqual(got.Scores, got.Rewards) {
+	// rewards are the sqlgym rewards, scores 0/1 correctness.
+	if !reflect.DeepEqual(got.Rewards, []float64{1, 0.1, 1, 0}) || !reflect.DeepEqual(got.Scores, []float64{1, 0, 1, 0}) {
 		t.Fatalf("rewards %v scores %v", got.Rewards, got.Scores)
 	}
 	if !reflect.DeepEqual(got.ExtraLogs["sqlgym_masked"], []float64{0, 0, 0, 1}) ||
@@ -226,7 +227,7 @@ func TestOpenRLHFProtocol(t *testing.T) {
 		t.Fatalf("extra_logs %v", got.ExtraLogs)
 	}
 	resp, body = post(t, hs.URL+"/get_reward", OpenRLHFRequest{Query: []string{"a", "b"}, Labels: []string{"orders"}})
-	if resp.StatusCode != 400 || !strings.Contains(string(body), "--label_key") {
+	if resp.StatusCode != 400 || !strings.Contains(string(body), "--data.label_key") {
 		t.Fatalf("labels missing: %d %s", resp.StatusCode, body)
 	}
 }

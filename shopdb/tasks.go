@@ -3,6 +3,7 @@ package shopdb
 import (
 	"bytes"
 	_ "embed"
+	"os"
 
 	"github.com/sqlgym/sqlgym"
 )
@@ -27,10 +28,30 @@ func Tasks() ([]sqlgym.Task, error) {
 }
 
 // LoadTasks reads a task file, or the built-in task set when path is the
-// name "shop": the one way every command resolves --tasks.
+// name "shop" (write ./shop for a file of that name): the one way every
+// command resolves a task file it is given (--tasks, --band, author's
+// --out when it screens).
 func LoadTasks(path string) ([]sqlgym.Task, error) {
+	tasks, _, err := LoadTaskFile(path)
+	return tasks, err
+}
+
+// LoadTaskFile is LoadTasks that also returns the bytes it read, for a
+// command that records the task file's hash.
+func LoadTaskFile(path string) ([]sqlgym.Task, []byte, error) {
+	var b []byte
 	if path == Name {
-		return Tasks()
+		b = tasksJSONL
+	} else {
+		var err error
+		if b, err = os.ReadFile(path); err != nil {
+			return nil, nil, sqlgym.Userf("give a JSONL task file (sqlgym import and sqlgym author write one), or "+Name+" for the built-in set",
+				"read task file: %v", err)
+		}
 	}
-	return sqlgym.ReadTasks(path)
+	tasks, err := sqlgym.DecodeTasks(bytes.NewReader(b), path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tasks, bytes.Clone(b), nil
 }

@@ -55,9 +55,11 @@ func benchBirdBatch(b *testing.B, ctx context.Context, cat *catalog.Catalog, bat
 	}
 	b.Run("verify", func(b *testing.B) {
 		before := total(dbs.calls)
+		cpu := selfCPU()
 		for b.Loop() {
 			v.VerifyBatch(ctx, batch.Answers)
 		}
+		reportCPU(b, cpu)
 		b.ReportMetric(float64(len(batch.Answers)), "answers/op")
 		b.ReportMetric(float64(total(dbs.calls)-before)/float64(b.N), "statements/op")
 	})
@@ -70,5 +72,6 @@ func benchBirdBatch(b *testing.B, ctx context.Context, cat *catalog.Catalog, bat
 	for _, t := range batch.Tasks {
 		golds = append(golds, t.SQL)
 	}
-	benchFloors(b, ctx, cat, url, warmDistinct(sqlgym.DialectSQLite, golds, batch.Answers), v.Config().Concurrency)
+	benchFloors(b, ctx, cat, url, warmDistinct(sqlgym.DialectSQLite, golds, batch.Answers), v.Config().Concurrency,
+		func() { v.VerifyBatch(ctx, batch.Answers) })
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
@@ -99,14 +100,17 @@ func benchVerify(b *testing.B, cat *catalog.Catalog, golds []string, db string) 
 	v.VerifyBatch(ctx, answers) // warm: golds cached, pools open
 	b.Run("verify", func(b *testing.B) {
 		before := total(dbs.calls)
+		cpu := selfCPU()
 		for b.Loop() {
 			v.VerifyBatch(ctx, answers)
 		}
+		reportCPU(b, cpu)
 		b.ReportMetric(float64(len(answers)), "answers/op")
 		b.ReportMetric(float64(total(dbs.calls)-before)/float64(b.N), "statements/op")
 	})
 	url, _ := cat.Resolve(db)
-	benchFloors(b, ctx, cat, url, warmDistinct(sqlgym.URLDialect(url), golds, answers), v.Config().Concurrency)
+	benchFloors(b, ctx, cat, url, warmDistinct(sqlgym.URLDialect(url), golds, answers), v.Config().Concurrency,
+		func() { v.VerifyBatch(ctx, answers) })
 }
 
 // warmDistinct is what a warm verifier must run of a batch: its distinct
@@ -137,26 +141,17 @@ func warmDistinct(d sqlgym.Dialect, golds []string, answers []verify.Answer) []s
 // execute-distinct-c: "C SQLite running each distinct query once"). They
 // run on as many goroutines as the verifier, so the ratios measure the
 // verifier's own work, not parallelism.
-func benchFloors(b *testing.B, ctx context.Context, cat *catalog.Catalog, url string, distinct []string, workers int) {
+func benchFloors(b *testing.B, ctx context.Context, cat *catalog.Catalog, url string, distinct []string, workers int, verifyOnce func()) {
 	eng, err := cat.EngineURL(ctx, url)
 	if err != nil {
 		b.Fatal(err)
 	}
 	runAll := func(b *testing.B, query func(q string)) {
+		cpu := selfCPU()
 		for b.Loop() {
-			var wg sync.WaitGroup
-			var next atomic.Int64
-			for w := 0; w < workers; w++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := int(next.Add(1) - 1); i < len(distinct); i = int(next.Add(1) - 1) {
-						query(distinct[i])
-					}
-				}()
-			}
-			wg.Wait()
+			runDistinct(distinct, workers, query)
 		}
+		reportCPU(b, cpu)
 		b.ReportMetric(float64(len(distinct)), "queries/op")
 	}
 	b.Run("execute-distinct", func(b *testing.B) {
@@ -175,13 +170,47 @@ func benchFloors(b *testing.B, ctx context.Context, cat *catalog.Catalog, url st
 		defer r.Close()
 		pool <- r
 	}
-	b.Run("execute-distinct-c", func(b *testing.B) {
-		runAll(b, func(q string) {
-			r := <-pool
-			r.Count(q)
-			pool <- r
-		})
+	inC := func(q string) {
+		r := <-pool
+		r.Count(q)
+		pool <- r
+	}
+	b.Run("execute-distinct-c", func(b *testing.B) { runAll(b, inC) })
+	// The ratio itself, measured side by side: each iteration verifies the
+	// batch and then runs its distinct statements in C, so a change in the
+	// machine's load between the two separate runs above cannot tilt it.
+	b.Run("verify-vs-c", func(b *testing.B) {
+		var vWall, cWall, vCPU, cCPU time.Duration
+		for b.Loop() {
+			t0, u0 := time.Now(), selfCPU()
+			verifyOnce()
+			t1, u1 := time.Now(), selfCPU()
+			runDistinct(distinct, workers, inC)
+			vWall, vCPU = vWall+t1.Sub(t0), vCPU+u1-u0
+			cWall, cCPU = cWall+time.Since(t1), cCPU+selfCPU()-u1
+		}
+		b.ReportMetric(float64(vWall)/float64(cWall), "wall-ratio")
+		if cCPU > 0 {
+			b.ReportMetric(float64(vCPU)/float64(cCPU), "cpu-ratio")
+		}
 	})
+}
+
+// runDistinct runs each statement once, on as many goroutines as the
+// verifier uses.
+func runDistinct(distinct []string, workers int, query func(q string)) {
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(distinct); i = int(next.Add(1) - 1) {
+				query(distinct[i])
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // BenchmarkGRPOBatchShop verifies a 512-answer batch on the shop database.

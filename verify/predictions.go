@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/jsonl"
 )
 
 // Prediction is one line of a predictions file.
@@ -34,7 +35,7 @@ func ReadPredictions(path string) ([]Answer, error) {
 func DecodePredictions(r io.Reader, name string) ([]Answer, error) {
 	var out []Answer
 	next := map[string]int{}
-	err := sqlgym.ScanJSONL(r, name, func(_ int, b []byte) error {
+	_, err := jsonl.Scan(r, name, jsonl.Strict, func(_ int, b []byte) error {
 		var p Prediction
 		if err := json.Unmarshal(b, &p); err != nil {
 			return fmt.Errorf("not a JSON prediction: %w", err)

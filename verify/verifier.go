@@ -12,6 +12,7 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/failure"
 	"github.com/sqlgym/sqlgym/internal/memo"
+	"github.com/sqlgym/sqlgym/sqltext"
 	"github.com/sqlgym/sqlgym/verify/compare"
 	"github.com/sqlgym/sqlgym/verify/extract"
 )
@@ -140,6 +141,19 @@ type goldEntry struct {
 
 	mu       sync.Mutex
 	prepared map[prepKey]*compare.Gold
+	// textKey is the gold's text as the result cache keys it
+	// (sqltext.Key), made once: every batch looks answers up by it.
+	textKey string
+}
+
+// key returns the gold's cache key for the dialect of url.
+func (ge *goldEntry) key(url, sql string) string {
+	ge.mu.Lock()
+	defer ge.mu.Unlock()
+	if ge.textKey == "" {
+		ge.textKey = sqltext.Key(sqlgym.URLDialect(url), sql)
+	}
+	return ge.textKey
 }
 
 // New builds a verifier over the tasks.
@@ -214,7 +228,11 @@ func (v *Verifier) modes() []compare.Mode {
 // results are computed once per task and database variant.
 func (v *Verifier) VerifyBatch(ctx context.Context, answers []Answer) []Result {
 	results := make([]Result, len(answers))
-	jobs := make([]*answerJob, 0, len(answers))
+	var (
+		jobs      []*answerJob
+		leads     = make(map[jobKey]*answerJob, len(answers)/4+1)
+		followers []follower
+	)
 	for i, a := range answers {
 		r := &results[i]
 		r.TaskID, r.Sample = a.TaskID, a.Sample
@@ -248,12 +266,75 @@ func (v *Verifier) VerifyBatch(ctx context.Context, answers []Answer) []Result {
 			sql = ex.SQL
 		}
 		r.SQL = sql
-		jobs = append(jobs, &answerJob{res: r, task: task, sql: sql, rerun: a.Rerun})
+		// Sampling repeats itself: of a task's 16 answers, most are the
+		// same text. Answers with the same task and text share one job
+		// and its verdict; planning and judging are per distinct text.
+		k := jobKey{task, sql, a.Rerun}
+		if lead, ok := leads[k]; ok {
+			followers = append(followers, follower{r, lead})
+			continue
+		}
+		j := &answerJob{res: r, task: task, sql: sql, rerun: a.Rerun}
+		leads[k] = j
+		jobs = append(jobs, j)
 	}
 	if len(jobs) > 0 {
 		v.run(ctx, jobs)
 	}
+	// The followers' reward and score values, in one allocation.
+	vals := make([]float64, 0, 2*len(followers))
+	for _, f := range followers {
+		vals = f.res.share(f.lead.res, vals)
+	}
 	return results
+}
+
+// jobKey identifies answers that must get the same verdict.
+type jobKey struct {
+	task  *sqlgym.Task
+	sql   string
+	rerun bool
+}
+
+// follower is an answer judged as the lead job with the same jobKey.
+type follower struct {
+	res  *Result
+	lead *answerJob
+}
+
+// share gives r the verdict of lead, an answer with the same task and
+// SQL. The reward and score are copied into vals, not shared, so results
+// stay independent values; it returns vals extended.
+func (r *Result) share(lead *Result, vals []float64) []float64 {
+	id, sample := r.TaskID, r.Sample
+	*r = *lead
+	r.TaskID, r.Sample = id, sample
+	r.Reward, vals = clonePtr(lead.Reward, vals)
+	r.Score, vals = clonePtr(lead.Score, vals)
+	if lead.Modes != nil {
+		r.Modes = make(map[string]ModeVerdict, len(lead.Modes))
+		for m, mv := range lead.Modes {
+			mv.Reward, vals = clonePtr(mv.Reward, vals)
+			mv.Score, vals = clonePtr(mv.Score, vals)
+			r.Modes[m] = mv
+		}
+	}
+	return vals
+}
+
+// clonePtr copies *p into vals and points at the copy. vals never grows
+// (so pointers into it stay valid): once it is full (per-mode values),
+// each copy gets an allocation of its own.
+func clonePtr(p *float64, vals []float64) (*float64, []float64) {
+	if p == nil {
+		return nil, vals
+	}
+	if len(vals) == cap(vals) {
+		x := *p
+		return &x, vals
+	}
+	vals = append(vals, *p)
+	return &vals[len(vals)-1], vals
 }
 
 func (v *Verifier) finish(r *Result, o sqlgym.Outcome, detail string) {

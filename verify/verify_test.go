@@ -359,3 +359,44 @@ func TestPublicScorerVerdictsOnDefog(t *testing.T) {
 		t.Errorf("testsuite with keep-distinct: %s, want wrong", r.Outcome)
 	}
 }
+
+// Repeated answers (same task, same text) share one job: each still gets
+// its own result, with its own sample number and its own reward value,
+// equal to what it gets verified alone, under every mode.
+func TestRepeatedAnswersShareAVerdict(t *testing.T) {
+	dbs := newCounting(t, catalog.Config{CacheDir: t.TempDir()})
+	v := verify.New(dbs, shopTasks(), verify.Config{AllModes: true})
+	ctx := context.Background()
+	texts := []string{"SELECT count(*) FROM orders", "SELECT count(*) + 1 FROM orders", "SELECT nope FROM orders"}
+	var batch []verify.Answer
+	for i := 0; i < 12; i++ {
+		batch = append(batch, verify.Answer{TaskID: "orders", Sample: i, SQL: texts[i%3]})
+	}
+	batch = append(batch, verify.Answer{TaskID: "top", Sample: 12, SQL: texts[0]})
+	res := v.VerifyBatch(ctx, batch)
+	for i, r := range res {
+		a := batch[i]
+		alone := v.Verify(ctx, a)
+		if r.Sample != a.Sample || r.TaskID != a.TaskID || r.SQL != a.SQL {
+			t.Fatalf("result %d is (%s, %d, %q), want (%s, %d, %q)", i, r.TaskID, r.Sample, r.SQL, a.TaskID, a.Sample, a.SQL)
+		}
+		if r.Outcome != alone.Outcome || !sameReward(r.Reward, alone.Reward) || len(r.Modes) != len(alone.Modes) {
+			t.Fatalf("result %d: %s reward %v modes %d; alone %s reward %v modes %d",
+				i, r.Outcome, fmtp(r.Reward), len(r.Modes), alone.Outcome, fmtp(alone.Reward), len(alone.Modes))
+		}
+		for m, mv := range alone.Modes {
+			if got := r.Modes[m]; got.Outcome != mv.Outcome || !sameReward(got.Reward, mv.Reward) {
+				t.Fatalf("result %d mode %s: %s, alone %s", i, m, got.Outcome, mv.Outcome)
+			}
+		}
+	}
+	if res[12].Outcome != sqlgym.OutcomeWrong {
+		t.Fatalf("the same text for another task shares nothing: got %s", res[12].Outcome)
+	}
+	// Results are independent values: changing one reward leaves the
+	// others as they were.
+	*res[0].Reward = 42
+	if *res[3].Reward == 42 {
+		t.Fatal("two results share one reward value")
+	}
+}

@@ -1,6 +1,9 @@
 package duckdb
 
 import (
+	"database/sql"
+	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"testing"
@@ -40,5 +43,36 @@ func TestIntervalTextFallback(t *testing.T) {
 		if got := intervalText(c.iv); got != c.want {
 			t.Errorf("intervalText(%+v) = %q, want %q", c.iv, got, c.want)
 		}
+	}
+}
+
+// A model's answer cannot make its worker restart by naming a column
+// after DuckDB's fatal-error wording: the error's type decides.
+func TestFatalErrorIsDecidedByType(t *testing.T) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{
+		`SELECT "FATAL Error: database has been invalidated"`,
+		`SELECT "INTERNAL Error" FROM range(1)`,
+		`SELECT CAST('FATAL Error invalidated' AS INTEGER)`,
+	} {
+		_, err := db.Exec(q)
+		if err == nil {
+			t.Fatalf("%s: ran", q)
+		}
+		if fatalError(err) {
+			t.Errorf("%s: %v counted as fatal", q, err)
+		}
+	}
+	for _, typ := range []duck.ErrorType{duck.ErrorTypeFatal, duck.ErrorTypeInternal} {
+		if !fatalError(fmt.Errorf("query: %w", &duck.Error{Type: typ, Msg: "x"})) {
+			t.Errorf("type %v not counted as fatal", typ)
+		}
+	}
+	if !fatalError(errors.New("FATAL Error: untyped")) || fatalError(errors.New(`Binder Error: column "FATAL Error"`)) {
+		t.Error("untyped errors are read at their start only")
 	}
 }

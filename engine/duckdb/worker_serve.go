@@ -195,16 +195,22 @@ func fingerprint(ctx context.Context, p *pool, q string) (string, error) {
 // fatalError reports a DuckDB error after which the instance cannot be
 // trusted: an internal error (a DuckDB bug) or a fatal one (DuckDB
 // invalidates the database and fails every later statement).
+//
+// A DuckDB error's type decides, never its text: the text quotes the
+// model's own identifiers and literals (`SELECT "FATAL Error"` fails
+// with a binder error naming that column), and a message match would let
+// any answer force a worker restart. Only an error DuckDB did not type
+// is read, and then only its start, where DuckDB puts the type.
 func fatalError(err error) bool {
-	var de *duck.Error
-	if errors.As(err, &de) && (de.Type == duck.ErrorTypeFatal || de.Type == duck.ErrorTypeInternal) {
-		return true
-	}
 	if err == nil {
 		return false
 	}
+	var de *duck.Error
+	if errors.As(err, &de) {
+		return de.Type == duck.ErrorTypeFatal || de.Type == duck.ErrorTypeInternal
+	}
 	msg := err.Error()
-	return strings.Contains(msg, "INTERNAL Error") || strings.Contains(msg, "FATAL Error") || strings.Contains(msg, "invalidated")
+	return strings.HasPrefix(msg, "INTERNAL Error") || strings.HasPrefix(msg, "FATAL Error")
 }
 
 // parseSize reads a DuckDB memory size such as "1GB", "512 MiB" or

@@ -46,6 +46,10 @@ func (c *conn) arm(ctx context.Context, lim sqlgym.Limits) (disarm func()) {
 	if d, ok := ctx.Deadline(); ok {
 		g.caller_ns = C.int64_t(now + max(time.Until(d).Nanoseconds(), 1))
 	}
+	if ctx.Done() == nil {
+		// A context that can never be cancelled needs no watcher.
+		return func() { g.stmt = nil }
+	}
 	var mu sync.Mutex
 	armed := true
 	stop := context.AfterFunc(ctx, func() {

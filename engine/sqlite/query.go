@@ -133,6 +133,7 @@ func (e *Engine) run(ctx context.Context, c *conn, sql string, lim sqlgym.Limits
 	for i := range res.Columns {
 		res.Columns[i] = stmt.columnName(i)
 	}
+	var slab []sqlgym.Value
 	for {
 		ok, err := stmt.next()
 		if err != nil {
@@ -154,7 +155,13 @@ func (e *Engine) run(ctx context.Context, c *conn, sql string, lim sqlgym.Limits
 			testHookRow()
 		}
 		cells := stmt.row()
-		row := make([]sqlgym.Value, ncol)
+		// Rows are cut from slabs of cells: one allocation for many
+		// small rows instead of one each.
+		if len(slab) < ncol {
+			slab = make([]sqlgym.Value, ncol*min(max(len(res.Rows), 8), 256))
+		}
+		row := slab[:ncol:ncol]
+		slab = slab[ncol:]
 		for i := range row {
 			row[i] = value(&cells[i])
 			res.Bytes += int64(row[i].Size())

@@ -5,27 +5,23 @@ lists and describes tables, runs queries in the database's sandbox and
 submits one final query, which the server's verifier judges. Three layers:
 
 - EpisodeClient: the HTTP episode API (POST /v1/episodes, .../step, DELETE).
-- SqlgymVerlTool: a tool with verl's BaseTool interface (create, execute,
-  calc_reward, release). One class serves the four tools (list_tables,
-  describe_table, run_sql, submit); the tool's name comes from its schema.
-  Tools created with the same instance_id share one episode, as verl's
-  multi-turn rollout creates every tool of a trajectory with the request id.
+- verl: see sqlgym_verl.py (an agent loop that drives this client).
 - SqlgymEnvironment: a class for TRL's GRPOTrainer(environment_factory=...):
   reset(**row) opens an episode of row["task_id"], the public methods are
-  the tools, get_reward() is the episode's reward.
+  the tools (each call one partial step: a turn is a whole assistant
+  message, which TRL bounds with max_tool_calling_iterations), get_reward()
+  is the episode's reward (None when there is none: TRL drops it).
 
 The server's address comes from the url argument or $SQLGYM_URL.
 """
 
 import json
 import os
-import threading
 import time
 import urllib.error
 import urllib.request
-import uuid
 
-__all__ = ["EpisodeClient", "SqlgymVerlTool", "SqlgymEnvironment", "TOOL_SCHEMAS", "trl_environment_reward"]
+__all__ = ["EpisodeClient", "SqlgymEnvironment", "TOOL_SCHEMAS", "trl_environment_reward"]
 
 
 class EpisodeError(RuntimeError):
@@ -48,19 +44,28 @@ class EpisodeClient:
         self.timeout = timeout
         self.retry_for = retry_for
 
-    def start(self, task_id, protocol=None):
-        """Open an episode: {"episode_id", "protocol", "max_turns", "messages", "tools"?}."""
+    def start(self, task_id, protocol=None, mode=None):
+        """Open an episode: {"episode_id", "protocol", "max_turns", "messages", "tools"?}.
+
+        mode "eval" opens a validation episode (a held-out task, scored by
+        `sqlgym serve --eval-holdout`)."""
         body = {"task_id": task_id}
         if protocol:
             body["protocol"] = protocol
+        if mode:
+            body["mode"] = mode
         return self._call("POST", "/v1/episodes", body)
 
-    def step(self, episode_id, message, finish_reason=None, completion_tokens=None):
+    def step(self, episode_id, message, finish_reason=None, completion_tokens=None, partial=False):
         """Send the assistant's message (a dict with content and/or tool_calls).
 
-        Returns {"observations", "done", "turn", "reward", "outcome"?, ...}.
+        partial=True sends one tool call of a message the caller sees only
+        call by call: it costs no turn. Returns {"observations", "done",
+        "turn", "reward", "outcome"?, ...}.
         """
         body = {"message": message}
+        if partial:
+            body["partial"] = True
         if finish_reason:
             body["finish_reason"] = finish_reason
         if completion_tokens:
@@ -119,121 +124,33 @@ TOOL_SCHEMAS = {
         {"sql": {"type": "string", "description": "the final SQL query"}}, ["sql"]),
 }
 
-try:  # Subclass verl's BaseTool when verl is installed; the shim needs none of it.
-    from verl.tools.base_tool import BaseTool as _VerlBase  # type: ignore
-except Exception:  # noqa: BLE001 - any import failure means "no verl"
-    _VerlBase = object
-
-
-class _Shared:
-    """Episodes shared by the tools of one trajectory, keyed by instance id."""
-
-    lock = threading.Lock()
-    episodes = {}  # instance_id -> {"id", "users", "result", "call"}
-
-
-class SqlgymVerlTool(_VerlBase):
-    """One sqlgym tool for verl's multi-turn rollout.
-
-    config: {"url": server (default $SQLGYM_URL), "tool": name when no schema
-    is given}. create(instance_id, task_id=...) opens the trajectory's
-    episode (or joins it); execute runs this tool as one step and returns
-    (observation text, step reward, metrics); the step reward is the
-    episode's reward on the step that ends it, else 0.0; calc_reward is the
-    episode's reward once it has ended (0.0 before, and for a null reward);
-    release drops the tool's share and, with the last one, ends an episode
-    still open.
-    """
-
-    def __init__(self, config=None, tool_schema=None):
-        self.config = dict(config or {})
-        if tool_schema is None:
-            tool_schema = TOOL_SCHEMAS[self.config.get("tool", "run_sql")]
-        self.tool_schema = tool_schema
-        fn = tool_schema.function if hasattr(tool_schema, "function") else tool_schema["function"]
-        self.name = fn.name if hasattr(fn, "name") else fn["name"]
-        if self.name not in TOOL_SCHEMAS:
-            raise ValueError("unknown sqlgym tool %r (tools: %s)" % (self.name, ", ".join(TOOL_SCHEMAS)))
-        self.client = EpisodeClient(self.config.get("url"))
-
-    def get_openai_tool_schema(self):
-        return self.tool_schema
-
-    async def create(self, instance_id=None, task_id=None, protocol="tools", **kwargs):
-        if instance_id is None:
-            instance_id = str(uuid.uuid4())
-        if task_id is None:
-            task_id = (kwargs.get("create_kwargs") or {}).get("task_id")
-        with _Shared.lock:
-            ep = _Shared.episodes.get(instance_id)
-            if ep is not None:
-                ep["users"] += 1
-                return instance_id
-        if not task_id:
-            raise ValueError("sqlgym tool: create needs task_id (put it in the dataset's tools_kwargs create_kwargs)")
-        opened = self.client.start(task_id, protocol)
-        with _Shared.lock:
-            ep = _Shared.episodes.setdefault(instance_id, {"id": opened["episode_id"], "users": 0, "result": None, "call": 0})
-            ep["users"] += 1
-            if ep["id"] != opened["episode_id"]:  # another tool opened it first
-                self.client.end(opened["episode_id"])
-        return instance_id
-
-    async def execute(self, instance_id, parameters, **kwargs):
-        ep = _Shared.episodes[instance_id]
-        if ep["result"] is not None:
-            return "The episode is over.", 0.0, {}
-        with _Shared.lock:
-            ep["call"] += 1
-            call_id = "%s-%d" % (self.name, ep["call"])
-        if isinstance(parameters, str):
-            arguments = parameters
-        else:
-            arguments = json.dumps(parameters or {})
-        msg = {"role": "assistant", "content": "", "tool_calls": [
-            {"id": call_id, "type": "function", "function": {"name": self.name, "arguments": arguments}}]}
-        res = self.client.step(ep["id"], msg)
-        text = "\n".join(o["content"] for o in res["observations"])
-        reward = 0.0
-        if res["done"]:
-            ep["result"] = res
-            reward = float(res["reward"] or 0.0)
-            text = (text + "\n" if text else "") + "Outcome: %s." % res["outcome"]
-        return text, reward, {"turn": res["turn"], "done": res["done"]}
-
-    async def calc_reward(self, instance_id, **kwargs):
-        ep = _Shared.episodes.get(instance_id)
-        if not ep or ep["result"] is None:
-            return 0.0
-        return float(ep["result"]["reward"] or 0.0)
-
-    async def release(self, instance_id, **kwargs):
-        with _Shared.lock:
-            ep = _Shared.episodes.get(instance_id)
-            if ep is None:
-                return
-            ep["users"] -= 1
-            if ep["users"] > 0:
-                return
-            del _Shared.episodes[instance_id]
-        if ep["result"] is None:
-            try:
-                self.client.end(ep["id"])
-            except EpisodeError:
-                pass  # expired already: nothing to end
-
-
 class SqlgymEnvironment:
     """A sqlgym episode as a TRL environment (GRPOTrainer environment_factory).
 
-    TRL makes one instance per rollout, calls reset(**row) with the dataset
-    row before generating, and offers the public methods below as tools. The
-    dataset row must hold task_id; reset returns the episode's opening user
-    message (schema and question), which TRL adds to the row's prompt, so the
-    prompt itself can be just the system instruction. get_reward() ends the
-    episode if the model never submitted and returns its reward (a null
-    reward, for a truncated turn or an outage, is 0.0 and sets reward_is_null
-    so a reward function can drop the sample).
+    TRL (0.29 to 1.9) makes one instance per rollout, calls reset(**row)
+    with the dataset row before generating, and offers the public methods
+    below as tools; since 1.8 it also calls get_reward() once per rollout
+    as a reward source of its own (trl/trainer/grpo_trainer.py).
+
+    The prompt. TRL appends reset()'s text to the row's last prompt
+    message. The agent export (`sqlgym export --agent --format trl`) puts
+    the episode's opening messages (system with the tool instructions, then
+    the user message with schema and question) in the row's prompt, so
+    reset() returns None and TRL adds nothing. A row without a prompt (or
+    with an empty user message) gets the opening as reset()'s text. A row
+    whose prompt is something else, such as a single-turn export's "answer
+    in a sql block" prompt, is refused: the model would read two
+    contradictory sets of instructions.
+
+    A turn. The server counts a turn per assistant message, whatever its
+    number of tool calls. TRL runs a message's calls one method call at a
+    time, so each is sent as a partial step, which costs no turn; bound the
+    messages with GRPOConfig(max_tool_calling_iterations=MAX_TURNS - 1)
+    (the generation after the last tool round is the last turn). The
+    server ends an episode after max_turns x 8 calls all the same.
+
+    Rows with split "holdout" (sqlgym export --split holdout, TRL's
+    eval_dataset) open evaluation episodes (`sqlgym serve --eval-holdout`).
     """
 
     def __init__(self, url=None, protocol="tools"):
@@ -241,18 +158,19 @@ class SqlgymEnvironment:
         self.protocol = protocol
         self.episode_id = None
         self.result = None
-        self.reward_is_null = False
+        self.messages = []
 
     def reset(self, **kwargs):
         task_id = kwargs.get("task_id")
         if not task_id:
-            raise ValueError("SqlgymEnvironment.reset needs the row's task_id")
+            raise ValueError("SqlgymEnvironment.reset needs the row's task_id: export the dataset with `sqlgym export --agent --format trl`")
         if self.episode_id and self.result is None:
             self._end()
-        opened = self.client.start(task_id, self.protocol)
-        self.episode_id, self.result, self.reward_is_null = opened["episode_id"], None, False
+        mode = "eval" if kwargs.get("split") == "holdout" else None
+        opened = self.client.start(task_id, self.protocol, mode)
+        self.episode_id, self.result = opened["episode_id"], None
         self.messages = opened["messages"]
-        return self.messages[-1]["content"]
+        return opening_text(kwargs.get("prompt"), self.messages, task_id)
 
     def list_tables(self) -> str:
         """List the database's tables with their row counts.
@@ -295,13 +213,20 @@ class SqlgymEnvironment:
         """
         return self._call("submit", {"sql": sql})
 
-    def get_reward(self) -> float:
+    def get_reward(self):
+        """The episode's reward, judging it first if the model never
+        submitted; None when it has none (a truncated turn, a broken gold,
+        an expired episode): TRL turns None into NaN and leaves the rollout
+        out, where a 0 would teach it. A database outage raises (the
+        client retries first), so it is never scored."""
         if self.result is None and self.episode_id:
             self._end()
-        if self.result is None or self.result.get("reward") is None:
-            self.reward_is_null = self.result is not None
-            return 0.0
-        return float(self.result["reward"])
+        if self.result is None:
+            return None
+        if self.result.get("outcome") == "infra_error":
+            raise EpisodeError(503, "the database failed during the episode: %s" % self.result.get("detail", ""))
+        reward = self.result.get("reward")
+        return None if reward is None else float(reward)
 
     def _call(self, name, args):
         if self.episode_id is None:
@@ -310,7 +235,7 @@ class SqlgymEnvironment:
             return "The episode is over."
         msg = {"role": "assistant", "content": "", "tool_calls": [
             {"id": name, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]}
-        res = self.client.step(self.episode_id, msg)
+        res = self.client.step(self.episode_id, msg, partial=True)
         text = "\n".join(o["content"] for o in res["observations"])
         if res["done"]:
             self.result = res
@@ -326,6 +251,52 @@ class SqlgymEnvironment:
             self.result = {"reward": None, "outcome": "expired", "done": True}
 
 
+def _same_messages(prompt, opening):
+    if not isinstance(prompt, list) or len(prompt) != len(opening):
+        return False
+    return all(isinstance(m, dict) and m.get("role") == o["role"] and m.get("content") == o["content"]
+               for m, o in zip(prompt, opening))
+
+
+def opening_text(prompt, opening, task_id="?"):
+    """What reset() returns for TRL to append to the row's last prompt
+    message: None when the prompt is already the episode's opening; the
+    opening's text when the prompt has no user text yet; else a ValueError
+    naming the fix."""
+    if _same_messages(prompt, opening):
+        return None
+    msgs = prompt if isinstance(prompt, list) else []
+    users = [m for m in msgs if isinstance(m, dict) and m.get("role") == "user" and m.get("content")]
+    if (prompt is None or isinstance(prompt, list)) and not users:
+        system = [o["content"] for o in opening if o["role"] == "system"]
+        if any(isinstance(m, dict) and m.get("role") == "system" and m.get("content") in system for m in msgs):
+            system = []  # the row already holds the episode's system message
+        return "\n\n".join(system + [o["content"] for o in opening if o["role"] == "user"])
+    raise ValueError(
+        "task %s: the row's prompt is not the episode's opening messages, so the model would read two sets of "
+        "instructions; export the dataset with `sqlgym export --agent --format trl` (the prompt is the opening "
+        "the server renders), with the same --schema and --prompt-template as `sqlgym serve`" % task_id)
+
+
+def _trl_version():
+    try:
+        from importlib.metadata import version
+        return tuple(int(p) for p in version("trl").split(".")[:2])
+    except Exception:  # noqa: BLE001 - not installed, or an odd version string
+        return None
+
+
 def trl_environment_reward(environments, **kwargs):
-    """A TRL reward function: each rollout's episode reward."""
+    """Deprecated. Before TRL 1.8 this was the reward function of an
+    environment_factory run. Since TRL 1.8, GRPOTrainer scores every rollout
+    with the environment's get_reward() itself (one reward source, weight
+    1), so adding this function counted the reward twice: with TRL 1.8 or
+    later (or TRL not installed) it returns None for every rollout, which
+    TRL ignores, and warns. Drop it from reward_funcs."""
+    import warnings
+    v = _trl_version()
+    if v is None or v >= (1, 8):
+        warnings.warn("trl_environment_reward is deprecated: TRL >= 1.8 already scores rollouts with "
+                      "SqlgymEnvironment.get_reward(); remove it from reward_funcs", DeprecationWarning, stacklevel=2)
+        return [None for _ in environments]
     return [env.get_reward() for env in environments]

@@ -4,19 +4,24 @@ Standard library only. Every reward comes from the server, which scores
 with the same verifier as ``sqlgym verify`` and ``sqlgym eval``; this file
 only moves answers and rewards between a trainer and the server.
 
-Set SQLGYM_URL (default http://127.0.0.1:8421) or pass url= to the
-factories. A reward is None (TRL) or 0.0 flagged as masked (verl,
-OpenRLHF) when it must not be learned from: a reply cut off by the token
-limit, or a task whose gold fails. A database outage is never a reward:
-the client retries, then raises, and the training step stops.
+Set SQLGYM_URL (default http://127.0.0.1:8421) or pass url=. A reward is
+None (TRL) or 0.0 flagged as masked (verl, OpenRLHF) when it must not be
+learned from: a reply cut off by the token limit, or a task whose gold
+fails. A database outage is never a reward: the client retries, then
+raises, and the training step stops. Rows of a validation export
+(``sqlgym export --split holdout``, column split "holdout") are sent as
+evaluation requests ("mode": "eval"), which ``sqlgym serve --eval-holdout``
+scores and counts apart.
 
-  TRL       reward_funcs=[sqlgym_reward]  (or make_trl_reward(...), or
-            sqlgym_reward_async); the dataset needs a ``task_id`` column
-            (sqlgym export --format trl).
-  verl      custom_reward_function.path=<this file>, .name=compute_score
-            (or compute_score_batch with the batch reward manager).
-  OpenRLHF  --remote_rm_url <this file> (reward_func), or
-            --remote_rm_url http://HOST:8421/get_reward --label_key task_id.
+  TRL       reward_funcs=[SqlgymReward(eos_token_id=..., max_completion_length=...)]
+            (picklable, so AsyncGRPOTrainer's spawned worker takes it), or
+            the module-level sqlgym_reward / sqlgym_reward_async; the dataset
+            needs a ``task_id`` column (sqlgym export --format trl).
+  verl      sqlgym_verl.py (reward.custom_reward_function.path/name and
+            the multi-turn agent loop).
+  OpenRLHF  --reward.remote_url <this file> (reward_func), or
+            --reward.remote_url http://HOST:8421/get_reward, with
+            --data.label_key label.
 
 See README.md beside this file for launch configurations.
 """
@@ -44,26 +49,45 @@ class SqlgymClient:
     is infra_error. A 400 is the caller's mistake and raises at once.
     """
 
-    def __init__(self, url=None, timeout=300.0, retry_for=300.0):
+    def __init__(self, url=None, timeout=300.0, retry_for=None):
         self.url = (url or os.environ.get("SQLGYM_URL") or DEFAULT_URL).rstrip("/")
         self.timeout = timeout
+        if retry_for is None:  # $SQLGYM_RETRY_FOR seconds, default 300
+            retry_for = float(os.environ.get("SQLGYM_RETRY_FOR") or 300.0)
         self.retry_for = retry_for
 
     def rewards(self, items):
         """Score items (dicts with task_id and completion or sql, and
-        optionally finish_reason); returns one result dict per item."""
+        optionally finish_reason and mode); returns one result dict per item."""
         if not items:
             return []
+
+        def attempt():
+            results = self._post("/v1/rewards", {"items": items})["results"]
+            if len(results) != len(items):
+                raise SqlgymError("%d results for %d items" % (len(results), len(items)))
+            failure = next((r["detail"] for r in results if r["outcome"] == "infra_error"), None)
+            return results, failure
+
+        return self._retrying(attempt)
+
+    def get_reward(self, queries, prompts, labels):
+        """OpenRLHF's remote reward protocol (POST /get_reward): the server
+        finds each reply in its query. A batch that met an outage is a 503,
+        retried like the others."""
+        body = {"query": list(queries), "prompts": list(prompts), "labels": list(labels)}
+        return self._retrying(lambda: (self._post("/get_reward", body), None))
+
+    def _retrying(self, attempt):
+        """Runs attempt() -> (answer, failure) until failure is None, for up
+        to retry_for seconds; 429, 503 and connection failures retry too."""
         deadline = time.monotonic() + self.retry_for
         wait = 1.0
         while True:
             try:
-                results = self._post("/v1/rewards", {"items": items})["results"]
-                if len(results) != len(items):
-                    raise SqlgymError("%d results for %d items" % (len(results), len(items)))
-                if not any(r["outcome"] == "infra_error" for r in results):
-                    return results
-                failure = next(r["detail"] for r in results if r["outcome"] == "infra_error")
+                answer, failure = attempt()
+                if failure is None:
+                    return answer
             except _Retry as e:
                 failure, wait = e.reason, max(e.after, 0.1)
             if time.monotonic() + wait > deadline:
@@ -143,59 +167,90 @@ def _truncated(ids, eos_token_id, max_completion_length):
 
 # ---- TRL ----------------------------------------------------------------
 
+HOLDOUT = "holdout"
 
-def _trl_items(completions, kwargs, eos_token_id, max_completion_length):
+
+def _trl_items(completions, kwargs, completion_ids, eos_token_id, max_completion_length):
     task_ids = kwargs.get("task_id")
     if task_ids is None:
         raise ValueError("the dataset has no task_id column: export it with `sqlgym export --format trl`")
     finish = kwargs.get("finish_reason")
-    ids = kwargs.get("completion_ids")
+    splits = kwargs.get("split")
     items = []
     for i, c in enumerate(completions):
         item = {"task_id": task_ids[i], "completion": completion_text(c)}
         if finish is not None and finish[i]:
             item["finish_reason"] = finish[i]
-        elif ids is not None and _truncated(ids[i], eos_token_id, max_completion_length):
+        elif completion_ids is not None and _truncated(completion_ids[i], eos_token_id, max_completion_length):
             item["finish_reason"] = "length"
+        if splits is not None and splits[i] == HOLDOUT:
+            # A validation row (TRL's eval_dataset from --split holdout).
+            item["mode"] = "eval"
         items.append(item)
     return items
 
 
+class SqlgymReward:
+    """A configured TRL reward function: an instance is the function.
+
+    GRPOTrainer calls it as reward_func(prompts=..., completions=...,
+    completion_ids=..., trainer_state=..., log_extra=..., log_metric=...,
+    **dataset_columns) and turns a None into NaN, which leaves the sample
+    out of the group's statistics (trl 1.9 grpo_trainer.py). Give
+    eos_token_id (tokenizer.eos_token_id) or max_completion_length so a reply
+    cut off by the limit gets None. Instances hold only plain values, so
+    they pickle: AsyncGRPOTrainer scores in a spawned process.
+    """
+
+    def __init__(self, url=None, eos_token_id=None, max_completion_length=None, client=None):
+        self.eos_token_id = eos_token_id
+        self.max_completion_length = max_completion_length
+        self.client = client or SqlgymClient(url)
+        # Trainers name a reward function by its __name__ in their logs.
+        self.__name__ = "sqlgym_reward"
+
+    def items(self, completions, completion_ids=None, **kwargs):
+        """The /v1/rewards items for one call."""
+        return _trl_items(completions, kwargs, completion_ids, self.eos_token_id, self.max_completion_length)
+
+    def __call__(self, prompts=None, completions=None, completion_ids=None, **kwargs):
+        return [r["reward"] for r in self.client.rewards(self.items(completions, completion_ids, **kwargs))]
+
+    async def acall(self, prompts=None, completions=None, completion_ids=None, **kwargs):
+        """The reward from asyncio code: the request runs in a worker thread."""
+        items = self.items(completions, completion_ids, **kwargs)
+        return [r["reward"] for r in await self.client.arewards(items)]
+
+
 def make_trl_reward(url=None, eos_token_id=None, max_completion_length=None, client=None):
-    """A TRL reward function. GRPOTrainer passes the dataset's columns
-    (task_id) and, in recent versions, completion_ids as keyword
-    arguments; give eos_token_id (tokenizer.eos_token_id) or
-    max_completion_length so a reply cut off by the limit gets None."""
-    cl = client or SqlgymClient(url)
-
-    def sqlgym_reward(prompts=None, completions=None, **kwargs):
-        items = _trl_items(completions, kwargs, eos_token_id, max_completion_length)
-        return [r["reward"] for r in cl.rewards(items)]
-
-    return sqlgym_reward
+    """Deprecated: use SqlgymReward(...), which is the same and pickles."""
+    return SqlgymReward(url, eos_token_id, max_completion_length, client)
 
 
 def make_trl_reward_async(url=None, eos_token_id=None, max_completion_length=None, client=None):
-    """make_trl_reward for trainers that await coroutine reward functions."""
-    cl = client or SqlgymClient(url)
+    """A coroutine reward function, for trainers that await them (TRL runs
+    coroutine reward functions concurrently). It is a closure, so it does
+    not pickle: give AsyncGRPOTrainer a SqlgymReward, which its worker runs
+    in a thread (an instance with an async __call__ would not be seen as a
+    coroutine function by inspect.iscoroutinefunction, which TRL asks)."""
+    reward = SqlgymReward(url, eos_token_id, max_completion_length, client)
 
-    async def sqlgym_reward_async(prompts=None, completions=None, **kwargs):
-        items = _trl_items(completions, kwargs, eos_token_id, max_completion_length)
-        return [r["reward"] for r in await cl.arewards(items)]
+    async def sqlgym_reward_async(prompts=None, completions=None, completion_ids=None, **kwargs):
+        return await reward.acall(prompts, completions, completion_ids, **kwargs)
 
     return sqlgym_reward_async
 
 
-def sqlgym_reward(prompts=None, completions=None, **kwargs):
+def sqlgym_reward(prompts=None, completions=None, completion_ids=None, **kwargs):
     """TRL reward function on SQLGYM_URL: one reward per completion, None
     for a truncated reply (finish_reason column, or SQLGYM_EOS_TOKEN_ID /
     SQLGYM_MAX_COMPLETION_LENGTH with completion_ids)."""
-    return _default_trl()(prompts=prompts, completions=completions, **kwargs)
+    return _default_trl()(prompts=prompts, completions=completions, completion_ids=completion_ids, **kwargs)
 
 
-async def sqlgym_reward_async(prompts=None, completions=None, **kwargs):
+async def sqlgym_reward_async(prompts=None, completions=None, completion_ids=None, **kwargs):
     """The async form of sqlgym_reward."""
-    return await _default_trl(asynchronous=True)(prompts=prompts, completions=completions, **kwargs)
+    return await _default_trl().acall(prompts, completions, completion_ids, **kwargs)
 
 
 def _env_int(name):
@@ -203,69 +258,47 @@ def _env_int(name):
     return int(v) if v else None
 
 
-def _default_trl(asynchronous=False):
-    make = make_trl_reward_async if asynchronous else make_trl_reward
-    return make(eos_token_id=_env_int("SQLGYM_EOS_TOKEN_ID"), max_completion_length=_env_int("SQLGYM_MAX_COMPLETION_LENGTH"))
+def _default_trl():
+    return SqlgymReward(eos_token_id=_env_int("SQLGYM_EOS_TOKEN_ID"), max_completion_length=_env_int("SQLGYM_MAX_COMPLETION_LENGTH"))
 
 
 # ---- verl ---------------------------------------------------------------
 
 
-def _verl_item(solution_str, ground_truth, extra_info):
-    info = extra_info or {}
-    if info.get("task_id"):
-        return {"task_id": info["task_id"], "completion": solution_str}
-    if info.get("db") and ground_truth:
-        return {"db": info["db"], "gold_sql": ground_truth, "completion": solution_str}
-    raise ValueError("extra_info has no task_id: export the dataset with `sqlgym export --format verl`")
-
-
-def _verl_score(result):
-    masked = result["reward"] is None
-    return {
-        "score": 0.0 if masked else float(result["reward"]),
-        "sqlgym_masked": 1.0 if masked else 0.0,
-        "sqlgym_correct": 1.0 if result["outcome"] == "correct" else 0.0,
-    }
-
-
 def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
-    """verl's custom reward function: a dict whose "score" is the reward
-    (0.0 when it must not be learned from, with sqlgym_masked 1.0)."""
-    return _verl_score(SqlgymClient().rewards([_verl_item(solution_str, ground_truth, extra_info)])[0])
+    """verl's custom reward function, kept for configurations that name
+    this file; sqlgym_verl.py is the verl 0.9 integration (its
+    compute_score is the coroutine the reward loop batches)."""
+    import sys
 
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:  # verl loads this file by path, not as a module
+        sys.path.insert(0, here)
+    from sqlgym_verl import compute_score_sync
 
-def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos, **kwargs):
-    """verl's batch reward manager form of compute_score: one request per
-    batch, so the server deduplicates the whole group."""
-    items = [_verl_item(s, g, e) for s, g, e in zip(solution_strs, ground_truths, extra_infos)]
-    return [_verl_score(r) for r in SqlgymClient().rewards(items)]
+    return compute_score_sync(data_source, solution_str, ground_truth, extra_info, **kwargs)
 
 
 # ---- OpenRLHF -----------------------------------------------------------
 
 
 def reward_func(queries, prompts, labels):
-    """OpenRLHF's custom reward function (--remote_rm_url this file,
-    --label_key task_id). The response is the query minus its prompt.
-    Returns rewards and scores (0.0 where no reward may be learned, flagged
-    in extra_logs.sqlgym_masked), as torch tensors when torch is present."""
-    items = []
-    for q, p, label in zip(queries, prompts, labels):
-        response = q[len(p):] if p and q.startswith(p) else q
-        items.append({"task_id": label, "completion": response})
-    results = SqlgymClient().rewards(items)
-    rewards = [0.0 if r["reward"] is None else float(r["reward"]) for r in results]
-    logs = {
-        "sqlgym_masked": [1.0 if r["reward"] is None else 0.0 for r in results],
-        "sqlgym_correct": [1.0 if r["outcome"] == "correct" else 0.0 for r in results],
-    }
+    """OpenRLHF's custom reward function (--reward.remote_url <this file>,
+    --data.label_key label). OpenRLHF calls it with one sample at a time
+    (openrlhf/utils/agent.py, SingleTurnAgentExecutor._fetch_rewards_via_func);
+    the server's /get_reward finds each reply in its query (end-of-turn tokens
+    stripped, a prompt cut from the left matched by its tail), so this file
+    and the HTTP route score alike. Returns rewards (the sqlgym reward: 0.0
+    where none may be learned, flagged in extra_logs.sqlgym_masked), scores
+    (0/1 correctness, for --algo.dynamic_filtering_enable) and extra_logs,
+    as torch tensors when torch is present."""
+    out = SqlgymClient().get_reward(queries, prompts, labels)
     try:
         import torch  # OpenRLHF has it; the tests do not need it
     except ImportError:
-        return {"rewards": rewards, "scores": list(rewards), "extra_logs": logs}
+        return out
     return {
-        "rewards": torch.tensor(rewards),
-        "scores": torch.tensor(rewards),
-        "extra_logs": {k: torch.tensor(v) for k, v in logs.items()},
+        "rewards": torch.tensor(out["rewards"]),
+        "scores": torch.tensor(out["scores"]),
+        "extra_logs": {k: torch.tensor(v) for k, v in out["extra_logs"].items()},
     }

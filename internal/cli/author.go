@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -17,7 +16,9 @@ import (
 	"github.com/sqlgym/sqlgym/author"
 	"github.com/sqlgym/sqlgym/author/teacher"
 	"github.com/sqlgym/sqlgym/engine"
+	"github.com/sqlgym/sqlgym/internal/jsonl"
 	"github.com/sqlgym/sqlgym/screen"
+	"github.com/sqlgym/sqlgym/shopdb"
 )
 
 type authorOptions struct {
@@ -102,6 +103,8 @@ type authorResult struct {
 	author.Counts
 	TeacherStats *teacher.Stats `json:"teacher_stats,omitempty"`
 	Screen       *screen.Report `json:"screen,omitempty"`
+	// Skipped are the levels the synth teacher had nothing to write from.
+	Skipped []author.SkippedLevel `json:"skipped_levels,omitempty"`
 }
 
 func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
@@ -130,15 +133,16 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 	if err != nil {
 		return err
 	}
-	existing, err := readExisting(opts.Out, opts.Resume, name)
+	app, existing, err := openTaskAppender(opts.Out, opts.Resume, name)
 	if err != nil {
 		return err
 	}
+	defer app.Close()
 	open := func(ctx context.Context) (sqlgym.Engine, error) {
 		return engine.Open(ctx, url, engine.Options{PostgresSchema: opts.DB.PGSchema})
 	}
 	var lex *author.Lexicon
-	if name == "shop" {
+	if name == shopdb.Name {
 		lex = author.ShopLexicon()
 	}
 	start := time.Now()
@@ -148,23 +152,11 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 	}
 	defer setup.close()
 
-	f, err := os.OpenFile(opts.Out, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("open task file: %w", err)
-	}
-	defer f.Close()
 	last := time.Now()
 	cnt, runErr := author.Run(ctx, author.Config{
 		DB: name, Teacher: setup.teacher, Schema: setup.schema, Filter: setup.filter,
 		N: opts.N, Seed: opts.Seed, Concurrency: opts.Concurrency, Existing: existing,
-		Emit: func(t sqlgym.Task) error {
-			b, err := json.Marshal(t)
-			if err != nil {
-				return err
-			}
-			_, err = f.Write(append(b, '\n')) // one write per task: a crash never leaves half of one
-			return err
-		},
+		Emit: func(t sqlgym.Task) error { return app.Append(t) },
 		Progress: func(c author.Counts) {
 			if time.Since(last) >= 500*time.Millisecond {
 				last = time.Now()
@@ -172,7 +164,7 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 			}
 		},
 	})
-	if err := f.Close(); err != nil && runErr == nil {
+	if err := app.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("write task file: %w", err)
 	}
 	elapsed := time.Since(start)
@@ -192,6 +184,12 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 		return runErr
 	}
 	res := authorResult{DB: name, Teacher: opts.Teacher, Seed: opts.Seed, Out: opts.Out, N: opts.N, Seconds: elapsed.Seconds(), Counts: cnt, TeacherStats: stats}
+	if sy, ok := setup.teacher.(*author.Synth); ok {
+		res.Skipped = sy.Skipped()
+		for _, s := range res.Skipped {
+			fmt.Fprintf(io.ErrOut, "skipped level %s: %s\n", s.Level, s.Reason)
+		}
+	}
 	if opts.TF.Screen {
 		if res.Screen, err = screenAuthored(ctx, io.ErrOut, cat, opts.Out, opts.TF.ScreenMode); err != nil {
 			return err
@@ -226,37 +224,35 @@ func orNone(s string) string {
 	return s
 }
 
-// readExisting returns the tasks an interrupted run left in out. Without
-// --resume, out must not hold tasks already. A last line cut short by a
-// crash is dropped (the file is append-only, one write per task).
-func readExisting(out string, resume bool, db string) ([]sqlgym.Task, error) {
-	b, err := os.ReadFile(out)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read task file: %w", err)
-	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil, nil
-	}
+// openTaskAppender locks out against a second author run and opens it
+// for appending, returning the tasks an interrupted run left there.
+// Without --resume, out must not hold tasks already. A last line cut short
+// by a crash is dropped (the file is append-only, one write per task).
+func openTaskAppender(out string, resume bool, db string) (*jsonl.Appender, []sqlgym.Task, error) {
 	if !resume {
-		return nil, sqlgym.Userf("add --resume to continue that run, or choose another --out", "%s already holds tasks", out)
-	}
-	if i := bytes.LastIndexByte(b, '\n'); i != len(b)-1 {
-		if err := os.Truncate(out, int64(i+1)); err != nil {
-			return nil, fmt.Errorf("drop the unfinished last line of %s: %w", out, err)
+		b, err := os.ReadFile(out)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, nil, fmt.Errorf("read task file: %w", err)
 		}
-		b = b[:i+1]
+		if len(bytes.TrimSpace(b)) > 0 {
+			return nil, nil, sqlgym.Userf("add --resume to continue that run, or choose another --out", "%s already holds tasks", out)
+		}
 	}
-	tasks, err := sqlgym.DecodeTasks(bytes.NewReader(b), out)
+	var dec sqlgym.TaskDecoder
+	app, _, err := jsonl.Open(out, jsonl.Options{Policy: jsonl.TornTail, Lock: jsonl.LockOrFail}, dec.Line)
+	var locked *jsonl.LockedError
+	if errors.As(err, &locked) {
+		return nil, nil, sqlgym.Userf("wait for that run to finish (or stop it), or choose another --out",
+			"%s: another sqlgym author is writing it (%s)", out, locked.Holder)
+	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	for _, t := range tasks {
+	for _, t := range dec.Tasks {
 		if t.DB != db {
-			return nil, sqlgym.Userf("resume with the --db the file was written for", "%s: task %s is for database %q, not %q", out, t.ID, t.DB, db)
+			app.Close()
+			return nil, nil, sqlgym.Userf("resume with the --db the file was written for", "%s: task %s is for database %q, not %q", out, t.ID, t.DB, db)
 		}
 	}
-	return tasks, nil
+	return app, dec.Tasks, nil
 }

@@ -126,12 +126,14 @@ func screenAuthored(ctx context.Context, w goio.Writer, cat *catalog.Catalog, ou
 	if err != nil {
 		return nil, usagef("--screen-mode: %v", err)
 	}
+	// out is the file this run wrote, even when it is named "shop", so it
+	// is read as a file, not by the --tasks loader.
 	tasks, err := sqlgym.ReadTasks(out)
 	if err != nil {
 		return nil, err
 	}
 	v := verify.New(cat, tasks, verify.Config{Mode: mode})
-	rep, marked, err := screen.Screen(ctx, v, tasks, screen.Options{})
+	rep, marked, err := screen.Screen(ctx, v, tasks, screen.Options{Dialect: dialectOf(cat)})
 	if err != nil {
 		return nil, err
 	}

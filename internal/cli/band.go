@@ -8,12 +8,14 @@ import (
 
 	"github.com/sqlgym/sqlgym/dataset"
 	"github.com/sqlgym/sqlgym/rundir"
+	"github.com/sqlgym/sqlgym/shopdb"
 )
 
 type bandOptions struct {
-	Out   string
-	Tasks string
-	JSON  bool
+	Out     string
+	Replace bool
+	Tasks   string
+	JSON    bool
 }
 
 func newBandCmd(io IO) *cobra.Command {
@@ -32,7 +34,7 @@ the run's tasks, unchanged, each with a "pass_rate" field, ready for
 'sqlgym export --band' and 'sqlgym serve --tasks'. The task file is the one
 the run's manifest names, unless --tasks gives it.`,
 		Example: `  sqlgym band runs/base-k16 --out band.jsonl
-  sqlgym band runs/base-k16 --out band.jsonl --json
+  sqlgym band runs/base-k16 --out band.jsonl --replace --json
   sqlgym export --tasks shop --band band.jsonl --format trl --out train.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runBand(io, args[0], opts) },
@@ -41,6 +43,7 @@ the run's manifest names, unless --tasks gives it.`,
 	f.StringVar(&opts.Out, "out", "", "band task file to write (JSONL)")
 	f.StringVar(&opts.Tasks, "tasks", "", "the run's task file (default: the one its manifest names), or shop")
 	f.BoolVar(&opts.JSON, "json", false, "print the counts as JSON")
+	addReplaceFlag(cmd, &opts.Replace)
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
@@ -55,6 +58,9 @@ func runBand(io IO, run string, opts bandOptions) error {
 	if st, err := os.Stat(run); err != nil || !st.IsDir() {
 		return usagef("%s: not a run folder (give the --out folder of sqlgym eval)", run)
 	}
+	if err := checkOutput("--out", opts.Out, opts.Replace, append(runInputs(run), opts.Tasks)...); err != nil {
+		return err
+	}
 	tasksFile := opts.Tasks
 	if tasksFile == "" {
 		var err error
@@ -62,7 +68,7 @@ func runBand(io IO, run string, opts bandOptions) error {
 			return err
 		}
 	}
-	tasks, err := loadTasks(tasksFile)
+	tasks, err := shopdb.LoadTasks(tasksFile)
 	if err != nil {
 		return fmt.Errorf("the run's task file: %w", err)
 	}

@@ -17,7 +17,7 @@ func newBenchCmd(io IO) *cobra.Command {
 		Short: "Measure sqlgym's own speed",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newBenchServeCmd(io), newBenchVerifyCmd(io), newBenchBurnCmd(io))
+	cmd.AddCommand(newBenchServeCmd(io), newBenchVerifyCmd(io), newBenchBurnCmd(io), newBenchClusterCmd(io))
 	return cmd
 }
 

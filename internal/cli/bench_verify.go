@@ -18,6 +18,7 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/benchdb"
 	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/internal/atomicfile"
 	"github.com/sqlgym/sqlgym/sqltext"
 	"github.com/sqlgym/sqlgym/verify"
 	"github.com/sqlgym/sqlgym/verify/extract"
@@ -26,6 +27,7 @@ import (
 type benchVerifyOptions struct {
 	DB      string
 	Out     string
+	Replace bool
 	Size    string
 	Seed    uint64
 	Answers int
@@ -78,6 +80,7 @@ generated file; --db reuses one.`,
 	f.IntVar(&opts.Repeat, "repeat", 3, "timed runs of the verifier and of each floor; the median is reported")
 	f.IntVar(&opts.Load, "load", 0, "then verify again with this many CPU burners per CPU running, and compare (0: no check)")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	addReplaceFlag(cmd, &opts.Replace)
 	return cmd
 }
 
@@ -118,11 +121,16 @@ func runBenchVerify(ctx context.Context, io IO, opts benchVerifyOptions) error {
 			}
 			defer os.RemoveAll(dir)
 			path = filepath.Join(dir, "bench.sqlite")
-		} else if _, err := os.Stat(path); err == nil {
-			return sqlgym.Userf("remove it, or reuse it with --db "+path, "--out %s: the file exists", path)
+		} else if err := checkOutput("--out", path, opts.Replace); err != nil {
+			return err
 		}
 		fmt.Fprintf(progress, "generating a %s database (seed %d)...\n", opts.Size, opts.Seed)
-		st, err := benchdb.Generate(ctx, path, benchdb.Config{Seed: opts.Seed, Size: size})
+		var st benchdb.Stats
+		err := atomicfile.Build(path, func(tmp string) error {
+			var err error
+			st, err = benchdb.Generate(ctx, tmp, benchdb.Config{Seed: opts.Seed, Size: size})
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("bench verify: %w", err)
 		}

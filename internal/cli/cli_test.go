@@ -74,7 +74,7 @@ func writeFile(t *testing.T, name, content string) string {
 func TestSplitCommand(t *testing.T) {
 	var b strings.Builder
 	for i := 0; i < 741; i++ {
-		fmt.Fprintf(&b, `{"id":"shop_%04d","db":"shop","question":"q","sql":"SELECT 1","keep":true}`+"\n", i)
+		fmt.Fprintf(&b, `{"id":"shop_%04d","db":"shop","question":"q","sql":"SELECT %d","keep":true}`+"\n", i, i)
 	}
 	in := writeFile(t, "tasks.jsonl", b.String())
 	outPath := filepath.Join(t.TempDir(), "split.jsonl")
@@ -106,7 +106,7 @@ func TestSplitCommand(t *testing.T) {
 		t.Fatalf("file holds %d holdout tasks, summary says %d", hold, res.Holdout)
 	}
 	// The text form names the counts.
-	code, out, _ = run(t, "split", "--tasks", in, "--holdout-frac", "0.19", "--out", outPath)
+	code, out, _ = run(t, "split", "--tasks", in, "--holdout-frac", "0.19", "--out", outPath, "--replace")
 	if code != ExitOK || !strings.Contains(out, "741 tasks:") || !strings.Contains(out, fmt.Sprintf("%d holdout", res.Holdout)) {
 		t.Fatalf("split text output %q", out)
 	}

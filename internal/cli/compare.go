@@ -3,7 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
+	goio "io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -24,6 +24,7 @@ type compareOptions struct {
 	HTML          string
 	Markdown      bool
 	JSON          bool
+	Replace       bool
 }
 
 func newCompareCmd(io IO) *cobra.Command {
@@ -73,6 +74,7 @@ docs/benchmark.md, "Comparing runs".`,
 	cmd.MarkFlagsMutuallyExclusive("md", "json")
 	_ = cmd.MarkFlagRequired("base")
 	_ = cmd.MarkFlagRequired("treat")
+	addReplaceFlag(cmd, &opts.Replace)
 	return cmd
 }
 
@@ -92,6 +94,13 @@ func compareCommandLine(cmd *cobra.Command) []string {
 }
 
 func runCompare(io IO, opts compareOptions, argv []string) error {
+	var inputs []string
+	for _, dir := range append(append([]string{}, opts.Base...), opts.Treat...) {
+		inputs = append(inputs, runInputs(dir)...)
+	}
+	if err := checkOutput("--html", opts.HTML, opts.Replace, inputs...); err != nil {
+		return err
+	}
 	var ropts report.CompareOptions
 	switch opts.Cluster {
 	case "":
@@ -126,17 +135,31 @@ func runCompare(io IO, opts compareOptions, argv []string) error {
 		return sqlgym.Userf(fmt.Sprintf("the runs differ in %s, so their numbers are not comparable; re-run them alike, or pass --allow-mismatch to pair them on their common tasks anyway",
 			strings.Join(dedupe(what), ", ")), "%v", err)
 	}
+	var few *report.FewDatabasesError
+	if errors.As(err, &few) {
+		return sqlgym.Userf("drop --cluster db: it is for task sets over many databases (Spider, BIRD); one database's tasks are resampled by task", "%v", err)
+	}
 	if err != nil {
 		return sqlgym.Userf("compare runs of the same tasks; --allow-mismatch pairs runs on their common tasks", "%v", err)
 	}
 	if opts.HTML != "" {
-		if err := writeReportFile(opts.HTML, func(f *os.File) error { return report.CompareHTML(f, c) }); err != nil {
+		if err := writeReportFile(opts.HTML, func(w goio.Writer) error { return report.CompareHTML(w, c) }); err != nil {
 			return err
 		}
 	}
 	if err := appendCompareLedger(c, base[0], treat, argv, opts.HTML); err != nil {
 		return err
 	}
+	if err := printComparison(io, opts, c); err != nil {
+		return err
+	}
+	if c.CriterionMet != nil && !*c.CriterionMet {
+		return &CriterionError{Criterion: c.Criterion, Delta: c.Pass1().Delta}
+	}
+	return nil
+}
+
+func printComparison(io IO, opts compareOptions, c *report.Comparison) error {
 	switch {
 	case opts.JSON:
 		return writeJSON(io.Out, c)
@@ -152,6 +175,19 @@ func runCompare(io IO, opts compareOptions, argv []string) error {
 		}
 		return nil
 	}
+}
+
+// CriterionError is a pre-registered --criterion that the comparison did
+// not meet: compare prints its result, records it in the ledger, then
+// exits 1 so that a script or CI step stops.
+type CriterionError struct {
+	Criterion string
+	Delta     stats.Interval
+}
+
+func (e *CriterionError) Error() string {
+	return fmt.Sprintf("criterion %s not met (delta %+.2f pts, 95%% interval [%+.2f, %+.2f])",
+		e.Criterion, 100*e.Delta.Value, 100*e.Delta.Lo, 100*e.Delta.Hi)
 }
 
 func loadRuns(dirs []string) ([]*report.Run, error) {

@@ -153,6 +153,13 @@ Formats: trl (TRL's conversational preference rows: "prompt", "chosen",
 
 // curateInputs loads the runs and their tasks and opens the databases.
 func curateInputs(c curateCommon, tmpl *prompt.Template) ([]*curate.Run, []sqlgym.Task, *curate.Env, func(), error) {
+	// The project's output rule, before any work: never an input (a run
+	// folder), an existing file only with --replace.
+	for _, p := range []string{c.Out, curate.ManifestPath(c.Out)} {
+		if err := checkOutput("--out", p, c.Replace, c.Runs...); err != nil {
+			return nil, nil, nil, nil, err
+		}
+	}
 	var runs []*curate.Run
 	for _, d := range dedupe(c.Runs) {
 		r, err := curate.LoadRun(d)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +12,7 @@ import (
 	"github.com/sqlgym/sqlgym/engine/duckdb"
 	"github.com/sqlgym/sqlgym/engine/postgres"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
+	"github.com/sqlgym/sqlgym/internal/atomicfile"
 	"github.com/sqlgym/sqlgym/schema"
 	"github.com/sqlgym/sqlgym/shopdb"
 )
@@ -76,7 +76,7 @@ type dbCreateResult struct {
 }
 
 func runDBCreate(ctx context.Context, io IO, opts dbCreateOptions) error {
-	if opts.Name != "shop" {
+	if opts.Name != shopdb.Name {
 		return sqlgym.Userf("the built-in databases are: shop", "no built-in database %q", opts.Name)
 	}
 	stmts := shopdb.Statements()
@@ -87,20 +87,17 @@ func runDBCreate(ctx context.Context, io IO, opts dbCreateOptions) error {
 		if opts.Out == "" {
 			return usagef("--engine %s needs --out PATH", opts.Engine)
 		}
-		if _, err := os.Stat(opts.Out); err == nil {
-			if !opts.Replace {
-				return sqlgym.Userf("add --replace to overwrite it, or choose another --out", "%s already exists", opts.Out)
-			}
-			if err := os.Remove(opts.Out); err != nil {
-				return fmt.Errorf("replace %s: %w", opts.Out, err)
-			}
+		if err := checkOutput("--out", opts.Out, opts.Replace); err != nil {
+			return err
 		}
-		var err error
-		if opts.Engine == "sqlite" {
-			err = sqlite.Create(ctx, opts.Out, stmts)
-		} else {
-			err = duckdb.Create(ctx, opts.Out, stmts)
-		}
+		// Built beside the target and renamed over it: a replaced database
+		// stays whole until the new one is.
+		err := atomicfile.Build(opts.Out, func(tmp string) error {
+			if opts.Engine == "sqlite" {
+				return sqlite.Create(ctx, tmp, stmts)
+			}
+			return duckdb.Create(ctx, tmp, stmts)
+		})
 		if err != nil {
 			return fmt.Errorf("create %s: %w", opts.Out, err)
 		}
@@ -164,7 +161,7 @@ it, with a few real values per column (--samples).`,
 }
 
 func runDBSchema(ctx context.Context, io IO, opts dbSchemaOptions) error {
-	if opts.Name == "shop" && !opts.JSON && opts.Samples == 0 && len(opts.DB.Refs) == 0 && opts.DB.DBDir == "" {
+	if opts.Name == shopdb.Name && !opts.JSON && opts.Samples == 0 && len(opts.DB.Refs) == 0 && opts.DB.DBDir == "" {
 		_, err := fmt.Fprint(io.Out, shopdb.Schema())
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	goio "io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -118,7 +117,7 @@ func runDemo(ctx context.Context, io IO, opts demoOptions, argv []string) error 
 		return err
 	}
 	html := filepath.Join(out, "report.html")
-	if err := writeReportFile(html, func(f *os.File) error { return report.HTML(f, run) }); err != nil {
+	if err := writeReportFile(html, func(w goio.Writer) error { return report.HTML(w, run) }); err != nil {
 		return err
 	}
 	if err := report.Text(io.Out, run); err != nil {

@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	goio "io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,6 +16,7 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/baseline"
 	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/dataset"
 	"github.com/sqlgym/sqlgym/eval"
 	"github.com/sqlgym/sqlgym/ledger"
 	"github.com/sqlgym/sqlgym/model"
@@ -33,7 +32,7 @@ type evalOptions struct {
 	Tasks          string
 	Split          string
 	Policy         string
-	BaseURL        string
+	BaseURLs       []string
 	Model          string
 	APIKeyEnv      string
 	K              int
@@ -127,7 +126,7 @@ func newEvalCmd(io IO) *cobra.Command {
 	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL)")
 	f.StringVar(&opts.Split, "split", "all", "tasks to evaluate: holdout, train or all")
 	f.StringVar(&opts.Policy, "policy", "openai", "openai (a model server) or baseline (offline retrieval)")
-	f.StringVar(&opts.BaseURL, "base-url", "", "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
+	f.StringArrayVar(&opts.BaseURLs, "base-url", nil, "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1; repeat it for replicas of one model (each request goes to the one with the fewest in flight; a failing one is taken out and retried later)")
 	f.StringVar(&opts.Model, "model", "", "model name the server serves")
 	f.StringVar(&opts.APIKeyEnv, "api-key-env", "", "environment variable holding the API key (default OPENAI_API_KEY)")
 	f.IntVar(&opts.K, "k", 4, "samples per task")
@@ -201,6 +200,9 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 	if tasks, err = retryTasks(tasks, opts); err != nil {
 		return err
 	}
+	if w := dataset.SharedGoldWarning(dataset.SharedGolds(all)); w != "" && opts.Split != sqlgym.SplitTrain {
+		fmt.Fprintf(io.ErrOut, "warning: %s: %s\n", opts.Tasks, w)
+	}
 	cat, err := opts.DB.catalogFor(tasks)
 	if err != nil {
 		return err
@@ -258,16 +260,16 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 }
 
 func openAIPolicy(cfg *eval.Config, opts evalOptions) error {
-	if opts.BaseURL == "" {
+	if len(opts.BaseURLs) == 0 {
 		return usagef("--policy openai needs --base-url (e.g. http://127.0.0.1:8000/v1); --policy baseline needs no server")
 	}
 	key, err := model.APIKeyFromEnv(opts.APIKeyEnv)
 	if err != nil {
 		return sqlgym.Userf("export the variable, or leave --api-key-env out for a local server that needs no key", "%v", err)
 	}
-	client, err := model.NewFromConfig(model.Config{BaseURL: opts.BaseURL, APIKey: key, Model: opts.Model, Concurrency: opts.Concurrency})
+	client, replicas, err := modelClient(opts, key)
 	if err != nil {
-		return sqlgym.Userf("give --base-url as http://HOST:PORT/v1", "%v", err)
+		return err
 	}
 	d := model.Decoding{Temperature: model.Float(opts.Temperature), MaxTokens: opts.MaxTokens, Stop: opts.Stop, Extra: cfg.Decoding.Extra}
 	if opts.topPSet {
@@ -279,7 +281,7 @@ func openAIPolicy(cfg *eval.Config, opts evalOptions) error {
 		sd.Seed = model.Int(seed)
 		return model.NewOpenAIPolicy(client, opts.Model, sd)
 	}
-	cfg.PolicyKind, cfg.Model, cfg.BaseURL = "openai", opts.Model, client.BaseURL()
+	cfg.PolicyKind, cfg.Model, cfg.BaseURL, cfg.ModelReplicas = "openai", opts.Model, client.BaseURL(), replicas
 	return nil
 }
 
@@ -288,7 +290,7 @@ func openAIPolicy(cfg *eval.Config, opts evalOptions) error {
 const baselineValueSamples = 50
 
 func baselinePolicy(ctx context.Context, cfg *eval.Config, opts evalOptions, all []sqlgym.Task, cat *catalog.Catalog) error {
-	if opts.BaseURL != "" || opts.Model != "" {
+	if len(opts.BaseURLs) > 0 || opts.Model != "" {
 		return usagef("--policy baseline runs offline: leave out --base-url and --model")
 	}
 	if opts.Temperature < 0 {
@@ -308,17 +310,10 @@ func baselinePolicy(ctx context.Context, cfg *eval.Config, opts evalOptions, all
 	return nil
 }
 
-// readTasksHashed reads a task file, or the built-in shop task set for
-// "shop" (as loadTasks does), and the SHA-256 of its bytes.
+// readTasksHashed reads --tasks by the one task loader, with the SHA-256
+// of the file's bytes.
 func readTasksHashed(path string) ([]sqlgym.Task, string, error) {
-	var b []byte
-	var err error
-	if path == shopdb.Name {
-		b = shopdb.TasksJSONL()
-	} else if b, err = os.ReadFile(path); err != nil {
-		return nil, "", sqlgym.Userf("give --tasks a JSONL task file (sqlgym import and sqlgym author write one), or shop for the built-in set", "read task file: %v", err)
-	}
-	tasks, err := sqlgym.DecodeTasks(bytes.NewReader(b), path)
+	tasks, b, err := shopdb.LoadTaskFile(path)
 	if err != nil {
 		return nil, "", err
 	}

@@ -52,3 +52,17 @@ func TestEvalHelpShowsExamples(t *testing.T) {
 		t.Fatalf("eval --help: exit %d\n%s", code, out)
 	}
 }
+
+// eval warns when the held-out tasks it scores have a train twin with the
+// same gold (issue 15), naming the pair.
+func TestEvalWarnsAboutSharedGolds(t *testing.T) {
+	t.Setenv("SQLGYM_CACHE", t.TempDir())
+	tasks := writeFile(t, "tasks.jsonl",
+		`{"id":"a","db":"shop","question":"How many orders?","sql":"SELECT count(*) FROM orders","split":"train"}`+"\n"+
+			`{"id":"b","db":"shop","question":"Count the orders.","sql":"select COUNT(*) from orders","split":"holdout"}`+"\n"+
+			`{"id":"c","db":"shop","question":"How many customers?","sql":"SELECT count(*) FROM customers","split":"holdout"}`+"\n")
+	code, _, errOut := run(t, "eval", "--tasks", tasks, "--split", "holdout", "--policy", "baseline", "--out", filepath.Join(t.TempDir(), "r"))
+	if !strings.Contains(errOut, "warning: "+tasks+": 1 held-out tasks have a train task with the same gold") || !strings.Contains(errOut, "holdout b and train a") {
+		t.Fatalf("exit %d, no warning naming b and a:\n%s", code, errOut)
+	}
+}

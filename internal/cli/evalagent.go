@@ -80,9 +80,9 @@ func agentSetup(ctx context.Context, cfg *eval.Config, opts evalOptions, cat *ca
 		if err != nil {
 			return sqlgym.Userf("export the variable, or leave --api-key-env out for a local server that needs no key", "%v", err)
 		}
-		client, err := model.NewFromConfig(model.Config{BaseURL: opts.BaseURL, APIKey: key, Model: opts.Model, Concurrency: opts.Concurrency})
+		client, _, err := modelClient(opts, key)
 		if err != nil {
-			return sqlgym.Userf("give --base-url as http://HOST:PORT/v1", "%v", err)
+			return err
 		}
 		d := model.Decoding{Temperature: model.Float(opts.Temperature), MaxTokens: opts.MaxTokens, Stop: opts.Stop, Extra: cfg.Decoding.Extra}
 		if opts.topPSet {

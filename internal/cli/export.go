@@ -3,15 +3,18 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/agent"
 	"github.com/sqlgym/sqlgym/dataset"
+	"github.com/sqlgym/sqlgym/internal/atomicfile"
 	"github.com/sqlgym/sqlgym/prompt"
 	"github.com/sqlgym/sqlgym/rundir"
+	"github.com/sqlgym/sqlgym/shopdb"
 )
 
 type exportOptions struct {
@@ -19,10 +22,14 @@ type exportOptions struct {
 	Band           string
 	Format         string
 	Out            string
+	Replace        bool
 	IncludeHoldout bool
+	Split          string
 	PromptTemplate string
 	Schema         string
 	Linker         linkerFlags
+	Agent          bool
+	Protocol       string
 	JSON           bool
 	DB             dbFlags
 }
@@ -31,7 +38,7 @@ func newExportCmd(io IO) *cobra.Command {
 	var opts exportOptions
 	cmd := &cobra.Command{
 		Use:   "export",
-		Short: "Write a training dataset for TRL (JSONL) or verl (Parquet)",
+		Short: "Write a training dataset for TRL, verl, SkyRL or NeMo-Gym",
 		Long: `Write tasks as a training dataset, each prompt rendered by the same prompt
 renderer and schema text as 'sqlgym eval'.
 
@@ -41,36 +48,64 @@ renderer and schema text as 'sqlgym eval'.
                   content}), ability ("sql"), reward_model {style "rule",
                   ground_truth: the gold SQL}, extra_info {index, task_id, db,
                   split, pass_rate (-1: none)}
+  --format nemo-gym  JSONL: responses_create_params {input: the prompt's
+                  messages}, task_id, db, split, pass_rate, prompt_hash;
+                  scored by sqlgym serve's POST /verify
+  --format skyrl  JSONL (with --agent --protocol text): prompt, env_class
+                  ("sqlgym"), task_id, db, split, protocol, pass_rate,
+                  prompt_hash
+
+--agent writes multi-turn rows: the prompt is the episode's opening
+messages exactly as POST /v1/episodes renders them for --protocol (tools or
+text), plus what the trainer needs to drive the episode: verl rows get
+agent_name "sqlgym_agent" and extra_info {protocol, tools_kwargs}; TRL and
+SkyRL rows get "protocol". Give it the --schema the server runs with.
 
 --band takes a run folder (its band is computed as 'sqlgym band' does) or a
 band file, and keeps only those tasks of --tasks. Only train tasks are
 exported: held-out tasks are skipped, and a band holding any is refused,
-unless --include-holdout. See docs/training.md.`,
+unless --include-holdout.
+
+--split holdout writes the validation file instead: only the held-out
+tasks, whose rows say "split": "holdout" (and, in TRL rows, "label":
+{"task_id", "mode": "eval"} for OpenRLHF). The shims score such rows as
+evaluation requests, which 'sqlgym serve --eval-holdout' accepts and counts
+apart. See docs/training.md.`,
 		Example: `  sqlgym export --tasks shop --format trl --out train.jsonl
   sqlgym export --tasks shop --band runs/base-k16 --format verl --out train.parquet
-  sqlgym export --tasks tasks.jsonl --band band.jsonl --db-dir data/database --format trl --out band.trl.jsonl --json`,
+  sqlgym export --tasks shop --split holdout --format trl --out holdout.trl.jsonl
+  sqlgym export --tasks tasks.jsonl --band band.jsonl --db-dir data/database --format trl --out band.trl.jsonl --json
+  sqlgym export --tasks shop --agent --protocol tools --format verl --out agent.parquet
+  sqlgym export --tasks shop --agent --protocol text --format skyrl --out agent.skyrl.jsonl
+  sqlgym export --tasks shop --format nemo-gym --out shop.nemo-gym.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runExport(cmd.Context(), io, opts) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL), or shop for the built-in set")
 	f.StringVar(&opts.Band, "band", "", "keep only the band: a run folder or a band file (sqlgym band)")
-	f.StringVar(&opts.Format, "format", "", "trl (JSONL) or verl (Parquet)")
+	f.StringVar(&opts.Format, "format", "", "trl (JSONL), verl (Parquet), skyrl (JSONL, --agent) or nemo-gym (JSONL)")
 	f.StringVar(&opts.Out, "out", "", "file to write")
 	f.BoolVar(&opts.IncludeHoldout, "include-holdout", false, "also export held-out tasks (they are for evaluation)")
+	f.StringVar(&opts.Split, "split", "train", "train (the training file) or holdout (the validation file: held-out tasks only)")
 	f.StringVar(&opts.PromptTemplate, "prompt-template", "", "prompt template file (default: the built-in one eval uses)")
+	f.BoolVar(&opts.Agent, "agent", false, "multi-turn rows: the prompt is the episode API's opening messages")
+	f.StringVar(&opts.Protocol, "protocol", "tools", "with --agent: the episode protocol, tools or text")
 	f.BoolVar(&opts.JSON, "json", false, "print the counts as JSON")
 	f.StringVar(&opts.Schema, "schema", "full", "prompt schema: full or linked (oracle is refused: see sqlgym link)")
 	addLinkerFlags(cmd, &opts.Linker)
 	addDBFlags(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
 	_ = cmd.MarkFlagRequired("format")
+	addReplaceFlag(cmd, &opts.Replace)
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
 
 type exportResult struct {
 	Format       string `json:"format"`
+	Split        string `json:"split"`
+	Protocol     string `json:"protocol,omitempty"`
 	Out          string `json:"out"`
 	Examples     int    `json:"examples"`
 	HeldOutSkip  int    `json:"holdout_skipped"`
@@ -79,8 +114,22 @@ type exportResult struct {
 }
 
 func runExport(ctx context.Context, io IO, opts exportOptions) error {
-	if opts.Format != "trl" && opts.Format != "verl" {
-		return usagef("--format %q: trl or verl", opts.Format)
+	protocol, err := exportProtocol(opts)
+	if err != nil {
+		return err
+	}
+	holdout := opts.Split == sqlgym.SplitHoldout
+	switch {
+	case opts.Split != sqlgym.SplitTrain && !holdout:
+		return usagef("--split %q: train (the training file) or holdout (the validation file)", opts.Split)
+	case holdout && opts.IncludeHoldout:
+		return usagef("--split holdout writes only held-out tasks: drop --include-holdout")
+	case holdout && opts.Band != "":
+		return usagef("--split holdout validates on every held-out task: drop --band (the band is made on the train split)")
+	}
+	inputs := append([]string{opts.Tasks, opts.PromptTemplate}, opts.DB.inputs()...)
+	if err := checkOutput("--out", opts.Out, opts.Replace, append(inputs, bandInputs(opts.Band)...)...); err != nil {
+		return err
 	}
 	src, err := schemaSource(opts.Schema, opts.Linker)
 	if err != nil {
@@ -95,7 +144,7 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 			return err
 		}
 	}
-	tasks, err := loadTasks(opts.Tasks)
+	tasks, err := shopdb.LoadTasks(opts.Tasks)
 	if err != nil {
 		return err
 	}
@@ -116,8 +165,12 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 			}
 		}
 	}
-	tasks, held := dataset.Split(tasks, opts.IncludeHoldout)
-	if len(tasks) == 0 {
+	var held int
+	if holdout {
+		if tasks = dataset.HeldOut(tasks); len(tasks) == 0 {
+			return sqlgym.Userf("mark held-out tasks with 'sqlgym split' first", "--split holdout: no held-out task in %s", opts.Tasks)
+		}
+	} else if tasks, held = dataset.Split(tasks, opts.IncludeHoldout); len(tasks) == 0 {
 		return sqlgym.Userf("check --tasks and --band (held-out tasks are skipped unless --include-holdout)", "nothing to export")
 	}
 	cat, err := opts.DB.catalogFor(tasks)
@@ -125,20 +178,33 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 		return err
 	}
 	defer cat.Close()
-	exs, err := dataset.RenderSchema(ctx, cat, tmpl, src, tasks)
+	useEngineGolds(cat, tasks)
+	var exs []dataset.Example
+	if opts.Agent {
+		op := agent.NewOpener(cat, nil, protocol)
+		op.SetSchema(src)
+		exs, err = dataset.RenderAgent(ctx, op, tasks)
+		tmpl = op.Template()
+	} else {
+		exs, err = dataset.RenderSchema(ctx, cat, tmpl, src, tasks)
+	}
 	if err != nil {
 		return err
 	}
 	switch opts.Format {
 	case "trl":
-		err = writeTRLFile(opts.Out, exs)
+		err = writeJSONLFile(opts.Out, exs, dataset.WriteTRL)
 	case "verl":
 		err = dataset.WriteVerl(opts.Out, exs)
+	case "skyrl":
+		err = writeJSONLFile(opts.Out, exs, dataset.WriteSkyRL)
+	case "nemo-gym":
+		err = writeJSONLFile(opts.Out, exs, dataset.WriteNemoGym)
 	}
 	if err != nil {
 		return err
 	}
-	res := exportResult{Format: opts.Format, Out: opts.Out, Examples: len(exs), HeldOutSkip: held, PromptHash: tmpl.Hash(), BandSelected: opts.Band != ""}
+	res := exportResult{Format: opts.Format, Split: opts.Split, Protocol: string(protocol), Out: opts.Out, Examples: len(exs), HeldOutSkip: held, PromptHash: tmpl.Hash(), BandSelected: opts.Band != ""}
 	if opts.JSON {
 		return writeJSON(io.Out, res)
 	}
@@ -150,14 +216,14 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 }
 
 // bandSelection reads --band: a run folder, whose band is computed, or a
-// band file.
+// band file, read by the one task loader (so "shop" is the built-in set).
 func bandSelection(path string, tasks []sqlgym.Task) ([]sqlgym.Task, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, sqlgym.Userf("give a run folder (sqlgym eval --out) or a band file (sqlgym band --out)", "--band %s: %v", path, err)
-	}
-	if !st.IsDir() {
-		return sqlgym.ReadTasks(path)
+	if st, err := os.Stat(path); err != nil || !st.IsDir() {
+		band, lerr := shopdb.LoadTasks(path)
+		if err != nil && lerr != nil {
+			return nil, sqlgym.Userf("give a run folder (sqlgym eval --out) or a band file (sqlgym band --out)", "--band %s: %v", path, err)
+		}
+		return band, lerr
 	}
 	samples, err := rundir.ReadSamples(path)
 	if err != nil {
@@ -167,23 +233,37 @@ func bandSelection(path string, tasks []sqlgym.Task) ([]sqlgym.Task, error) {
 	return band, err
 }
 
-func writeTRLFile(path string, exs []dataset.Example) error {
-	f, err := os.CreateTemp(dirOf(path), ".sqlgym-*.jsonl")
+// exportProtocol checks --format, --agent and --protocol together: the
+// episode protocol of an agent-mode export, empty for a single-turn one.
+func exportProtocol(opts exportOptions) (agent.Protocol, error) {
+	switch opts.Format {
+	case "trl", "verl", "skyrl", "nemo-gym":
+	default:
+		return "", usagef("--format %q: trl, verl, skyrl or nemo-gym", opts.Format)
+	}
+	if !opts.Agent {
+		if opts.Format == "skyrl" {
+			return "", usagef("--format skyrl is for multi-turn episodes: add --agent --protocol text")
+		}
+		return "", nil
+	}
+	if opts.PromptTemplate != "" {
+		return "", usagef("--prompt-template with --agent: the episode API opens with the built-in agent templates, and the exported prompt must be what it sends; drop --prompt-template")
+	}
+	p, err := agent.ParseProtocol(opts.Protocol)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return "", err
 	}
-	defer os.Remove(f.Name())
-	if err := dataset.WriteTRL(f, exs); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+	switch {
+	case opts.Format == "skyrl" && p != agent.ProtocolText:
+		return "", usagef("--format skyrl --agent: SkyRL environments read the model's text, so use --protocol text")
+	case opts.Format == "nemo-gym":
+		return "", usagef("--format nemo-gym --agent: NeMo-Gym's agents would call the tools on the resources server, which sqlgym serve does not offer; export --format nemo-gym without --agent (single turn, scored by POST /verify)")
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return p, nil
 }
 
-func dirOf(path string) string { return filepath.Dir(path) }
+// writeJSONLFile writes a JSONL dataset whole, with write.
+func writeJSONLFile(path string, exs []dataset.Example, write func(io.Writer, []dataset.Example) error) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return write(w, exs) })
+}

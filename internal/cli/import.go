@@ -11,10 +11,11 @@ import (
 )
 
 type importOptions struct {
-	Format string
-	Src    string
-	Out    string
-	JSON   bool
+	Format  string
+	Src     string
+	Out     string
+	Replace bool
+	JSON    bool
 }
 
 func newImportCmd(io IO) *cobra.Command {
@@ -44,10 +45,14 @@ Then point verify or eval at the databases with --db-dir.`,
 	cmd.Flags().StringVar(&opts.Out, "out", "", "task file to write (JSONL)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	_ = cmd.MarkFlagRequired("out")
+	addReplaceFlag(cmd, &opts.Replace)
 	return cmd
 }
 
 func runImport(io IO, opts importOptions) error {
+	if err := checkOutput("--out", opts.Out, opts.Replace, opts.Src); err != nil {
+		return err
+	}
 	tasks, rep, err := importer.Import(opts.Format, opts.Src)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/link"
 	"github.com/sqlgym/sqlgym/prompt"
+	"github.com/sqlgym/sqlgym/shopdb"
 )
 
 type linkOptions struct {
@@ -126,7 +127,7 @@ func runLink(ctx context.Context, io IO, opts linkOptions) error {
 	if src.Mode() == link.ModeFull {
 		return usagef("--schema full keeps every table: nothing to measure; give linked or oracle")
 	}
-	tasks, err := loadTasks(opts.Tasks)
+	tasks, err := shopdb.LoadTasks(opts.Tasks)
 	if err != nil {
 		return err
 	}

@@ -3,18 +3,20 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/atomicfile"
 	"github.com/sqlgym/sqlgym/link"
+	"github.com/sqlgym/sqlgym/shopdb"
 )
 
 type linkMergeOptions struct {
 	Tasks    string
 	Out      string
 	TasksOut string
+	Replace  bool
 	Name     string
 	JSON     bool
 	DB       dbFlags
@@ -47,6 +49,7 @@ schema linking is measured on (docs/link.md). --out must not exist.`,
 	_ = cmd.MarkFlagRequired("tasks")
 	_ = cmd.MarkFlagRequired("out")
 	_ = cmd.MarkFlagRequired("tasks-out")
+	addReplaceFlag(cmd, &opts.Replace)
 	return cmd
 }
 
@@ -60,7 +63,14 @@ type linkMergeResult struct {
 }
 
 func runLinkMerge(ctx context.Context, io IO, opts linkMergeOptions) error {
-	tasks, err := loadTasks(opts.Tasks)
+	inputs := append([]string{opts.Tasks}, opts.DB.inputs()...)
+	if err := checkOutput("--out", opts.Out, opts.Replace, inputs...); err != nil {
+		return err
+	}
+	if err := checkOutput("--tasks-out", opts.TasksOut, opts.Replace, append(inputs, opts.Out)...); err != nil {
+		return err
+	}
+	tasks, err := shopdb.LoadTasks(opts.Tasks)
 	if err != nil {
 		return err
 	}
@@ -77,10 +87,12 @@ func runLinkMerge(ctx context.Context, io IO, opts linkMergeOptions) error {
 			names = append(names, t.DB)
 		}
 	}
-	if _, err := os.Stat(opts.Out); err == nil {
-		return sqlgym.Userf("give --out a path that does not exist yet, or remove the file", "--out %s exists: merge writes a new database", opts.Out)
-	}
-	schemas, err := link.Merge(ctx, cat, names, opts.Out)
+	var schemas map[string]*sqlgym.Schema
+	err = atomicfile.Build(opts.Out, func(tmp string) error {
+		var err error
+		schemas, err = link.Merge(ctx, cat, names, tmp)
+		return err
+	})
 	if err != nil {
 		return err
 	}

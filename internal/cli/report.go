@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
+	goio "io"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/atomicfile"
 	"github.com/sqlgym/sqlgym/report"
 	"github.com/sqlgym/sqlgym/rundir"
 )
@@ -15,6 +17,7 @@ type reportOptions struct {
 	HTML     string
 	Markdown bool
 	JSON     bool
+	Replace  bool
 }
 
 func newReportCmd(io IO) *cobra.Command {
@@ -48,6 +51,7 @@ asset) and prints its path. See docs/benchmark.md, "Reports".`,
 	f.BoolVar(&opts.Markdown, "md", false, "print Markdown instead of the terminal table")
 	f.BoolVar(&opts.JSON, "json", false, "print JSON")
 	cmd.MarkFlagsMutuallyExclusive("md", "json")
+	addReplaceFlag(cmd, &opts.Replace)
 	return cmd
 }
 
@@ -68,12 +72,15 @@ type reportJSON struct {
 }
 
 func runReport(io IO, dir string, opts reportOptions) error {
+	if err := checkOutput("--html", opts.HTML, opts.Replace, runInputs(dir)...); err != nil {
+		return err
+	}
 	run, err := loadRun(dir)
 	if err != nil {
 		return err
 	}
 	if opts.HTML != "" {
-		if err := writeReportFile(opts.HTML, func(f *os.File) error { return report.HTML(f, run) }); err != nil {
+		if err := writeReportFile(opts.HTML, func(w goio.Writer) error { return report.HTML(w, run) }); err != nil {
 			return err
 		}
 	}
@@ -112,23 +119,6 @@ func loadRun(dir string) (*report.Run, error) {
 
 // writeReportFile writes a page atomically, so a reader never sees half of
 // one and a failed render leaves the old page in place.
-func writeReportFile(path string, render func(*os.File) error) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := render(f); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+func writeReportFile(path string, render func(goio.Writer) error) error {
+	return atomicfile.Write(path, render)
 }

@@ -157,9 +157,11 @@ func TestCompareCommandVerdictsAndLedger(t *testing.T) {
 		t.Fatalf("ledger entry %+v", e)
 	}
 
-	code, out, _ = run(t, "compare", "--base", gain, "--treat", base, "--criterion", "delta>=0.05")
-	if code != ExitOK || !strings.Contains(out, "verdict: proven loss") || !strings.Contains(out, "criterion delta>=0.05: fail") {
-		t.Errorf("loss: exit %d\n%s", code, out)
+	// A criterion that fails is printed, then exits 1 (issue 15: it exited 0).
+	code, out, errOut = run(t, "compare", "--base", gain, "--treat", base, "--criterion", "delta>=0.05")
+	if code != ExitError || !strings.Contains(out, "verdict: proven loss") || !strings.Contains(out, "criterion delta>=0.05: fail") ||
+		!strings.Contains(errOut, "criterion delta>=0.05 not met (delta -50.00 pts") {
+		t.Errorf("loss: exit %d\n%s\n%s", code, out, errOut)
 	}
 	// Two flips each way prove nothing.
 	flips := ones(40, 10)
@@ -333,5 +335,38 @@ func TestReportCompareHelp(t *testing.T) {
 	_, out, _ := run(t, "power", "--help")
 	if !strings.Contains(out, "140") || !strings.Contains(out, "459") {
 		t.Errorf("power --help lacks the 140/459 example:\n%s", out)
+	}
+}
+
+// compare --cluster db on a one-database task set says what is wrong with
+// it, not that the runs differ (issue 15).
+func TestCompareClusterOneDatabaseHint(t *testing.T) {
+	runs := t.TempDir()
+	base := rptWrite(t, runs, "base", rptRun{k: 1, right: ones(40, 10)})
+	gain := rptWrite(t, runs, "gain", rptRun{k: 1, right: ones(40, 30)})
+	// Keep only the tasks of one database in both runs.
+	for _, dir := range []string{base, gain} {
+		p := filepath.Join(dir, rundir.SamplesFile)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keep []string
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if strings.Contains(l, `"db":"shop"`) {
+				keep = append(keep, l)
+			}
+		}
+		if len(keep) == 0 {
+			t.Fatal("no shop samples: the sample format changed")
+		}
+		if err := os.WriteFile(p, []byte(strings.Join(keep, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, errOut := run(t, "compare", "--base", base, "--treat", gain, "--cluster", "db")
+	if code != ExitError || !strings.Contains(errOut, "clustering by database needs at least 2 databases; this task set has 1") ||
+		!strings.Contains(errOut, "drop --cluster db") || strings.Contains(errOut, "--allow-mismatch") {
+		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }

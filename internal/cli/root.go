@@ -139,6 +139,7 @@ func NewRoot(io IO) *cobra.Command {
 		newCurateCmd(io),
 		newBenchCmd(io),
 		newLinkCmd(io),
+		newRoundCmd(io),
 	)
 	return root
 }

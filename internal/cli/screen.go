@@ -11,6 +11,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/screen"
+	"github.com/sqlgym/sqlgym/shopdb"
 	"github.com/sqlgym/sqlgym/verify"
 )
 
@@ -25,6 +26,7 @@ type screenOptions struct {
 	Timeout      time.Duration
 	JSON         bool
 	DB           dbFlags
+	Replace      bool
 }
 
 func newScreenCmd(io IO) *cobra.Command {
@@ -66,6 +68,7 @@ weak-task screen".`,
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	addDBFlags(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
+	addReplaceFlag(cmd, &opts.Replace)
 	return cmd
 }
 
@@ -100,6 +103,9 @@ type screenJSON struct {
 }
 
 func runScreen(ctx context.Context, io IO, opts screenOptions) error {
+	if err := checkOutput("--out", opts.Out, opts.Replace, append([]string{opts.Tasks}, opts.DB.inputs()...)...); err != nil {
+		return err
+	}
 	mode, err := parseMode(opts.Mode)
 	if err != nil {
 		return err
@@ -111,7 +117,7 @@ func runScreen(ctx context.Context, io IO, opts screenOptions) error {
 	if opts.DropWeak && opts.Out == "" {
 		return usagef("--drop-weak needs --out")
 	}
-	tasks, err := loadTasks(opts.Tasks)
+	tasks, err := shopdb.LoadTasks(opts.Tasks)
 	if err != nil {
 		return err
 	}
@@ -123,7 +129,7 @@ func runScreen(ctx context.Context, io IO, opts screenOptions) error {
 	v := verify.New(cat, tasks, verify.Config{Mode: mode, KeepDistinct: opts.KeepDistinct,
 		Limits: sqlgym.Limits{Timeout: opts.Timeout}})
 	start := time.Now()
-	rep, out, err := screen.Screen(ctx, v, tasks, screen.Options{Kinds: kinds, MaxPerKind: opts.MaxPerKind,
+	rep, out, err := screen.Screen(ctx, v, tasks, screen.Options{Dialect: dialectOf(cat), Kinds: kinds, MaxPerKind: opts.MaxPerKind,
 		Progress: func(done, total int) {
 			if total > 256 {
 				fmt.Fprintf(io.ErrOut, "screened %d/%d tasks (%.1fs)\n", done, total, time.Since(start).Seconds())

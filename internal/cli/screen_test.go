@@ -41,7 +41,7 @@ func TestScreenCommand(t *testing.T) {
 		t.Errorf("weak mutants %+v", m)
 	}
 
-	code, stdout, errOut = run(t, "screen", "--tasks", tasks, "--out", out, "--drop-weak", "--json")
+	code, stdout, errOut = run(t, "screen", "--tasks", tasks, "--out", out, "--drop-weak", "--json", "--replace")
 	if code != ExitOK {
 		t.Fatalf("--drop-weak: exit %d: %s", code, errOut)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/agent"
 	"github.com/sqlgym/sqlgym/serve"
+	"github.com/sqlgym/sqlgym/shopdb"
 	"github.com/sqlgym/sqlgym/verify"
 )
 
@@ -29,6 +30,7 @@ type serveOptions struct {
 	Concurrency    int
 	Warm           bool
 	IncludeHoldout bool
+	EvalHoldout    bool
 	CacheEntries   int
 	CacheMB        int
 	DBSlots        int
@@ -41,6 +43,8 @@ type serveOptions struct {
 	Deadline       time.Duration
 	RetryAfter     time.Duration
 	Drain          time.Duration
+	ReplicaID      string
+	UnreadyDelay   time.Duration
 	JSON           bool
 	DB             dbFlags
 	// The episode API's bounds.
@@ -63,8 +67,12 @@ func newServeCmd(io IO) *cobra.Command {
   POST /v1/rewards   {"items": [{"task_id", "completion" | "sql", "finish_reason"?}, ...]}
                      (or items with "db" and "gold_sql" instead of "task_id")
                      -> {"results": [{"reward", "outcome", "sql", "detail"}, ...]}
-  POST /get_reward   OpenRLHF's remote reward protocol (--remote_rm_url): label = task id
-  GET  /healthz      GET /metrics (Prometheus)
+  POST /get_reward   OpenRLHF's remote reward protocol (--reward.remote_url):
+                     label = the export's "label" column (--data.label_key label)
+  GET  /healthz      liveness: 200 once listening
+  GET  /readyz       readiness: 200 once databases are open (and, with --warm,
+                     golds cached); 503 while starting and from drain on
+  GET  /metrics      Prometheus (sqlgym_serve_inflight_requests for autoscaling)
 
 The episode API runs the multi-turn agent loop for trainers (see docs/agent.md):
   POST /v1/episodes            {"task_id", "protocol"?: "tools" | "text"}
@@ -78,18 +86,27 @@ POST /v1/episodes answers 429.
 A reward is null for a reply cut off by the token limit (finish_reason
 "length") and for failures that are not the model's (gold_error,
 infra_error): a trainer must drop those samples. Held-out tasks are refused
-unless --include-holdout.
+unless --include-holdout; with --eval-holdout they are scored on requests
+marked "mode": "eval" (validation rows of 'sqlgym export --split holdout',
+which the shims mark), counted apart in /metrics, and still refused on
+training requests.
 
 Candidate results are cached across requests (LRU, --cache-entries and
 --cache-mb); each database verifies at most --db-slots batches at once with
 at most --queue more waiting, and answers 429 with Retry-After past that.
 Memory is bounded per request (--max-body-mb, --max-items, --read-timeout)
 and per process (--body-mb of bodies, --result-mb of results at once).
-SIGTERM or Ctrl-C stops accepting requests and drains those in flight.
-See docs/training.md.`,
+SIGTERM or Ctrl-C turns /readyz to 503, keeps serving for --unready-delay,
+then stops accepting requests and drains those in flight.
+
+Many replicas: episode ids start with --replica-id and a dot, so a balancer
+routes each step back to the replica holding the episode; another replica
+answers 404 naming it. See docs/deploy.md and docs/training.md.`,
 		Example: `  sqlgym serve --tasks shop --warm
   sqlgym serve --tasks band.jsonl --db-dir data/database --addr 0.0.0.0:8421 --reward correct=1,wrong=0
-  sqlgym serve --tasks shop --addr 127.0.0.1:0 --json   # prints {"addr": ...} once listening`,
+  sqlgym serve --tasks shop --addr 127.0.0.1:0 --json   # prints {"addr", "ready", ...} once started
+  sqlgym serve --tasks shop --warm --eval-holdout       # validation on held-out tasks during training
+  sqlgym serve --tasks shop --addr 0.0.0.0:8421 --replica-id node-3 --warm --unready-delay 5s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), io, opts) },
 	}
@@ -105,6 +122,7 @@ See docs/training.md.`,
 	f.IntVar(&opts.Concurrency, "concurrency", 0, "statements run at once per batch (0: 2 x CPUs)")
 	f.BoolVar(&opts.Warm, "warm", false, "run every task's gold before listening (caches golds, reports broken tasks)")
 	f.BoolVar(&opts.IncludeHoldout, "include-holdout", false, "also score held-out tasks (they are for evaluation, not training)")
+	f.BoolVar(&opts.EvalHoldout, "eval-holdout", false, `score held-out tasks on evaluation requests ("mode": "eval") only, counted apart`)
 	f.IntVar(&opts.CacheEntries, "cache-entries", serve.DefaultCacheEntries, "candidate results kept across requests")
 	f.IntVar(&opts.CacheMB, "cache-mb", serve.DefaultCacheBytes>>20, "megabytes (estimated) of candidate results kept across requests")
 	f.IntVar(&opts.DBSlots, "db-slots", serve.DefaultDBSlots, "batches verifying at once per database")
@@ -117,7 +135,9 @@ See docs/training.md.`,
 	f.DurationVar(&opts.Deadline, "deadline", serve.DefaultDeadline, "time limit per request, queueing included (503 past it)")
 	f.DurationVar(&opts.RetryAfter, "retry-after", serve.DefaultRetryAfter, "Retry-After sent with 429 and 503")
 	f.DurationVar(&opts.Drain, "drain", 60*time.Second, "on shutdown, how long requests in flight may take to finish")
-	f.BoolVar(&opts.JSON, "json", false, "print the listening address and settings as one JSON line")
+	f.StringVar(&opts.ReplicaID, "replica-id", "", "prefix of this replica's episode ids, for load-balancer affinity: a DNS label (default: the host name's first label, e.g. the pod name, else a random id)")
+	f.DurationVar(&opts.UnreadyDelay, "unready-delay", 0, "on shutdown, keep serving this long with /readyz at 503 before closing the port, so balancers stop sending first")
+	f.BoolVar(&opts.JSON, "json", false, "print the listening address and settings as one JSON line once started (after --warm; \"ready\" says whether /readyz is 200)")
 	f.StringVar(&opts.Protocol, "protocol", string(agent.ProtocolTools), "episodes: protocol of requests that name none (tools or text)")
 	f.IntVar(&opts.MaxTurns, "max-turns", agent.DefaultMaxTurns, "episodes: assistant turns per episode, the submitting one included")
 	f.BoolVar(&opts.SubmitLast, "submit-last", false, "episodes: an episode that ends without submitting submits its last query run")
@@ -139,12 +159,17 @@ type serveInfo struct {
 	Mode    string            `json:"mode"`
 	Rewards string            `json:"rewards"`
 	Warm    *serve.WarmReport `json:"warm,omitempty"`
+	Replica string            `json:"replica"`
+	Ready   bool              `json:"ready"`
 }
 
 func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	mode, err := parseMode(opts.Mode)
 	if err != nil {
 		return err
+	}
+	if opts.IncludeHoldout && opts.EvalHoldout {
+		return usagef("--include-holdout scores held-out tasks on every request: give it or --eval-holdout (validation only), not both")
 	}
 	order, err := parseOrder(opts.Order, mode, false)
 	if err != nil {
@@ -168,7 +193,13 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	if err := refuseOracle(src, "serve"); err != nil {
 		return err
 	}
-	tasks, err := loadTasks(opts.Tasks)
+	replica := ""
+	if opts.ReplicaID != "" {
+		if replica, err = serve.ParseReplicaID(opts.ReplicaID); err != nil {
+			return usagef("--replica-id: %v", err)
+		}
+	}
+	tasks, err := shopdb.LoadTasks(opts.Tasks)
 	if err != nil {
 		return err
 	}
@@ -178,7 +209,7 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	}
 	defer cat.Close()
 	srv, err := serve.New(serve.Config{
-		Tasks: tasks, IncludeHoldout: opts.IncludeHoldout, DBs: cat, Schema: src,
+		Tasks: tasks, IncludeHoldout: opts.IncludeHoldout, EvalHoldout: opts.EvalHoldout, DBs: cat, Schema: src,
 		Verify: verify.Config{Mode: mode, Order: order, Rewards: rewards, Concurrency: opts.Concurrency,
 			Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps, SafetyNet: opts.SafetyNet}},
 		CacheEntries: opts.CacheEntries, CacheBytes: int64(opts.CacheMB) << 20,
@@ -187,45 +218,76 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 		Deadline: opts.Deadline, RetryAfter: opts.RetryAfter,
 		Agent:      agent.Config{Protocol: proto, MaxTurns: opts.MaxTurns, SubmitLast: opts.SubmitLast, MaxTokens: opts.TokenBudget},
 		EpisodeTTL: opts.EpisodeTTL, MaxEpisodes: opts.MaxEpisodes,
+		ReplicaID: replica, UnreadyDelay: opts.UnreadyDelay,
 	})
 	if err != nil {
 		return err
 	}
-	info := serveInfo{Tasks: len(tasks), Mode: verify.Config{Mode: mode, Order: order}.ModeLabel(), Rewards: rewards.String()}
-	if opts.Warm {
-		rep, err := srv.Warm(ctx)
-		if err != nil {
-			return err
-		}
-		info.Warm = &rep
-		if !opts.JSON {
-			fmt.Fprintf(io.ErrOut, "warmed %d golds in %s", rep.Tasks, rep.Took.Round(time.Millisecond))
-			if n := len(rep.GoldErrors); n > 0 {
-				fmt.Fprintf(io.ErrOut, "; %d golds fail (their items get gold_error, reward null): %v", n, head(rep.GoldErrors, 5))
-			}
-			if n := len(rep.NotSelf); n > 0 {
-				fmt.Fprintf(io.ErrOut, "; %d golds do not match themselves: %v", n, head(rep.NotSelf, 5))
-			}
-			fmt.Fprintln(io.ErrOut)
-		}
-	}
+	// Listen first: /healthz answers while databases open and golds warm,
+	// and /readyz says 503 until both are done (ready.go).
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return sqlgym.Userf("pick another --addr (port 0 takes any free port)", "listen on %s: %v", opts.Addr, err)
 	}
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(sctx, ln, opts.Drain) }()
+	info := serveInfo{Tasks: len(tasks), Mode: verify.Config{Mode: mode, Order: order}.ModeLabel(), Rewards: rewards.String(), Replica: srv.Replica()}
+	openErr, err := startUp(ctx, io, srv, opts, &info)
+	if err != nil {
+		stop()
+		<-served
+		return err
+	}
+	if openErr == nil {
+		srv.MarkReady()
+	} else {
+		go srv.ReadyWhenOpen(sctx, openErr, 5*time.Second)
+	}
+	info.Ready = openErr == nil
 	info.Addr = ln.Addr().String()
 	info.URL = "http://" + info.Addr
 	if opts.JSON {
 		b, _ := json.Marshal(info)
 		fmt.Fprintln(io.Out, string(b))
 	} else {
-		fmt.Fprintf(io.Out, "serving rewards for %d tasks (mode %s) on %s\n", info.Tasks, info.Mode, info.URL)
+		fmt.Fprintf(io.Out, "serving rewards for %d tasks (mode %s) on %s as replica %s\n", info.Tasks, info.Mode, info.URL, info.Replica)
 	}
-	err = srv.Serve(ctx, ln, opts.Drain)
+	err = <-served
 	if !opts.JSON {
 		fmt.Fprintln(io.ErrOut, "stopped: requests in flight drained")
 	}
 	return err
+}
+
+// startUp opens the databases and, with --warm, caches the golds: what
+// /readyz waits for. A database that does not open is openErr, not a
+// failure to start: the server serves (its items get infra_error) and
+// turns ready once it opens; a warm-up that fails is err.
+func startUp(ctx context.Context, io IO, srv *serve.Server, opts serveOptions, info *serveInfo) (openErr, err error) {
+	if openErr = srv.OpenDatabases(ctx); openErr != nil {
+		fmt.Fprintf(io.ErrOut, "warning: %v\nhint: /readyz answers 503 until every task database opens (retried every 5s)\n", openErr)
+	}
+	if !opts.Warm {
+		return openErr, nil
+	}
+	rep, err := srv.Warm(ctx)
+	if err != nil {
+		return openErr, err
+	}
+	info.Warm = &rep
+	if !opts.JSON {
+		fmt.Fprintf(io.ErrOut, "warmed %d golds in %s", rep.Tasks, rep.Took.Round(time.Millisecond))
+		if n := len(rep.GoldErrors); n > 0 {
+			fmt.Fprintf(io.ErrOut, "; %d golds fail (their items get gold_error, reward null): %v", n, head(rep.GoldErrors, 5))
+		}
+		if n := len(rep.NotSelf); n > 0 {
+			fmt.Fprintf(io.ErrOut, "; %d golds do not match themselves: %v", n, head(rep.NotSelf, 5))
+		}
+		fmt.Fprintln(io.ErrOut)
+	}
+	return openErr, nil
 }
 
 func head(s []string, n int) []string {

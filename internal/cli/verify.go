@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	goio "io"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/atomicfile"
 	"github.com/sqlgym/sqlgym/shopdb"
 	"github.com/sqlgym/sqlgym/verify"
 	"github.com/sqlgym/sqlgym/verify/compare"
@@ -31,6 +31,7 @@ type verifyOptions struct {
 	VMSteps      int64
 	SafetyNet    time.Duration
 	Out          string
+	Replace      bool
 	JSON         bool
 	DB           dbFlags
 }
@@ -59,7 +60,7 @@ given and --json is not set); the summary goes to stdout, or to stderr when
 results take stdout.`,
 		Example: `  sqlgym verify --tasks tasks.jsonl --predictions preds.jsonl --db shop=sqlite:shop.sqlite --out results.jsonl
   sqlgym verify --tasks spider.jsonl --predictions preds.jsonl --db-dir ../shared/data/spider_dev/database --mode testsuite --json
-  sqlgym verify --tasks tasks.jsonl --predictions preds.jsonl --all-modes --reward correct=1,wrong=0 --out r.jsonl`,
+  sqlgym verify --tasks tasks.jsonl --predictions preds.jsonl --all-modes --reward correct=1,wrong=0 --out r.jsonl --replace`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runVerify(cmd.Context(), io, opts) },
 	}
@@ -79,6 +80,7 @@ results take stdout.`,
 	addDBFlags(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
 	_ = cmd.MarkFlagRequired("predictions")
+	addReplaceFlag(cmd, &opts.Replace)
 	return cmd
 }
 
@@ -95,6 +97,9 @@ func modeNames() string {
 const verifyChunk = 2048
 
 func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
+	if err := checkOutput("--out", opts.Out, opts.Replace, append([]string{opts.Tasks, opts.Predictions}, opts.DB.inputs()...)...); err != nil {
+		return err
+	}
 	mode, err := parseMode(opts.Mode)
 	if err != nil {
 		return err
@@ -107,7 +112,7 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 	if err != nil {
 		return err
 	}
-	tasks, err := loadTasks(opts.Tasks)
+	tasks, err := shopdb.LoadTasks(opts.Tasks)
 	if err != nil {
 		return err
 	}
@@ -146,22 +151,39 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 		Failures: true,
 	})
 
-	var out goio.Writer
+	var all []verify.Result
 	summaryTo := io.Out
 	switch {
 	case opts.Out != "":
-		f, err := os.Create(opts.Out)
-		if err != nil {
-			return fmt.Errorf("create results file: %w", err)
-		}
-		defer f.Close()
-		bw := bufio.NewWriter(f)
-		defer bw.Flush()
-		out = bw
+		// The results file appears whole or not at all, and a failed write
+		// or flush (a full disk) is an error, never a short file and exit 0.
+		err = atomicfile.Write(opts.Out, func(w goio.Writer) error {
+			bw := bufio.NewWriter(w)
+			var err error
+			if all, err = verifyAll(ctx, io.ErrOut, v, answers, bw); err != nil {
+				return err
+			}
+			return bw.Flush()
+		})
 	case !opts.JSON:
-		out = io.Out
 		summaryTo = io.ErrOut
+		all, err = verifyAll(ctx, io.ErrOut, v, answers, io.Out)
+	default:
+		all, err = verifyAll(ctx, io.ErrOut, v, answers, nil)
 	}
+	if err != nil {
+		return err
+	}
+	sum := verify.Summarize(all)
+	if opts.JSON {
+		return writeJSON(summaryTo, sum)
+	}
+	return printSummary(summaryTo, sum, v.Config().ModeLabel())
+}
+
+// verifyAll judges answers in chunks, writing each result as a JSON line
+// to out (when not nil) and progress to progress.
+func verifyAll(ctx context.Context, progress goio.Writer, v *verify.Verifier, answers []verify.Answer, out goio.Writer) ([]verify.Result, error) {
 	var enc *json.Encoder
 	if out != nil {
 		enc = json.NewEncoder(out)
@@ -173,25 +195,21 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 		hi := min(lo+verifyChunk, len(answers))
 		res := v.VerifyBatch(ctx, answers[lo:hi])
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("verify interrupted after %d of %d answers: %w", lo, len(answers), err)
+			return nil, fmt.Errorf("verify interrupted after %d of %d answers: %w", lo, len(answers), err)
 		}
 		for i := range res {
 			if enc != nil {
 				if err := enc.Encode(&res[i]); err != nil {
-					return fmt.Errorf("write results: %w", err)
+					return nil, fmt.Errorf("write results: %w", err)
 				}
 			}
 		}
 		all = append(all, res...)
 		if len(answers) > verifyChunk {
-			fmt.Fprintf(io.ErrOut, "verified %d/%d answers (%.1fs)\n", hi, len(answers), time.Since(start).Seconds())
+			fmt.Fprintf(progress, "verified %d/%d answers (%.1fs)\n", hi, len(answers), time.Since(start).Seconds())
 		}
 	}
-	sum := verify.Summarize(all)
-	if opts.JSON {
-		return writeJSON(summaryTo, sum)
-	}
-	return printSummary(summaryTo, sum, v.Config().ModeLabel())
+	return all, nil
 }
 
 func printSummary(w goio.Writer, s verify.Summary, mode string) error {
@@ -228,10 +246,4 @@ func checkDatabases(cat interface{ Resolve(string) (string, error) }, tasks []sq
 		}
 	}
 	return nil
-}
-
-// loadTasks reads a task file; the name "shop" is the built-in shop task
-// set embedded in sqlgym (write ./shop for a file of that name).
-func loadTasks(path string) ([]sqlgym.Task, error) {
-	return shopdb.LoadTasks(path)
 }

@@ -15,6 +15,12 @@ import (
 // Version is set at build time with -ldflags "-X github.com/sqlgym/sqlgym/internal/cli.Version=v1.2.3".
 var Version = "dev"
 
+// Commit is set at build time with -ldflags "-X
+// github.com/sqlgym/sqlgym/internal/cli.Commit=SHA" where the toolchain
+// cannot record it (a container build without .git); the commit the
+// toolchain records (-buildvcs) wins.
+var Commit = ""
+
 // BuildInfo describes the running binary.
 type BuildInfo struct {
 	Version  string `json:"version"`
@@ -36,6 +42,9 @@ func ReadBuildInfo() BuildInfo {
 				bi.Modified = s.Value == "true"
 			}
 		}
+	}
+	if bi.Commit == "" {
+		bi.Commit = Commit
 	}
 	if bi.Commit == "" {
 		bi.Commit, bi.Modified = gitFallback()

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/jsonl"
 )
 
 // Postgres returns the DSN of the test PostgreSQL server from
@@ -104,7 +104,7 @@ func SharedGolds(t testing.TB, withAlternatives bool) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = sqlgym.ScanJSONL(f, path, func(_ int, b []byte) error {
+		_, err = jsonl.Scan(f, path, jsonl.Strict, func(_ int, b []byte) error {
 			var q struct {
 				Gold string   `json:"gold_sql"`
 				Alt  []string `json:"gold_sql_alternatives"`

@@ -3,6 +3,10 @@ package loadtest
 import (
 	"context"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sqlgym/sqlgym"
@@ -51,5 +55,34 @@ func TestBatchShape(t *testing.T) {
 	}
 	if d := countDistinct(items); d < 3 || d > 12 {
 		t.Fatalf("%d distinct answers in 32: not the duplicates sampling gives", d)
+	}
+}
+
+// The generated HAProxy configuration names one server and one use-server
+// rule per replica, and HAProxy itself accepts it (when installed).
+func TestHAProxyConfig(t *testing.T) {
+	cfg := HAProxyConfig("127.0.0.1:9000", []Backend{{ID: "r0", Addr: "127.0.0.1:9001"}, {ID: "sqlgym-1", Addr: "127.0.0.1:9002"}})
+	for _, want := range []string{
+		"bind 127.0.0.1:9000",
+		"use-server r0 if { var(txn.replica) -m str r0 }",
+		"use-server sqlgym-1 if { var(txn.replica) -m str sqlgym-1 }",
+		"server sqlgym-1 127.0.0.1:9002 check",
+		"option httpchk GET /readyz",
+		"path,field(4,/),field(1,.)",
+	} {
+		if !strings.Contains(cfg, want) {
+			t.Errorf("configuration lacks %q:\n%s", want, cfg)
+		}
+	}
+	bin, err := exec.LookPath("haproxy")
+	if err != nil {
+		t.Skip("haproxy not installed: the configuration is not checked by HAProxy itself")
+	}
+	path := filepath.Join(t.TempDir(), "haproxy.cfg")
+	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(bin, "-c", "-f", path).CombinedOutput(); err != nil {
+		t.Fatalf("haproxy -c: %v\n%s", err, out)
 	}
 }

@@ -52,7 +52,7 @@ class ServeTest(unittest.TestCase):
         with open(preds, "w") as f:
             for i, it in enumerate(items):
                 f.write(json.dumps(dict(it, sample=i)) + "\n")
-        subprocess.run([self.bin, "verify", "--tasks", self.tasks, "--predictions", preds, "--out", out],
+        subprocess.run([self.bin, "verify", "--tasks", self.tasks, "--predictions", preds, "--out", out, "--replace"],
                        check=True, env=self.env, capture_output=True)
         with open(out) as f:
             return [json.loads(l)["reward"] for l in f if l.strip()]
@@ -93,12 +93,9 @@ class ServeTest(unittest.TestCase):
     def test_verl(self):
         s = sr.compute_score("sqlgym", RIGHT, "SELECT count(*) FROM orders", {"task_id": "orders", "db": "shop"})
         self.assertEqual(s, {"score": 1.0, "sqlgym_masked": 0.0, "sqlgym_correct": 1.0})
-        batch = sr.compute_score_batch(["sqlgym"] * 3, [WRONG, RIGHT, "```sql\nSELECT 1\n```"],
-                                       ["SELECT count(*) FROM orders", "x", "SELECT * FROM no_such_table"],
-                                       [{"task_id": "orders"}, {"task_id": "orders"}, {"db": "shop"}])
-        self.assertEqual([b["score"] for b in batch], [0.1, 1.0, 0.0])
-        # The last row's gold fails: no reward to learn from, flagged.
-        self.assertEqual([b["sqlgym_masked"] for b in batch], [0.0, 0.0, 1.0])
+        # A task whose gold fails: no reward to learn from, flagged.
+        s = sr.compute_score("sqlgym", "```sql\nSELECT 1\n```", "SELECT * FROM no_such_table", {"db": "shop"})
+        self.assertEqual((s["score"], s["sqlgym_masked"]), (0.0, 1.0))
 
     def test_openrlhf_reward_func_and_remote_route(self):
         prompt = "<|user|>How many orders?<|assistant|>"

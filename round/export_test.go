@@ -1,0 +1,5 @@
+package round
+
+// SetCrash makes r fail with the error f returns after a step's work and
+// before its marker: how tests kill a round at a chosen step.
+func SetCrash(r *Runner, f func(round int, step string) error) { r.crash = f }
