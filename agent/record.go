@@ -125,6 +125,7 @@ func (ep *Episode) Record() rundir.Sample {
 	if r := ep.result; r != nil {
 		s.SQL, s.Outcome, s.Reward, s.Detail = r.SQL, r.Outcome, r.Reward, r.Detail
 		s.ErrorKind, s.Why = string(r.ErrorKind), r.Why
+		s.Failure = r.Failure
 		if r.Outcome != sqlgym.OutcomeCorrect {
 			s.Gold = r.Gold
 			if s.Gold == "" {

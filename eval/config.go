@@ -85,6 +85,13 @@ type Config struct {
 	// the manifest and the configuration hash.
 	Schema *link.Source
 
+	// Hint, when HintShape, appends the expected result's shape (column
+	// count and names, row count, from the gold's result) to each prompt;
+	// RetryOf names the run whose failed tasks are asked again. Both enter
+	// the manifest and the configuration hash.
+	Hint    string
+	RetryOf string
+
 	// Concurrency bounds the tasks being sampled at once (default 64).
 	Concurrency int
 
@@ -138,5 +145,8 @@ func (c *Config) withDefaults() error {
 	if c.Verify.Previews <= 0 {
 		c.Verify.Previews = PreviewRows
 	}
+	// Every failed sample keeps its failure class: reports, compare and
+	// curate read it.
+	c.Verify.Failures = true
 	return nil
 }

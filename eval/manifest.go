@@ -36,6 +36,9 @@ type hashed struct {
 	Agent *rundir.AgentSettings `json:"agent,omitempty"`
 	// Schema is left out for full schemas, for the same reason.
 	Schema string `json:"schema,omitempty"`
+	// Hint and RetryOf are left out for runs without a hint, likewise.
+	Hint    string `json:"hint,omitempty"`
+	RetryOf string `json:"retry_of,omitempty"`
 }
 
 // ConfigHash is the configuration hash of a manifest's settings.
@@ -44,6 +47,7 @@ func ConfigHash(m *rundir.Manifest) string {
 		TasksHash: m.TasksHash, Split: m.Split, TaskCount: m.TaskCount, DBDigests: m.DBDigests,
 		Policy: m.Policy, Model: m.Model, Decoding: m.Decoding, Mode: m.Mode, Rewards: m.Rewards,
 		PromptHash: m.PromptHash, Agent: m.Agent, Schema: hashedSchema(m.Schema),
+		Hint: m.Hint, RetryOf: m.RetryOf,
 	})
 	if err != nil {
 		// Only Decoding.Extra could fail, and it came from JSON.
@@ -106,6 +110,7 @@ func differences(old, cur *rundir.Manifest) []string {
 	add(old.Rewards != cur.Rewards, "--reward", old.Rewards, cur.Rewards)
 	add(old.PromptHash != cur.PromptHash, "--prompt-template", old.PromptHash, cur.PromptHash)
 	add(hashedSchema(old.Schema) != hashedSchema(cur.Schema), "--schema or --link-*", schemaText(old.Schema), schemaText(cur.Schema))
+	add(old.Hint != cur.Hint || old.RetryOf != cur.RetryOf, "--retry-failed or --hint", old.RetryOf+" "+old.Hint, cur.RetryOf+" "+cur.Hint)
 	add(!reflect.DeepEqual(old.Agent, cur.Agent), "--agent, --max-turns, --protocol, --submit-last or --token-budget", agentText(old.Agent), agentText(cur.Agent))
 	if len(d) == 0 {
 		// A manifest written by another version of the hash.

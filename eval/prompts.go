@@ -18,6 +18,9 @@ type prompts struct {
 	// src, when set, chooses each task's schema (--schema linked|oracle).
 	src  *link.Source
 	dbsc memo.Map[string, schemaEntry]
+	// hint, when set, gives the text appended to a task's user message
+	// (--hint shape).
+	hint func(ctx context.Context, t *sqlgym.Task) (string, error)
 }
 
 type schemaEntry struct {
@@ -32,6 +35,18 @@ func newPrompts(dbs Databases, tmpl *prompt.Template, src *link.Source) *prompts
 // render renders a task's prompt. An infrastructure failure while loading
 // the schema is not kept, so a later task tries again.
 func (p *prompts) render(ctx context.Context, t *sqlgym.Task) (model.Prompt, error) {
+	pr, err := p.renderPlain(ctx, t)
+	if err != nil || p.hint == nil {
+		return pr, err
+	}
+	h, err := p.hint(ctx, t)
+	if err != nil {
+		return model.Prompt{}, err
+	}
+	return withHint(pr, h), nil
+}
+
+func (p *prompts) renderPlain(ctx context.Context, t *sqlgym.Task) (model.Prompt, error) {
 	if p.src != nil && p.src.Mode() != link.ModeFull {
 		return p.renderLinked(ctx, t)
 	}

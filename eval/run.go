@@ -81,6 +81,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		m.Agent = cfg.Agent.Settings()
 	}
 	m.Schema = cfg.Schema.Settings()
+	m.Hint, m.RetryOf = cfg.Hint, cfg.RetryOf
 	if m.Linking, err = linkingSummary(ctx, cfg); err != nil {
 		return nil, err
 	}
@@ -111,6 +112,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	r := &runner{cfg: cfg, v: v, app: app, res: res, prompts: newPrompts(cfg.DBs, cfg.Template, cfg.Schema)}
+	if cfg.Hint == HintShape {
+		r.prompts.hint = func(ctx context.Context, t *sqlgym.Task) (string, error) { return shapeHint(ctx, v, t) }
+	}
 	if cfg.Agent != nil {
 		if r.env, err = agent.NewEnv(v, cfg.DBs, cfg.Template, *cfg.Agent); err != nil {
 			app.Close()
@@ -437,7 +441,7 @@ func (r *runner) lose(u unit, counter *int, err error) {
 func judged(s *rundir.Sample, t *sqlgym.Task, vr verify.Result) {
 	s.SQL, s.Outcome, s.Reward, s.Detail = vr.SQL, vr.Outcome, vr.Reward, vr.Detail
 	s.ErrorKind, s.Why = string(vr.ErrorKind), vr.Why
-	s.Gold, s.PredPreview, s.GoldPreview = "", nil, nil
+	s.Gold, s.PredPreview, s.GoldPreview, s.Failure = "", nil, nil, vr.Failure
 	if vr.Outcome == sqlgym.OutcomeCorrect {
 		return
 	}

@@ -10,6 +10,8 @@ import (
 const (
 	KindEval    = "eval"
 	KindCompare = "compare"
+	// KindCurate is a training set `sqlgym curate` wrote.
+	KindCurate = "curate"
 )
 
 // Entry is one line of the ledger.

@@ -121,6 +121,9 @@ type Comparison struct {
 	Unchanged int          `json:"unchanged"`
 	Changes   []TaskChange `json:"changes"`
 	ByDB      []DBDelta    `json:"by_db,omitempty"`
+	// Classes compares the failure classes on the paired tasks: which
+	// classes the treatment fixed.
+	Classes []ClassDelta `json:"failure_classes,omitempty"`
 	// Notes are caveats a reader must see beside the verdict.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -273,6 +276,7 @@ func Compare(base, treat []*Run, opts CompareOptions) (*Comparison, error) {
 	slices.SortStableFunc(c.Changes, func(a, b TaskChange) int {
 		return cmp.Or(cmp.Compare(math.Abs(b.Treat-b.Base), math.Abs(a.Treat-a.Base)), strings.Compare(a.ID, b.ID))
 	})
+	c.Classes = classDeltas(base, treat, ids, bp, tp)
 	for _, name := range slices.Sorted(maps.Keys(perDB)) {
 		g := perDB[name]
 		g.Base /= float64(g.Tasks)

@@ -119,6 +119,15 @@ func CompareText(w io.Writer, c *Comparison) error {
 		}
 		tw.Flush()
 	}
+	if len(c.Classes) > 0 {
+		fmt.Fprintln(ew)
+		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "failure class\tbase\ttreat\tdelta (pts)\tbase tasks\tfixed\n")
+		for _, d := range c.Classes {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\n", d.Class, pct(d.Base), pct(d.Treat), signedPoints(d.Treat-d.Base), d.BaseTasks, d.Fixed)
+		}
+		tw.Flush()
+	}
 	if len(c.Changes) > 0 {
 		n := min(len(c.Changes), maxChanges)
 		fmt.Fprintf(ew, "\nlargest changes (%d of %d changed tasks)\n", n, len(c.Changes))
@@ -164,6 +173,13 @@ func CompareMarkdown(w io.Writer, c *Comparison) error {
 		}
 		fmt.Fprintln(ew)
 	}
+	if len(c.Classes) > 0 {
+		fmt.Fprintf(ew, "| failure class | base | treat | delta (pts) | base tasks | fixed |\n| --- | ---: | ---: | ---: | ---: | ---: |\n")
+		for _, d := range c.Classes {
+			fmt.Fprintf(ew, "| %s | %s | %s | %s | %d | %d |\n", mdCell(d.Class), pct(d.Base), pct(d.Treat), signedPoints(d.Treat-d.Base), d.BaseTasks, d.Fixed)
+		}
+		fmt.Fprintln(ew)
+	}
 	if len(c.Changes) > 0 {
 		n := min(len(c.Changes), maxChanges)
 		fmt.Fprintf(ew, "<details><summary>Largest changes (%d of %d changed tasks)</summary>\n\n| task | database | base | treat |\n| --- | --- | ---: | ---: |\n", n, len(c.Changes))
@@ -202,6 +218,11 @@ var comparePage = template.Must(template.New("compare").Funcs(funcs).Parse(`<!DO
 {{if gt (len .C.ByDB) 1}}<h2>By database</h2>
 <table><tr><th>database</th><th class="num">tasks</th><th class="num">base</th><th class="num">treat</th></tr>
 {{range .C.ByDB}}<tr><td>{{.DB}}</td><td class="num">{{.Tasks}}</td><td class="num">{{pct .Base}}</td><td class="num">{{pct .Treat}}</td></tr>
+{{end}}</table>{{end}}
+{{if .C.Classes}}<h2>Failure classes</h2>
+<p>Share of scored samples in each class on the paired tasks; <i>fixed</i>: tasks with the class in the base and not in the treatment, at a higher rate.</p>
+<table><tr><th>class</th><th class="num">base</th><th class="num">treat</th><th class="num">delta (pts)</th><th class="num">base tasks</th><th class="num">fixed</th></tr>
+{{range .C.Classes}}<tr><td>{{.Class}}</td><td class="num">{{pct .Base}}</td><td class="num">{{pct .Treat}}</td><td class="num">{{signed (sub .Treat .Base)}}</td><td class="num">{{.BaseTasks}}</td><td class="num">{{.Fixed}}</td></tr>
 {{end}}</table>{{end}}
 {{if .Changes}}<h2>Largest changes</h2>
 <table><tr><th>task</th><th>database</th><th class="num">base</th><th class="num">treat</th></tr>

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/failure"
 	"github.com/sqlgym/sqlgym/rundir"
 )
 
@@ -43,12 +44,15 @@ func fixtureRun(t *testing.T, name string, shift int) *Run {
 					s.SQL = "SELECT '<script>alert(1)</script>' AS x -- | pipe `tick`"
 					s.PredPreview = &rundir.Preview{Columns: []string{"x"}, Rows: [][]string{{"<script>alert(1)</script>"}, {"a|b"}}, More: true}
 					s.GoldPreview = &rundir.Preview{Columns: []string{"name"}, Rows: [][]string{{"<img src=x onerror=alert(2)>"}}}
+					s.Failure = &failure.Failure{Class: failure.ExtraRows, Rows: failure.RelSuperset, Detail: "every gold row and more <b>"}
 				case 1:
 					s.Outcome, s.ErrorKind, s.Detail = sqlgym.OutcomeError, "no_such_column", "no such column: nme"
 					s.SQL = "SELECT nme FROM t"
+					s.Failure = &failure.Failure{Class: failure.MissingColumn, Detail: "no such column: nme"}
 				case 2:
 					s.Outcome = sqlgym.OutcomeNoQuery
 					s.SQL = ""
+					s.Failure = &failure.Failure{Class: failure.NoQuery}
 				default:
 					s.Outcome = sqlgym.OutcomeInfraError
 				}

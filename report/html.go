@@ -18,7 +18,8 @@ pre{background:#f5f6f8;padding:8px;margin:4px 0;white-space:pre-wrap;word-break:
 .fail{border:1px solid #d0d4dc;padding:6px 12px;margin:12px 0}.fail h3{font-size:15px;margin:4px 0}
 .previews{display:flex;gap:24px;flex-wrap:wrap}.previews table{font-size:13px}`
 
-var funcs = template.FuncMap{"pct": pct, "points": points, "signed": signedPoints}
+var funcs = template.FuncMap{"pct": pct, "points": points, "signed": signedPoints, "samples": samplesLabel,
+	"sub": func(a, b float64) float64 { return a - b }}
 
 var reportPage = template.Must(template.New("report").Funcs(funcs).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>sqlgym report: {{.V.Name}}</title>
@@ -29,7 +30,8 @@ var reportPage = template.Must(template.New("report").Funcs(funcs).Parse(`<!DOCT
 <tr><td>settings</td><td>{{.V.Settings}}</td></tr>
 <tr><td>tasks</td><td>{{.V.TasksLine}}</td></tr>{{if .V.AgentLine}}
 <tr><td>agent</td><td>{{.V.AgentLine}}</td></tr>{{end}}{{if .V.SchemaLine}}
-<tr><td>schema</td><td>{{.V.SchemaLine}}</td></tr>{{end}}
+<tr><td>schema</td><td>{{.V.SchemaLine}}</td></tr>{{end}}{{if .V.HintLine}}
+<tr><td>hint</td><td>{{.V.HintLine}}</td></tr>{{end}}
 </table>
 <h2>Headline</h2>
 {{.Metrics}}
@@ -43,14 +45,21 @@ var reportPage = template.Must(template.New("report").Funcs(funcs).Parse(`<!DOCT
 {{.Outcomes}}
 {{range .Breakdowns}}{{if .Rows}}<h3>{{.Title}}</h3>
 {{template "counts" .Rows}}{{end}}{{end}}{{end}}
+{{if .V.Classes}}<h2>Failure classes</h2>
+<table><tr><th>class</th><th>runs</th><th class="num">samples</th><th class="num">tasks</th><th class="num">share</th></tr>
+{{range .V.Classes}}<tr><td>{{.Class}}</td><td>{{if .Runs}}yes{{else}}no{{end}}</td><td class="num">{{.Samples}}</td><td class="num">{{.Tasks}}</td><td class="num">{{pct .Share}}</td></tr>
+{{end}}</table>
+{{range .V.Classes}}{{$c := .Class}}{{range .Examples}}<div class="fail"><h3>{{$c}}: {{.TaskID}} {{samples .}}</h3>{{if .ClassDetail}}<p><i>{{.ClassDetail}}</i></p>{{end}}
+<div>predicted</div><pre>{{.SQL}}</pre>{{if .Gold}}<div>gold</div><pre>{{.Gold}}</pre>{{end}}</div>
+{{end}}{{end}}{{end}}
 {{if .V.Histogram}}<h2>Difficulty</h2>
 <p>Tasks by how many of their {{.V.K}} samples were right. Tasks at 0/{{.V.K}} and {{.V.K}}/{{.V.K}} teach a trainer nothing.</p>
 {{.Histogram}}{{end}}
 {{if .V.ByDB}}<h2>By database</h2>{{template "groups" .V.ByDB}}{{end}}
 {{if .V.ByComplexity}}<h2>By complexity</h2>{{template "groups" .V.ByComplexity}}{{end}}
 {{if .V.Failures}}<h2>Failures</h2>
-<p>{{len .V.Failures}} failed samples{{if gt (len .V.Failures) (len .Shown)}}, first {{len .Shown}} shown{{end}}.</p>
-{{range .Shown}}<div class="fail"><h3>{{.TaskID}} #{{.Sample}}: {{.Outcome}}{{if .Kind}} ({{.Kind}}){{end}}{{if .DB}} on {{.DB}}{{end}}</h3>
+<p>{{len .V.Failures}} distinct failures by task and SQL{{if gt (len .V.Failures) (len .Shown)}}, first {{len .Shown}} shown{{end}}.</p>
+{{range .Shown}}<div class="fail"><h3>{{.TaskID}} {{samples .}}: {{.Outcome}}{{if .Kind}} ({{.Kind}}){{end}}{{if .Class}}, class {{.Class}}{{end}}{{if .DB}} on {{.DB}}{{end}}</h3>
 {{if .Question}}<p>{{.Question}}</p>{{end}}{{if .Detail}}<p><i>{{.Detail}}</i></p>{{end}}
 <div>predicted</div><pre>{{.SQL}}</pre>
 {{if .Gold}}<div>gold</div><pre>{{.Gold}}</pre>{{end}}

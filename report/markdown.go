@@ -21,6 +21,9 @@ func Markdown(w io.Writer, r *Run) error {
 	if v.SchemaLine != "" {
 		fmt.Fprintf(ew, "- **schema**: %s\n\n", mdText(v.SchemaLine))
 	}
+	if v.HintLine != "" {
+		fmt.Fprintf(ew, "- **hint**: %s\n\n", mdText(v.HintLine))
+	}
 	fmt.Fprintf(ew, "| metric | value | 95%% interval |\n| --- | ---: | --- |\n")
 	for _, m := range v.Metrics {
 		if !m.Present {
@@ -39,6 +42,20 @@ func Markdown(w io.Writer, r *Run) error {
 	mdCounts(ew, "Outcomes", "outcome", "samples", v.Outcomes)
 	mdCounts(ew, "SQL errors by kind", "kind", "errors", v.ErrorKinds)
 	mdCounts(ew, "Wrong answers by why", "why", "answers", v.WrongWhy)
+	if len(v.Classes) > 0 {
+		fmt.Fprintf(ew, "### Failure classes\n\n| class | runs | samples | tasks | share |\n| --- | --- | ---: | ---: | ---: |\n")
+		for _, c := range v.Classes {
+			fmt.Fprintf(ew, "| %s | %s | %d | %d | %s |\n", mdCell(c.Class), yesNo(c.Runs), c.Samples, c.Tasks, pct(c.Share))
+		}
+		fmt.Fprintf(ew, "\n<details><summary>Examples per class</summary>\n\n")
+		for _, c := range v.Classes {
+			for _, f := range c.Examples {
+				fmt.Fprintf(ew, "- **%s** %s %s: %s\n\n", mdText(c.Class), mdText(f.TaskID), mdText(samplesLabel(f)), mdText(oneLine(f.ClassDetail)))
+				fmt.Fprintf(ew, "%s\n", fence("sql", "-- predicted\n"+f.SQL+"\n-- gold\n"+f.Gold))
+			}
+		}
+		fmt.Fprintf(ew, "</details>\n\n")
+	}
 	if len(v.Histogram) > 0 {
 		fmt.Fprintf(ew, "### Difficulty\n\nTasks by how many of their %d samples were right.\n\n| right | tasks |\n| ---: | ---: |\n", v.K)
 		for c, n := range v.Histogram {
@@ -50,11 +67,14 @@ func Markdown(w io.Writer, r *Run) error {
 	mdGroups(ew, "By complexity", "complexity", v.ByComplexity)
 	if len(v.Failures) > 0 {
 		shown := min(len(v.Failures), maxFailuresPage)
-		fmt.Fprintf(ew, "### Failures\n\n<details><summary>%d failures (first %d shown)</summary>\n\n", len(v.Failures), shown)
+		fmt.Fprintf(ew, "### Failures\n\n<details><summary>%d distinct failures by task and SQL (first %d shown)</summary>\n\n", len(v.Failures), shown)
 		for _, f := range v.Failures[:shown] {
-			fmt.Fprintf(ew, "#### %s #%d: %s", mdText(f.TaskID), f.Sample, f.Outcome)
+			fmt.Fprintf(ew, "#### %s %s: %s", mdText(f.TaskID), mdText(samplesLabel(f)), f.Outcome)
 			if f.Kind != "" {
 				fmt.Fprintf(ew, " (%s)", mdText(f.Kind))
+			}
+			if f.Class != "" {
+				fmt.Fprintf(ew, ", class %s", mdText(f.Class))
 			}
 			fmt.Fprintf(ew, "\n\n")
 			if f.DB != "" {

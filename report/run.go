@@ -37,8 +37,15 @@ type Run struct {
 	// without it there is no complexity table, question or task-file gold.
 	TasksFileRead bool
 	// Failures are the wrong, error, timeout and too_large samples, by task
-	// id then sample.
+	// id then sample, one entry per task and distinct SQL (Samples lists
+	// the samples that gave it).
 	Failures []Failure
+	// Classes are the failure classes with their counts and examples,
+	// most frequent first.
+	Classes []ClassCount
+	// Hint is set for a run that asked a failed run's tasks again with a
+	// hint (eval --retry-failed --hint): how many it recovered.
+	Hint *HintSummary
 	// Notes are things a reader should know: a stored summary that
 	// disagrees with the samples, an unreadable tasks file.
 	Notes []string
@@ -46,15 +53,22 @@ type Run struct {
 
 // Failure is one failed sample, with what is needed to read it.
 type Failure struct {
-	TaskID   string         `json:"task_id"`
-	Sample   int            `json:"sample"`
-	DB       string         `json:"db,omitempty"`
-	Outcome  sqlgym.Outcome `json:"outcome"`
-	Kind     string         `json:"kind,omitempty"` // error_kind for errors, why for wrong answers
-	Detail   string         `json:"detail,omitempty"`
-	Question string         `json:"question,omitempty"`
-	SQL      string         `json:"sql"`
-	Gold     string         `json:"gold,omitempty"`
+	TaskID  string         `json:"task_id"`
+	Sample  int            `json:"sample"`
+	DB      string         `json:"db,omitempty"`
+	Outcome sqlgym.Outcome `json:"outcome"`
+	Kind    string         `json:"kind,omitempty"` // error_kind for errors, why for wrong answers
+	// Class and ClassDetail are the sample's failure class (package
+	// failure), when the run recorded one.
+	Class       string `json:"class,omitempty"`
+	ClassDetail string `json:"class_detail,omitempty"`
+	// Samples are every sample of the task that gave this SQL (by its
+	// normalised text), Sample the first of them.
+	Samples  []int  `json:"samples"`
+	Detail   string `json:"detail,omitempty"`
+	Question string `json:"question,omitempty"`
+	SQL      string `json:"sql"`
+	Gold     string `json:"gold,omitempty"`
 	// PredPreview and GoldPreview are the first rows each query returned,
 	// when the run recorded them.
 	PredPreview *rundir.Preview `json:"pred_preview,omitempty"`
@@ -133,6 +147,8 @@ func Load(dir string) (*Run, error) {
 		r.Summary.Missing += r.AbsentTasks * r.K()
 	}
 	r.Failures = failures(samples, info)
+	r.Classes = classCounts(samples, r.Failures)
+	r.Hint = hintSummary(*m, r.Tasks)
 	if r.Stored != nil && !sameHeadline(*r.Stored, r.Summary) {
 		r.Notes = append(r.Notes, "summary.json disagrees with samples.jsonl (a run still going, or resumed); this report recomputes from the samples")
 	}
@@ -175,6 +191,9 @@ func failures(samples []rundir.Sample, info map[string]sqlgym.Task) []Failure {
 		}
 		f := Failure{TaskID: s.TaskID, Sample: s.Sample, DB: s.DB, Outcome: s.Outcome, Detail: s.Detail,
 			SQL: s.SQL, Gold: s.Gold, PredPreview: s.PredPreview, GoldPreview: s.GoldPreview}
+		if s.Failure != nil {
+			f.Class, f.ClassDetail = string(s.Failure.Class), s.Failure.Detail
+		}
 		if s.Outcome == sqlgym.OutcomeWrong {
 			f.Kind = s.Why
 		} else {
@@ -197,5 +216,5 @@ func failures(samples []rundir.Sample, info map[string]sqlgym.Task) []Failure {
 		}
 		return a.Sample - b.Sample
 	})
-	return out
+	return distinctFailures(out)
 }

@@ -116,6 +116,9 @@ func summarize(counts []TaskResult, samples []rundir.Sample, k int) (rundir.Summ
 			continue
 		}
 		sum.Outcomes[string(s.Outcome)]++
+		if s.Failure != nil {
+			sum.Failures = inc(sum.Failures, string(s.Failure.Class))
+		}
 		switch s.Outcome {
 		case sqlgym.OutcomeError:
 			sum.ErrorKinds = inc(sum.ErrorKinds, orUnknown(s.ErrorKind))

@@ -22,6 +22,9 @@ func Text(w io.Writer, r *Run) error {
 	if v.SchemaLine != "" {
 		fmt.Fprintf(tw, "schema\t%s\n", v.SchemaLine)
 	}
+	if v.HintLine != "" {
+		fmt.Fprintf(tw, "hint\t%s\n", v.HintLine)
+	}
 	tw.Flush()
 
 	fmt.Fprintln(ew)
@@ -45,6 +48,25 @@ func Text(w io.Writer, r *Run) error {
 	textCounts(ew, "outcome", "samples", v.Outcomes)
 	textCounts(ew, "SQL error kind", "errors", v.ErrorKinds)
 	textCounts(ew, "wrong because", "answers", v.WrongWhy)
+	if len(v.Classes) > 0 {
+		fmt.Fprintln(ew)
+		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "failure class\truns\tsamples\ttasks\tshare\n")
+		for _, c := range v.Classes {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", c.Class, yesNo(c.Runs), c.Samples, c.Tasks, pct(c.Share))
+		}
+		tw.Flush()
+		fmt.Fprintf(ew, "\nfailure classes, examples\n")
+		for _, c := range v.Classes {
+			for _, f := range c.Examples {
+				fmt.Fprintf(ew, "- %s: %s %s: %s\n", c.Class, f.TaskID, samplesLabel(f), clip(oneLine(f.ClassDetail), 160))
+				fmt.Fprintf(ew, "    pred: %s\n", clip(oneLine(f.SQL), 200))
+				if f.Gold != "" {
+					fmt.Fprintf(ew, "    gold: %s\n", clip(oneLine(f.Gold), 200))
+				}
+			}
+		}
+	}
 
 	if len(v.Histogram) > 0 {
 		fmt.Fprintf(ew, "\ndifficulty: tasks by right answers (of %d)\n", v.K)
@@ -63,11 +85,14 @@ func Text(w io.Writer, r *Run) error {
 
 	if len(v.Failures) > 0 {
 		shown := min(len(v.Failures), maxFailuresText)
-		fmt.Fprintf(ew, "\nfailures: %d (first %d)\n", len(v.Failures), shown)
+		fmt.Fprintf(ew, "\nfailures: %d distinct (task, SQL) (first %d)\n", len(v.Failures), shown)
 		for _, f := range v.Failures[:shown] {
-			fmt.Fprintf(ew, "- %s #%d [%s] %s", f.TaskID, f.Sample, orDash(f.DB), f.Outcome)
+			fmt.Fprintf(ew, "- %s %s [%s] %s", f.TaskID, samplesLabel(f), orDash(f.DB), f.Outcome)
 			if f.Kind != "" {
 				fmt.Fprintf(ew, " (%s)", f.Kind)
+			}
+			if f.Class != "" {
+				fmt.Fprintf(ew, " class %s", f.Class)
 			}
 			if f.Detail != "" {
 				fmt.Fprintf(ew, ": %s", clip(oneLine(f.Detail), 160))
@@ -106,6 +131,13 @@ func textGroups(w io.Writer, title string, rows []groupRow) {
 		fmt.Fprintf(tw, "%s\t%d\t%s\n", g.Name, g.Tasks, pct(g.Pass1))
 	}
 	tw.Flush()
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }
 
 // scale maps n of most onto 0..width, keeping any non-zero count visible.

@@ -28,7 +28,9 @@ type view struct {
 	// AgentLine accounts for an agent run's episodes; empty otherwise.
 	AgentLine string
 	// SchemaLine accounts for a linked or oracle schema; empty otherwise.
-	SchemaLine   string
+	SchemaLine string
+	// HintLine says what a hint run recovered; empty otherwise.
+	HintLine     string
 	Metrics      []metricRow
 	Unreplicated bool
 	Outcomes     []countRow
@@ -39,7 +41,15 @@ type view struct {
 	ByDB         []groupRow
 	ByComplexity []groupRow
 	Failures     []Failure
-	Notes        []string
+	// Classes are the failure classes, most frequent first; Share is of
+	// the samples that have a class.
+	Classes []classRow
+	Notes   []string
+}
+
+type classRow struct {
+	ClassCount
+	Share float64
 }
 
 type metricRow struct {
@@ -86,6 +96,9 @@ func newView(r *Run) view {
 	v.TasksLine = strings.Join(parts, "; ")
 	v.AgentLine = agentLine(s.Agent)
 	v.SchemaLine = schemaLine(r)
+	if r.Hint != nil {
+		v.HintLine = r.Hint.Line()
+	}
 	keys := []string{"pass@1", PassAtKey(v.K), PassHatKey(v.K)}
 	if v.K == 1 {
 		keys = keys[:1] // pass@1 and pass^1 are the same number
@@ -105,6 +118,13 @@ func newView(r *Run) view {
 	}
 	v.ErrorKinds = countRows(s.ErrorKinds, s.Outcomes[string(sqlgym.OutcomeError)])
 	v.WrongWhy = countRows(s.WrongWhy, s.Outcomes[string(sqlgym.OutcomeWrong)])
+	classified := 0
+	for _, c := range r.Classes {
+		classified += c.Samples
+	}
+	for _, c := range r.Classes {
+		v.Classes = append(v.Classes, classRow{c, float64(c.Samples) / float64(max(classified, 1))})
+	}
 	v.ByDB = groupRows(s.ByDB)
 	v.ByComplexity = groupRows(s.ByComplexity)
 	if r.Stats != nil && r.Stats.ExcludedForK > 0 {
@@ -158,6 +178,19 @@ func points(lo, hi float64) string { return fmt.Sprintf("[%.1f, %.1f]", 100*lo, 
 func signedPoints(x float64) string { return fmt.Sprintf("%+.1f", 100*x) }
 
 const unreplicatedNote = "one run: unreplicated. Score it again and compare replicates (sqlgym compare) before calling a difference real."
+
+// samplesLabel names the samples that gave one distinct failure: "#3",
+// or "#0 (4 samples: 0, 1, 2, 5)".
+func samplesLabel(f Failure) string {
+	if len(f.Samples) <= 1 {
+		return fmt.Sprintf("#%d", f.Sample)
+	}
+	ns := make([]string, len(f.Samples))
+	for i, n := range f.Samples {
+		ns[i] = fmt.Sprint(n)
+	}
+	return fmt.Sprintf("#%d (%d samples: %s)", f.Sample, len(f.Samples), strings.Join(ns, ", "))
+}
 
 // oneLine folds whitespace so a message fits a table cell or a line.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

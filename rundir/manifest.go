@@ -26,8 +26,14 @@ type Manifest struct {
 	// settings; Linking measures what a linked or oracle schema kept.
 	Schema  string          `json:"schema,omitempty"`
 	Linking *LinkingSummary `json:"linking,omitempty"`
-	Started time.Time       `json:"started"`
-	Ended   *time.Time      `json:"ended,omitempty"`
+	// Hint names the hint prompts carried ("shape": the expected result's
+	// columns and row count) and RetryOf the run whose failed tasks were
+	// asked again (eval --retry-failed); such a run does not measure the
+	// model, and curate strips the hint from the prompts it writes.
+	Hint    string     `json:"hint,omitempty"`
+	RetryOf string     `json:"retry_of,omitempty"`
+	Started time.Time  `json:"started"`
+	Ended   *time.Time `json:"ended,omitempty"`
 	// ConfigHash is a digest of every setting that changes what a sample
 	// is; a directory holding a different ConfigHash is refused.
 	ConfigHash string `json:"config_hash"`

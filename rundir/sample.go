@@ -2,6 +2,7 @@ package rundir
 
 import (
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/failure"
 )
 
 // Sample is one line of samples.jsonl: one sampled answer to one task and
@@ -26,6 +27,9 @@ type Sample struct {
 	Gold        string   `json:"gold,omitempty"`
 	PredPreview *Preview `json:"pred_preview,omitempty"`
 	GoldPreview *Preview `json:"gold_preview,omitempty"`
+	// Failure is the class of a scored sample that was not correct (see
+	// package failure).
+	Failure *failure.Failure `json:"failure,omitempty"`
 	// LatencyMS is the model's time to answer.
 	LatencyMS        int64 `json:"latency_ms"`
 	PromptTokens     int   `json:"prompt_tokens,omitempty"`

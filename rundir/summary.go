@@ -19,8 +19,11 @@ type Summary struct {
 	// Histogram[c] is the number of tasks with c of k samples right.
 	Histogram []int `json:"histogram"`
 	// Breakdowns by error kind, wrong-why, database and complexity.
-	ErrorKinds   map[string]int            `json:"error_kinds,omitempty"`
-	WrongWhy     map[string]int            `json:"wrong_why,omitempty"`
+	ErrorKinds map[string]int `json:"error_kinds,omitempty"`
+	WrongWhy   map[string]int `json:"wrong_why,omitempty"`
+	// Failures counts the failed samples' failure classes (package
+	// failure).
+	Failures     map[string]int            `json:"failures,omitempty"`
 	ByDB         map[string]GroupStats     `json:"by_db,omitempty"`
 	ByComplexity map[string]GroupStats     `json:"by_complexity,omitempty"`
 	Agent        map[string]float64        `json:"agent,omitempty"`

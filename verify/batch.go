@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/failure"
 	"github.com/sqlgym/sqlgym/sqltext"
 	"github.com/sqlgym/sqlgym/verify/compare"
 )
@@ -22,10 +23,10 @@ type answerJob struct {
 	plans []modePlan
 	// fail is set when the answer's verdict was decided before comparing
 	// (a database that does not resolve).
-	fail *failure
+	fail *earlyFail
 }
 
-type failure struct {
+type earlyFail struct {
 	outcome sqlgym.Outcome
 	detail  string
 }
@@ -58,6 +59,9 @@ type candidate struct {
 	err       error
 	cause     cause
 	preview   *Preview
+	// failures holds the failure class against each gold it did not
+	// match (Config.Failures), by the gold's (url, sql).
+	failures map[execKey]*failure.Failure
 
 	// skipped is set on a candidate on a variant database that was not
 	// run because the same statement matched no gold on the original:
@@ -155,7 +159,7 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 			ts := m == compare.TestSuite
 			us, err := variantsOf(j.task, ts)
 			if err != nil {
-				j.fail = &failure{sqlgym.OutcomeGoldError, fmt.Sprintf("database %q: %v", j.task.DB, err)}
+				j.fail = &earlyFail{sqlgym.OutcomeGoldError, fmt.Sprintf("database %q: %v", j.task.DB, err)}
 				break
 			}
 			p := modePlan{mode: m}
@@ -410,6 +414,7 @@ func (v *Verifier) digest(cd *candidate, rs *sqlgym.ResultSet, golds map[execKey
 			}
 		}
 	}
+	v.classifyRows(cd, rs, golds)
 	if v.cfg.Previews > 0 {
 		cd.preview = NewPreview(rs, v.cfg.Previews)
 	}
@@ -504,6 +509,7 @@ func (v *Verifier) judge(j *answerJob, golds map[execKey]goldOut, cands map[exec
 			if v.cfg.Previews > 0 && mv.Outcome != sqlgym.OutcomeCorrect {
 				v.attachPreviews(r, p, golds, cands)
 			}
+			v.attachFailure(r, p, golds, cands)
 		}
 		if v.cfg.AllModes {
 			if r.Modes == nil {

@@ -13,6 +13,8 @@ type Summary struct {
 	MeanReward float64 `json:"mean_reward"`
 	// Rewarded counts answers with a reward (not null).
 	Rewarded int `json:"rewarded"`
+	// Failures counts the failure classes (Config.Failures).
+	Failures map[string]int `json:"failures,omitempty"`
 }
 
 // Summarize counts outcomes and averages rewards.
@@ -22,6 +24,12 @@ func Summarize(results []Result) Summary {
 	for _, r := range results {
 		s.Total++
 		s.Outcomes[r.Outcome]++
+		if r.Failure != nil {
+			if s.Failures == nil {
+				s.Failures = map[string]int{}
+			}
+			s.Failures[string(r.Failure.Class)]++
+		}
 		if r.Outcome.Scored() {
 			s.Scored++
 			if r.Outcome == sqlgym.OutcomeCorrect {

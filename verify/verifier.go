@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/failure"
 	"github.com/sqlgym/sqlgym/internal/memo"
 	"github.com/sqlgym/sqlgym/sqltext"
 	"github.com/sqlgym/sqlgym/verify/compare"
@@ -72,6 +73,10 @@ type Config struct {
 	// candidate's and the gold's results on answers that ran but were not
 	// correct, so a run folder can show them without the database.
 	Previews int
+	// Failures gives every scored answer that is not correct its failure
+	// class (Result.Failure), computed while its rows are held. The
+	// reward server leaves it off: rewards do not need it.
+	Failures bool
 }
 
 // Answer is one model answer to verify: SQL as it is, or a completion that
@@ -108,6 +113,9 @@ type Result struct {
 	Gold        string   `json:"gold,omitempty"`
 	PredPreview *Preview `json:"pred_preview,omitempty"`
 	GoldPreview *Preview `json:"gold_preview,omitempty"`
+	// Failure is the class of a scored answer that was not correct, with
+	// Config.Failures.
+	Failure *failure.Failure `json:"failure,omitempty"`
 }
 
 // ModeVerdict is one mode's judgement of an answer, for --all-modes.
@@ -344,6 +352,7 @@ func clonePtr(p *float64, vals []float64) (*float64, []float64) {
 func (v *Verifier) finish(r *Result, o sqlgym.Outcome, detail string) {
 	r.Outcome, r.Detail = o, detail
 	r.Reward = v.cfg.Rewards.For(o, 0)
+	v.finishFailure(r)
 	if v.cfg.AllModes {
 		r.Modes = map[string]ModeVerdict{}
 		for _, m := range v.modes() {
@@ -401,4 +410,23 @@ func (v *Verifier) gold(ctx context.Context, url, sql string) (*goldEntry, error
 		rs, err := v.exec(gctx, url, sql, gl)
 		return &goldEntry{rs: rs, err: err, cause: causeOf(gctx, err)}, err
 	}, func(ge *goldEntry, _ error) bool { return ge.cause.memoisable() })
+}
+
+// GoldShape runs a task's first gold (once, kept as every gold is) and
+// returns its column names and row count: what eval's shape hint shows.
+// The gold's own failure and an outage are errors.
+func (v *Verifier) GoldShape(ctx context.Context, t *sqlgym.Task) ([]string, int, error) {
+	golds := t.Golds()
+	if len(golds) == 0 {
+		return nil, 0, fmt.Errorf("task %s has no gold", t.ID)
+	}
+	url, err := v.dbs.Resolve(t.DB)
+	if err != nil {
+		return nil, 0, err
+	}
+	ge, err := v.gold(ctx, url, golds[0])
+	if err != nil {
+		return nil, 0, err
+	}
+	return append([]string(nil), ge.rs.Columns...), len(ge.rs.Rows), nil
 }

@@ -53,6 +53,8 @@ type evalOptions struct {
 	JSON           bool
 	DB             dbFlags
 	Agent          agentOptions
+	RetryFailed    string
+	Hint           string
 
 	topPSet, seedSet bool
 }
@@ -108,7 +110,8 @@ func newEvalCmd(io IO) *cobra.Command {
       --k 4 --temperature 0.7 --seed 1 --out runs/qwen3-8b
   sqlgym eval --tasks tasks.jsonl --policy baseline --k 4 --out runs/baseline
   sqlgym eval --tasks bird.jsonl --db-dir bird/dev_databases --base-url http://127.0.0.1:8080 \
-      --extra '{"chat_template_kwargs":{"enable_thinking":false}}' --max-tokens 2048 --out runs/bird-nothink`,
+      --extra '{"chat_template_kwargs":{"enable_thinking":false}}' --max-tokens 2048 --out runs/bird-nothink
+  sqlgym eval --tasks tasks.jsonl --split train --policy baseline --retry-failed runs/base --hint shape --out runs/base-hint`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.topPSet = cmd.Flags().Changed("top-p")
@@ -138,6 +141,8 @@ func newEvalCmd(io IO) *cobra.Command {
 	f.StringVar(&opts.Order, "order", "", orderUsage)
 	f.StringVar(&opts.Reward, "reward", "", "reward overrides, e.g. correct=1,wrong=0")
 	f.StringVar(&opts.PromptTemplate, "prompt-template", "", "prompt template file (default: the built-in one)")
+	f.StringVar(&opts.RetryFailed, "retry-failed", "", "ask again only the tasks this run folder failed (no scored sample right)")
+	f.StringVar(&opts.Hint, "hint", "", "with --retry-failed: shape adds the expected result's column count and names and row count to each prompt")
 	f.StringVar(&opts.Schema, "schema", "full", "prompt schema: full, linked (sqlgym link's choice) or oracle (the gold's tables: a diagnostic, marked in reports)")
 	addLinkerFlags(cmd, &opts.Linker)
 	f.IntVar(&opts.Concurrency, "concurrency", eval.DefaultConcurrency, "tasks sampled at once and model requests in flight")
@@ -193,6 +198,9 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 	if err != nil {
 		return err
 	}
+	if tasks, err = retryTasks(tasks, opts); err != nil {
+		return err
+	}
 	if w := dataset.SharedGoldWarning(dataset.SharedGolds(all)); w != "" && opts.Split != sqlgym.SplitTrain {
 		fmt.Fprintf(io.ErrOut, "warning: %s: %s\n", opts.Tasks, w)
 	}
@@ -218,7 +226,7 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 		Template: tmpl, Schema: src, Concurrency: opts.Concurrency,
 		Version: bi.Version, GitCommit: buildCommit(),
 		Command: argv, Ledger: ledger.PathFor(opts.Out),
-		Progress: io.ErrOut,
+		Progress: io.ErrOut, Hint: opts.Hint, RetryOf: opts.RetryFailed,
 	}
 	switch opts.Policy {
 	case "openai":

@@ -66,6 +66,8 @@ type reportJSON struct {
 	Notes         []string            `json:"notes,omitempty"`
 	Tasks         []report.TaskResult `json:"tasks"`
 	Failures      []report.Failure    `json:"failures"`
+	Classes       []report.ClassCount `json:"failure_classes"`
+	Hint          *report.HintSummary `json:"hint,omitempty"`
 	HTML          string              `json:"html,omitempty"`
 }
 
@@ -86,7 +88,7 @@ func runReport(io IO, dir string, opts reportOptions) error {
 	case opts.JSON:
 		return writeJSON(io.Out, reportJSON{Run: dir, Manifest: run.Manifest, Summary: run.Summary,
 			StoredSummary: run.Stored != nil, AbsentTasks: run.AbsentTasks, Notes: run.Notes,
-			Tasks: run.Tasks, Failures: run.Failures, HTML: opts.HTML})
+			Tasks: run.Tasks, Failures: run.Failures, Classes: run.Classes, Hint: run.Hint, HTML: opts.HTML})
 	case opts.Markdown:
 		return report.Markdown(io.Out, run)
 	case opts.HTML != "":

@@ -137,6 +137,7 @@ func NewRoot(io IO) *cobra.Command {
 		newServeCmd(io),
 		newBandCmd(io),
 		newExportCmd(io),
+		newCurateCmd(io),
 		newBenchCmd(io),
 		newLinkCmd(io),
 		newRoundCmd(io),

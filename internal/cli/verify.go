@@ -148,7 +148,8 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 	defer cat.Close()
 	v := verify.New(cat, tasks, verify.Config{
 		Mode: mode, Order: order, AllModes: opts.AllModes, Rewards: rewards, KeepDistinct: opts.KeepDistinct, Variants: opts.DB.Variants,
-		Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps, SafetyNet: opts.SafetyNet},
+		Limits:   sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps, SafetyNet: opts.SafetyNet},
+		Failures: true,
 	})
 
 	var all []verify.Result
@@ -220,7 +221,15 @@ func printSummary(w goio.Writer, s verify.Summary, mode string) error {
 		keys = append(keys, fmt.Sprintf("%s %d", o, n))
 	}
 	sort.Strings(keys)
-	_, err := fmt.Fprintf(w, "outcomes: %s\n", strings.Join(keys, ", "))
+	if _, err := fmt.Fprintf(w, "outcomes: %s\n", strings.Join(keys, ", ")); err != nil || len(s.Failures) == 0 {
+		return err
+	}
+	keys = keys[:0]
+	for c, n := range s.Failures {
+		keys = append(keys, fmt.Sprintf("%s %d", c, n))
+	}
+	sort.Strings(keys)
+	_, err := fmt.Fprintf(w, "failures: %s\n", strings.Join(keys, ", "))
 	return err
 }
 

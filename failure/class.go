@@ -1,0 +1,77 @@
+package failure
+
+// Class names one kind of failure. Classes are stable strings: they are
+// kept in run folders and compared between runs.
+type Class string
+
+// Answers that do not run (or never became a query).
+const (
+	MissingTable    Class = "missing_table"
+	MissingColumn   Class = "missing_column"
+	MissingFunction Class = "missing_function"
+	AmbiguousColumn Class = "ambiguous_column"
+	Syntax          Class = "syntax"
+	TypeError       Class = "type_error"
+	Timeout         Class = "timeout"
+	TooLarge        Class = "too_large"
+	Forbidden       Class = "forbidden"
+	OtherError      Class = "other_error"
+	NoQuery         Class = "no_query"
+	Truncated       Class = "truncated"
+)
+
+// Answers that run and are wrong.
+const (
+	WrongColumns   Class = "wrong_columns"
+	EmptyResult    Class = "empty_result"
+	Rounding       Class = "rounding"
+	DuplicatedRows Class = "duplicated_rows"
+	Ordering       Class = "ordering_or_limit"
+	WrongTable     Class = "wrong_table"
+	WrongGrain     Class = "wrong_grain"
+	FilterDiffers  Class = "filter_differs"
+	ExtraRows      Class = "extra_rows"
+	MissingRows    Class = "missing_rows"
+	WrongValues    Class = "wrong_values"
+)
+
+// Classes lists every class in report order: what does not run, then what
+// runs and is wrong.
+var Classes = []Class{
+	MissingTable, MissingColumn, MissingFunction, AmbiguousColumn, Syntax, TypeError, Timeout,
+	TooLarge, Forbidden, OtherError, NoQuery, Truncated,
+	WrongColumns, EmptyResult, Rounding, DuplicatedRows, Ordering, WrongTable, WrongGrain,
+	FilterDiffers, ExtraRows, MissingRows, WrongValues,
+}
+
+// Runs reports whether answers of the class ran and returned rows.
+func (c Class) Runs() bool {
+	switch c {
+	case WrongColumns, EmptyResult, Rounding, DuplicatedRows, Ordering, WrongTable, WrongGrain,
+		FilterDiffers, ExtraRows, MissingRows, WrongValues:
+		return true
+	}
+	return false
+}
+
+// Relation is how the candidate's rows, as a multiset, stand to the gold's.
+type Relation string
+
+const (
+	RelEqual    Relation = "equal"    // same rows, same counts (order or format differs)
+	RelSubset   Relation = "subset"   // every candidate row is a gold row: rows missing
+	RelSuperset Relation = "superset" // every gold row is a candidate row: rows extra
+	RelOverlap  Relation = "overlap"  // some rows in common
+	RelDisjoint Relation = "disjoint" // no row in common
+)
+
+// Failure is the class of one failed answer and what supports it.
+type Failure struct {
+	Class Class `json:"class"`
+	// Detail says in a sentence what differs ("GROUP BY customer_id, gold
+	// groups by city").
+	Detail string `json:"detail,omitempty"`
+	// Rows is the row relation, for answers that ran with the gold's
+	// column count.
+	Rows Relation `json:"rows,omitempty"`
+}
