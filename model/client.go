@@ -344,6 +344,9 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 func (c *Client) infraError(attempts int, f *failure) error {
 	e := &Error{URL: c.base, Status: f.status, Message: f.msg, Attempts: attempts, Infra: true, Err: f.err,
 		Hint: fmt.Sprintf("check that the server is up and serving (curl %s/models); these samples are infra errors, never scored", c.base)}
+	if f.status == 0 && retry.Unreachable(f.err) {
+		e.Hint = fmt.Sprintf("is the server running at %s? Start it or fix the base URL; these samples are infra errors, never scored", c.base)
+	}
 	last := f.msg
 	if f.status != 0 {
 		last = statusLine(f.status) + ": " + f.msg

@@ -193,7 +193,7 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 	if err != nil {
 		return err
 	}
-	cat, err := opts.DB.catalogFor(tasks)
+	cat, err := opts.DB.catalogFor(ctx, tasks)
 	if err != nil {
 		return err
 	}
@@ -219,7 +219,7 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 	}
 	switch opts.Policy {
 	case "openai":
-		if err := openAIPolicy(&cfg, opts); err != nil {
+		if err := openAIPolicy(ctx, &cfg, opts); err != nil {
 			return err
 		}
 	case "baseline":
@@ -249,7 +249,7 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 	return missingError(res)
 }
 
-func openAIPolicy(cfg *eval.Config, opts evalOptions) error {
+func openAIPolicy(ctx context.Context, cfg *eval.Config, opts evalOptions) error {
 	if opts.BaseURL == "" {
 		return usagef("--policy openai needs --base-url (e.g. http://127.0.0.1:8000/v1); --policy baseline needs no server")
 	}
@@ -257,9 +257,16 @@ func openAIPolicy(cfg *eval.Config, opts evalOptions) error {
 	if err != nil {
 		return sqlgym.Userf("export the variable, or leave --api-key-env out for a local server that needs no key", "%v", err)
 	}
-	client, err := model.NewFromConfig(model.Config{BaseURL: opts.BaseURL, APIKey: key, Model: opts.Model, Concurrency: opts.Concurrency})
+	cfg.Retries = &eval.RetryLog{}
+	client, err := model.NewFromConfig(model.Config{BaseURL: opts.BaseURL, APIKey: key, Model: opts.Model, Concurrency: opts.Concurrency,
+		OnRetry: cfg.Retries.Note})
 	if err != nil {
-		return sqlgym.Userf("give --base-url as http://HOST:PORT/v1", "%v", err)
+		return usagef("--base-url: %v (give it as http://HOST:PORT/v1)", err)
+	}
+	// A server that is down or refuses the key stops the run here, not
+	// after every sample spent its retries.
+	if err := client.Check(ctx); err != nil {
+		return err
 	}
 	d := model.Decoding{Temperature: model.Float(opts.Temperature), MaxTokens: opts.MaxTokens, Stop: opts.Stop, Extra: cfg.Decoding.Extra}
 	if opts.topPSet {
@@ -383,13 +390,14 @@ func missingError(res *eval.Result) error {
 	if res.MissingRefused > 0 {
 		what = append(what, fmt.Sprintf("%d samples missing (the policy refused the request)", res.MissingRefused))
 	}
-	msg := strings.Join(what, "; ") + ": run the same command again to fill them"
 	if res.MissingRefused == res.Missing {
 		// A refusal (a prompt too long, a bad request) comes back on every
 		// retry: running again will not help until the cause is fixed.
-		msg = strings.Join(what, "; ") + ": fix the cause below, then run the same command again to fill them"
+		msg := strings.Join(what, "; ") + ": fix the cause below, then run the same command again to fill them"
+		return &sqlgym.UserError{Msg: msg, Hint: "first failure: " + res.FirstFailure}
 	}
-	return &sqlgym.UserError{Msg: msg, Hint: "first failure: " + res.FirstFailure}
+	msg := strings.Join(what, "; ") + ": run the same command again to fill them"
+	return incomplete(&sqlgym.UserError{Msg: msg, Hint: "first failure: " + res.FirstFailure})
 }
 
 // knownValues lists, per database of the tasks, the values the baseline

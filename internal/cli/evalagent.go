@@ -80,7 +80,13 @@ func agentSetup(ctx context.Context, cfg *eval.Config, opts evalOptions, cat *ca
 		if err != nil {
 			return sqlgym.Userf("export the variable, or leave --api-key-env out for a local server that needs no key", "%v", err)
 		}
-		client, err := model.NewFromConfig(model.Config{BaseURL: opts.BaseURL, APIKey: key, Model: opts.Model, Concurrency: opts.Concurrency})
+		// openAIPolicy checked the server already; the retries go to the
+		// same progress line.
+		mc := model.Config{BaseURL: opts.BaseURL, APIKey: key, Model: opts.Model, Concurrency: opts.Concurrency}
+		if cfg.Retries != nil {
+			mc.OnRetry = cfg.Retries.Note
+		}
+		client, err := model.NewFromConfig(mc)
 		if err != nil {
 			return sqlgym.Userf("give --base-url as http://HOST:PORT/v1", "%v", err)
 		}

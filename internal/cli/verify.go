@@ -135,7 +135,7 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 			needed = append(needed, t)
 		}
 	}
-	cat, err := opts.DB.catalogFor(needed)
+	cat, err := opts.DB.catalogFor(ctx, needed)
 	if err != nil {
 		return err
 	}
@@ -203,22 +203,6 @@ func printSummary(w goio.Writer, s verify.Summary, mode string) error {
 	sort.Strings(keys)
 	_, err := fmt.Fprintf(w, "outcomes: %s\n", strings.Join(keys, ", "))
 	return err
-}
-
-// checkDatabases resolves every task's database before any work starts, so
-// a missing --db or --db-dir is a clear error, not a file of gold_errors.
-func checkDatabases(cat interface{ Resolve(string) (string, error) }, tasks []sqlgym.Task) error {
-	seen := map[string]bool{}
-	for _, t := range tasks {
-		if seen[t.DB] {
-			continue
-		}
-		seen[t.DB] = true
-		if _, err := cat.Resolve(t.DB); err != nil {
-			return fmt.Errorf("task %s: %w", t.ID, err)
-		}
-	}
-	return nil
 }
 
 // loadTasks reads a task file; the name "shop" is the built-in shop task
