@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/sqlgym/sqlgym/verify"
 )
 
 // Text writes the run's report as plain-text tables for a terminal.
@@ -45,6 +47,9 @@ func Text(w io.Writer, r *Run) error {
 	textCounts(ew, "outcome", "samples", v.Outcomes)
 	textCounts(ew, "SQL error kind", "errors", v.ErrorKinds)
 	textCounts(ew, "wrong because", "answers", v.WrongWhy)
+	if b := verify.FormatBroken(r.BrokenGolds()); b != "" {
+		fmt.Fprint(ew, "\n"+b)
+	}
 
 	if len(v.Histogram) > 0 {
 		fmt.Fprintf(ew, "\ndifficulty: tasks by right answers (of %d)\n", v.K)

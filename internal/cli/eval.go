@@ -246,7 +246,26 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 	} else if err := printEvalSummary(io.Out, res); err != nil {
 		return err
 	}
-	return missingError(res)
+	var broken []verify.BrokenGold
+	if res.Summary.Outcomes[string(sqlgym.OutcomeGoldError)] > 0 {
+		// Named on stderr, so --json's stdout stays one document; report
+		// --json lists them all.
+		if run, err := loadRun(res.Dir); err == nil {
+			broken = run.BrokenGolds()
+			printBroken(io.ErrOut, broken)
+		}
+	}
+	if err := missingError(res); err != nil {
+		return err
+	}
+	judged := 0
+	for _, n := range res.Summary.Outcomes {
+		judged += n
+	}
+	if res.Summary.Tasks == 0 && judged > 0 {
+		return nothingScored("eval", res.Summary.Outcomes[string(sqlgym.OutcomeGoldError)], res.Summary.Outcomes[string(sqlgym.OutcomeInfraError)], broken)
+	}
+	return nil
 }
 
 func openAIPolicy(ctx context.Context, cfg *eval.Config, opts evalOptions) error {

@@ -9,6 +9,7 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/report"
 	"github.com/sqlgym/sqlgym/rundir"
+	"github.com/sqlgym/sqlgym/verify"
 )
 
 type reportOptions struct {
@@ -62,6 +63,7 @@ type reportJSON struct {
 	Notes         []string            `json:"notes,omitempty"`
 	Tasks         []report.TaskResult `json:"tasks"`
 	Failures      []report.Failure    `json:"failures"`
+	BrokenGolds   []verify.BrokenGold `json:"broken_golds"`
 	HTML          string              `json:"html,omitempty"`
 }
 
@@ -79,7 +81,7 @@ func runReport(io IO, dir string, opts reportOptions) error {
 	case opts.JSON:
 		return writeJSON(io.Out, reportJSON{Run: dir, Manifest: run.Manifest, Summary: run.Summary,
 			StoredSummary: run.Stored != nil, AbsentTasks: run.AbsentTasks, Notes: run.Notes,
-			Tasks: run.Tasks, Failures: run.Failures, HTML: opts.HTML})
+			Tasks: run.Tasks, Failures: run.Failures, BrokenGolds: run.BrokenGolds(), HTML: opts.HTML})
 	case opts.Markdown:
 		return report.Markdown(io.Out, run)
 	case opts.HTML != "":

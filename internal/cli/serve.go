@@ -136,6 +136,8 @@ type serveInfo struct {
 	Addr    string            `json:"addr"`
 	URL     string            `json:"url"`
 	Tasks   int               `json:"tasks"`
+	Train   int               `json:"train"`
+	Holdout int               `json:"holdout"`
 	Mode    string            `json:"mode"`
 	Rewards string            `json:"rewards"`
 	Warm    *serve.WarmReport `json:"warm,omitempty"`
@@ -191,7 +193,8 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
-	info := serveInfo{Tasks: len(tasks), Mode: verify.Config{Mode: mode, Order: order}.ModeLabel(), Rewards: rewards.String()}
+	train, held := countSplits(tasks)
+	info := serveInfo{Tasks: len(tasks), Train: train, Holdout: held, Mode: verify.Config{Mode: mode, Order: order}.ModeLabel(), Rewards: rewards.String()}
 	if opts.Warm {
 		rep, err := srv.Warm(ctx)
 		if err != nil {
@@ -201,12 +204,18 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 		if !opts.JSON {
 			fmt.Fprintf(io.ErrOut, "warmed %d golds in %s", rep.Tasks, rep.Took.Round(time.Millisecond))
 			if n := len(rep.GoldErrors); n > 0 {
-				fmt.Fprintf(io.ErrOut, "; %d golds fail (their items get gold_error, reward null): %v", n, head(rep.GoldErrors, 5))
+				fmt.Fprintf(io.ErrOut, "; %d golds fail (their items get gold_error, reward null)", n)
 			}
 			if n := len(rep.NotSelf); n > 0 {
 				fmt.Fprintf(io.ErrOut, "; %d golds do not match themselves: %v", n, head(rep.NotSelf, 5))
 			}
 			fmt.Fprintln(io.ErrOut)
+			printBroken(io.ErrOut, rep.Broken)
+		}
+		if rep.Tasks > 0 && len(rep.GoldErrors) == rep.Tasks {
+			// A server whose every reward would be null trains nothing:
+			// refuse to start rather than answer every request in vain.
+			return nothingScored("serve --warm", len(rep.GoldErrors), 0, rep.Broken)
 		}
 	}
 	ln, err := net.Listen("tcp", opts.Addr)
@@ -219,7 +228,8 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 		b, _ := json.Marshal(info)
 		fmt.Fprintln(io.Out, string(b))
 	} else {
-		fmt.Fprintf(io.Out, "serving rewards for %d tasks (mode %s) on %s\n", info.Tasks, info.Mode, info.URL)
+		fmt.Fprintf(io.Out, "serving rewards for %d tasks (%d train, %d held out%s; mode %s) on %s\n", info.Tasks,
+			info.Train, info.Holdout, holdoutNote(opts.IncludeHoldout, info.Holdout), info.Mode, info.URL)
 	}
 	err = srv.Serve(ctx, ln, opts.Drain)
 	if !opts.JSON {
@@ -233,4 +243,28 @@ func head(s []string, n int) []string {
 		return append(s[:n:n], "...")
 	}
 	return s
+}
+
+// countSplits counts the held-out tasks and the others (train, or
+// unmarked), which serve scores.
+func countSplits(tasks []sqlgym.Task) (train, holdout int) {
+	for _, t := range tasks {
+		if t.Split == sqlgym.SplitHoldout {
+			holdout++
+		} else {
+			train++
+		}
+	}
+	return train, holdout
+}
+
+// holdoutNote says whether held-out tasks are scored, for the start line.
+func holdoutNote(include bool, n int) string {
+	switch {
+	case n == 0:
+		return ""
+	case include:
+		return ", scored: --include-holdout"
+	}
+	return ", refused"
 }

@@ -187,10 +187,27 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 		}
 	}
 	sum := verify.Summarize(all)
+	broken := verify.Broken(all)
 	if opts.JSON {
-		return writeJSON(summaryTo, sum)
+		if err := writeJSON(summaryTo, verifyJSON{Summary: sum, BrokenGolds: broken}); err != nil {
+			return err
+		}
+	} else {
+		if err := printSummary(summaryTo, sum, v.Config().ModeLabel()); err != nil {
+			return err
+		}
+		printBroken(summaryTo, broken)
 	}
-	return printSummary(summaryTo, sum, v.Config().ModeLabel())
+	if sum.Scored == 0 && sum.Total > 0 {
+		return nothingScored("verify", sum.Outcomes[sqlgym.OutcomeGoldError], sum.Outcomes[sqlgym.OutcomeInfraError], broken)
+	}
+	return nil
+}
+
+// verifyJSON is verify --json: the summary and every broken gold.
+type verifyJSON struct {
+	verify.Summary
+	BrokenGolds []verify.BrokenGold `json:"broken_golds"`
 }
 
 func printSummary(w goio.Writer, s verify.Summary, mode string) error {
