@@ -379,7 +379,11 @@ func printEvalSummary(w goio.Writer, res *eval.Result) error {
 		fmt.Fprintf(w, " (continued: %d samples kept, %d drawn, %d judged again)", res.Present, res.Drawn, res.Rejudged)
 	}
 	fmt.Fprintln(w)
-	for _, key := range []string{"pass@1", report.PassAtKey(s.K), report.PassHatKey(s.K)} {
+	keys := []string{"pass@1", report.PassAtKey(s.K), report.PassHatKey(s.K)}
+	if s.K == 1 {
+		keys = keys[:1] // pass@1, pass@1 and pass^1 are one number at k=1
+	}
+	for _, key := range keys {
 		if m, ok := s.Metrics[key]; ok {
 			fmt.Fprintf(w, "  %-8s %5.1f%%  [%.1f, %.1f]\n", key, 100*m.Value, 100*m.CI[0], 100*m.CI[1])
 		}

@@ -150,7 +150,7 @@ func runScreen(ctx context.Context, io IO, opts screenOptions) error {
 	if err != nil {
 		return err
 	}
-	if rep.Screened == 0 && rep.Tasks > 0 && rep.NoMutants < rep.Tasks {
+	if rep.Screened == 0 && rep.Tasks > 0 && rep.NoMutants == 0 {
 		return nothingScored("screen", rep.GoldErrors, rep.InfraErrors, rep.Broken)
 	}
 	return nil
