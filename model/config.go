@@ -110,25 +110,14 @@ func APIKeyFromEnv(name string) (string, error) {
 }
 
 func (c Config) withDefaults() Config {
-	if c.MaxRetries == 0 {
-		c.MaxRetries = DefaultMaxRetries
-	} else if c.MaxRetries < 0 {
-		c.MaxRetries = 0
-	}
+	// The retry fields take the shared policy's defaults.
+	p := retry.Policy{MaxRetries: c.MaxRetries, Base: c.BackoffBase, Cap: c.BackoffCap, MaxAfter: c.MaxRetryAfter}.WithDefaults()
+	c.MaxRetries, c.BackoffBase, c.BackoffCap, c.MaxRetryAfter = p.MaxRetries, p.Base, p.Cap, p.MaxAfter
 	if c.AttemptTimeout <= 0 {
 		c.AttemptTimeout = DefaultAttemptTimeout
 	}
 	if c.Concurrency <= 0 {
 		c.Concurrency = DefaultConcurrency
-	}
-	if c.BackoffBase <= 0 {
-		c.BackoffBase = DefaultBackoffBase
-	}
-	if c.BackoffCap <= 0 {
-		c.BackoffCap = DefaultBackoffCap
-	}
-	if c.MaxRetryAfter <= 0 {
-		c.MaxRetryAfter = DefaultMaxRetryAfter
 	}
 	if c.Sleep == nil {
 		c.Sleep = retry.Sleep

@@ -10,13 +10,14 @@ import (
 	"github.com/sqlgym/sqlgym"
 )
 
-// tableSchemasQuery lists the schemas that hold tables or views, most
-// tables first. pg_class is readable by every role, so it answers for a
-// superuser and for a reader that may not use the schema alike.
+// tableSchemasQuery lists the schemas that hold tables or views and that
+// the role may use, most tables first: a schema the role cannot use is not
+// where its tables are (and a superuser may use them all).
 const tableSchemasQuery = `SELECT n.nspname::text FROM pg_catalog.pg_class c
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f')
   AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname !~ '^pg_'
+  AND has_schema_privilege(n.oid, 'USAGE')
 GROUP BY n.nspname ORDER BY count(*) DESC, n.nspname`
 
 // tableSchemas lists the schemas holding tables; on failure it returns
