@@ -180,3 +180,13 @@ func TestAuthorServerDownExitsThree(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
 }
+
+// `sqlgym --help` documents every exit code.
+func TestHelpDocumentsExitCodes(t *testing.T) {
+	code, out, _ := run(t, "--help")
+	for _, want := range []string{"Exit codes:", "  2    wrong usage", "  3    incomplete", "  130  interrupted"} {
+		if code != ExitOK || !strings.Contains(out, want) {
+			t.Errorf("--help lacks %q (exit %d)", want, code)
+		}
+	}
+}
