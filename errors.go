@@ -55,15 +55,30 @@ func IsInfra(err error) bool {
 }
 
 // UserError is an error meant for a person running sqlgym: it says what is
-// wrong and Hint says how to fix it. The CLI prints both.
+// wrong and Hint says how to fix it. The CLI prints the whole error chain,
+// then the hint. Err is the cause, kept so errors.Is and errors.As see
+// through a UserError (a missing file is still fs.ErrNotExist).
 type UserError struct {
 	Msg  string
 	Hint string
+	Err  error
 }
 
-func (e *UserError) Error() string { return e.Msg }
+// Error is Msg, which holds the cause's text when Userf built it from a %w;
+// a UserError with only a cause reads as the cause.
+func (e *UserError) Error() string {
+	if e.Msg == "" && e.Err != nil {
+		return e.Err.Error()
+	}
+	return e.Msg
+}
 
-// Userf builds a UserError with a hint.
+// Unwrap is the cause.
+func (e *UserError) Unwrap() error { return e.Err }
+
+// Userf builds a UserError with a hint. A %w verb in format keeps its
+// operand as the cause, as fmt.Errorf does.
 func Userf(hint, format string, args ...any) error {
-	return &UserError{Msg: fmt.Sprintf(format, args...), Hint: hint}
+	err := fmt.Errorf(format, args...)
+	return &UserError{Msg: err.Error(), Hint: hint, Err: errors.Unwrap(err)}
 }

@@ -126,15 +126,21 @@ func (t *Task) GoldsFor(d Dialect) []string {
 	return append([]string{t.GoldFor(d)}, t.Alternatives...)
 }
 
+// taskFileHint is the hint of a task file that cannot be read.
+const taskFileHint = "give --tasks a JSONL task file (sqlgym import and sqlgym author write one), or shop for the built-in task set"
+
 // ReadTasks reads a JSONL task file. Errors name the file and line:
 // "tasks.jsonl:12: missing \"sql\"". Blank lines are skipped; duplicate ids
 // are an error.
 func ReadTasks(path string) ([]Task, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("open task file: %w", err)
+		return nil, Userf(taskFileHint, "open task file: %w", err)
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, Userf(taskFileHint, "task file %s is a folder", path)
+	}
 	return DecodeTasks(f, path)
 }
 

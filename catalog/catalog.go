@@ -147,6 +147,10 @@ func (c *Catalog) unknown(name string) error {
 	}
 	known = append(known, ShopName)
 	sort.Strings(known)
+	if dir := c.deeperDBDir(name); dir != "" {
+		return sqlgym.Userf("--db-dir is one level too high: pass --db-dir "+dir,
+			"database %q is not in --db-dir %s but one folder further down, in %s", name, c.dbDir, dir)
+	}
 	hint := "name it with --db " + name + "=sqlite:PATH (or duckdb:PATH, postgres://...)"
 	if c.dbDir != "" {
 		hint += fmt.Sprintf(", or put it at %s", filepath.Join(c.dbDir, name, name+".sqlite"))
@@ -154,6 +158,27 @@ func (c *Catalog) unknown(name string) error {
 		hint += ", or give --db-dir DIR holding DIR/" + name + "/" + name + ".sqlite"
 	}
 	return sqlgym.Userf(hint, "unknown database %q (known: %s)", name, strings.Join(known, ", "))
+}
+
+// deeperDBDir is the folder below --db-dir that holds name in the BIRD and
+// Spider layout (DIR/SUB/NAME/NAME.sqlite or DIR/SUB/NAME.sqlite), the
+// usual mistake of naming the dataset's folder rather than its databases'
+// (spider_dev instead of spider_dev/database); "" when there is none.
+func (c *Catalog) deeperDBDir(name string) string {
+	if c.dbDir == "" {
+		return ""
+	}
+	for _, ext := range []string{".sqlite", ".duckdb"} {
+		for _, pat := range []string{filepath.Join(c.dbDir, "*", name, name+ext), filepath.Join(c.dbDir, "*", name+ext)} {
+			m, _ := filepath.Glob(pat)
+			if len(m) > 0 {
+				sort.Strings(m)
+				rel, _ := filepath.Rel(c.dbDir, m[0])
+				return filepath.Join(c.dbDir, strings.Split(filepath.ToSlash(rel), "/")[0])
+			}
+		}
+	}
+	return ""
 }
 
 // Variants lists the database URLs a test-suite comparison runs on for a

@@ -68,6 +68,11 @@ func Open(ctx context.Context, url string, opts Options) (sqlgym.Engine, error) 
 
 // OpenLocation opens the sandboxed engine for a parsed location.
 func OpenLocation(ctx context.Context, loc Location, opts Options) (sqlgym.Engine, error) {
+	if loc.Dialect == sqlgym.DialectSQLite || loc.Dialect == sqlgym.DialectDuckDB {
+		if err := checkFile(loc); err != nil {
+			return nil, err
+		}
+	}
 	// Each branch returns its own nil on error: a typed nil pointer in an
 	// interface would not compare equal to nil.
 	switch loc.Dialect {

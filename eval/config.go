@@ -108,6 +108,10 @@ type Config struct {
 	// one second); nil for none.
 	Progress      io.Writer
 	ProgressEvery time.Duration
+	// Retries, when set, is where the model client notes its retries
+	// (model.Config.OnRetry); the progress line shows their count and
+	// last cause.
+	Retries *RetryLog
 }
 
 func (c *Config) withDefaults() error {

@@ -225,7 +225,7 @@ func TestKillNineThenResumeEqualsUninterruptedRun(t *testing.T) {
 	t.Logf("killed after %d of %d samples; resumed and matched the uninterrupted run", len(atKill), total)
 }
 
-func TestServerDownForOneTaskExitsOneAndRerunFills(t *testing.T) {
+func TestServerDownForOneTaskExitsThreeAndRerunFills(t *testing.T) {
 	srv := evaltest.New(evaltest.ShopReplies(), seed0)
 	defer srv.Close()
 	down := evaltest.ShopTasks()[2].Question
@@ -235,7 +235,8 @@ func TestServerDownForOneTaskExitsOneAndRerunFills(t *testing.T) {
 	out := filepath.Join(dir, "runs", "flaky")
 
 	r := runCLI(t, cache, evalArgs(taskFile, srv.BaseURL(), out)...)
-	if r.code != 1 || !strings.Contains(r.stderr, "4 samples missing (model server failures): run the same command again to fill them") {
+	// Exit 3: incomplete, run again (internal/cli/exitcode.go).
+	if r.code != 3 || !strings.Contains(r.stderr, "4 samples missing (model server failures): run the same command again to fill them") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
 	if !strings.Contains(r.stderr, "503") {

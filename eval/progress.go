@@ -24,6 +24,7 @@ type progress struct {
 	t0      time.Time
 	stop    chan struct{}
 	wg      sync.WaitGroup
+	retries *RetryLog
 }
 
 func newProgress(w io.Writer, out string, total int) *progress {
@@ -107,5 +108,6 @@ func (p *progress) print() {
 	if p.missing > 0 {
 		line += fmt.Sprintf(", %d missing", p.missing)
 	}
+	line += p.retries.line()
 	fmt.Fprintln(p.w, line)
 }

@@ -123,6 +123,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.env.SetSchema(cfg.Schema)
 	}
 	r.prog = newProgress(cfg.Progress, cfg.Out, len(cfg.Tasks)*cfg.Decoding.K)
+	r.prog.retries = cfg.Retries
 	rejudge, units := r.plan(existing)
 	runErr := r.execute(ctx, rejudge, units)
 	if err := app.Close(); err != nil && runErr == nil {
@@ -168,6 +169,7 @@ func (r *runner) interrupted(cause error) error {
 	return &sqlgym.UserError{
 		Msg:  fmt.Sprintf("eval interrupted with %d of %d samples in %s: %v", done, total, r.cfg.Out, cause),
 		Hint: "run the same command again to continue where it stopped",
+		Err:  cause,
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/sqlgym/sqlgym/internal/retry"
 )
 
 // maxAnswerBytes bounds the body read from one answer; a chat completion
@@ -98,9 +100,9 @@ func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 		case attempt > c.cfg.MaxRetries:
 			return nil, c.infraError(attempt, f)
 		}
-		wait := backoff(attempt-1, c.cfg.BackoffBase, c.cfg.BackoffCap)
-		if f.hasAfter {
-			wait = min(f.retryAfter, c.cfg.MaxRetryAfter)
+		wait := c.policy().Wait(attempt, f.retryAfter, f.hasAfter)
+		if c.cfg.OnRetry != nil {
+			c.cfg.OnRetry(Retry{Attempt: attempt, Status: f.status, Cause: f.cause(), Wait: wait})
 		}
 		if err := c.cfg.Sleep(ctx, wait); err != nil {
 			return nil, c.stoppedError(ctx, attempt, f)
@@ -178,9 +180,9 @@ func statusFailure(hresp *http.Response, data []byte, n int) *failure {
 	switch {
 	case n > 1 && refusesN(msg):
 		f.nRefused = true
-	case retryableStatus(code):
+	case retry.Status(code):
 		f.retry = true
-		f.retryAfter, f.hasAfter = retryAfter(hresp.Header, time.Now())
+		f.retryAfter, f.hasAfter = retry.After(hresp.Header, time.Now())
 	}
 	return f
 }
@@ -342,6 +344,9 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 func (c *Client) infraError(attempts int, f *failure) error {
 	e := &Error{URL: c.base, Status: f.status, Message: f.msg, Attempts: attempts, Infra: true, Err: f.err,
 		Hint: fmt.Sprintf("check that the server is up and serving (curl %s/models); these samples are infra errors, never scored", c.base)}
+	if f.status == 0 && retry.Unreachable(f.err) {
+		e.Hint = fmt.Sprintf("is the server running at %s? Start it or fix the base URL; these samples are infra errors, never scored", c.base)
+	}
 	last := f.msg
 	if f.status != 0 {
 		last = statusLine(f.status) + ": " + f.msg

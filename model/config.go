@@ -8,16 +8,18 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/sqlgym/sqlgym/internal/retry"
 )
 
 // Defaults for a Config's zero fields.
 const (
-	DefaultMaxRetries     = 6
+	DefaultMaxRetries     = retry.DefaultMaxRetries
 	DefaultAttemptTimeout = 10 * time.Minute
 	DefaultConcurrency    = 64
-	DefaultBackoffBase    = 500 * time.Millisecond
-	DefaultBackoffCap     = 20 * time.Second
-	DefaultMaxRetryAfter  = 60 * time.Second
+	DefaultBackoffBase    = retry.DefaultBase
+	DefaultBackoffCap     = retry.DefaultCap
+	DefaultMaxRetryAfter  = retry.DefaultMaxAfter
 	// DefaultAPIKeyEnv is the variable APIKeyFromEnv reads when given no name.
 	DefaultAPIKeyEnv = "OPENAI_API_KEY"
 )
@@ -47,6 +49,10 @@ type Config struct {
 	// Sleep waits between attempts; tests replace it to record the delays.
 	// It must return early with ctx's error when ctx ends.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// OnRetry, when set, hears of every retry before its wait, so a
+	// progress line can say that the server is failing and why. It is
+	// called from the requesting goroutines and must be safe for that.
+	OnRetry func(Retry)
 }
 
 // Option changes a Config, for New.
@@ -104,28 +110,17 @@ func APIKeyFromEnv(name string) (string, error) {
 }
 
 func (c Config) withDefaults() Config {
-	if c.MaxRetries == 0 {
-		c.MaxRetries = DefaultMaxRetries
-	} else if c.MaxRetries < 0 {
-		c.MaxRetries = 0
-	}
+	// The retry fields take the shared policy's defaults.
+	p := retry.Policy{MaxRetries: c.MaxRetries, Base: c.BackoffBase, Cap: c.BackoffCap, MaxAfter: c.MaxRetryAfter}.WithDefaults()
+	c.MaxRetries, c.BackoffBase, c.BackoffCap, c.MaxRetryAfter = p.MaxRetries, p.Base, p.Cap, p.MaxAfter
 	if c.AttemptTimeout <= 0 {
 		c.AttemptTimeout = DefaultAttemptTimeout
 	}
 	if c.Concurrency <= 0 {
 		c.Concurrency = DefaultConcurrency
 	}
-	if c.BackoffBase <= 0 {
-		c.BackoffBase = DefaultBackoffBase
-	}
-	if c.BackoffCap <= 0 {
-		c.BackoffCap = DefaultBackoffCap
-	}
-	if c.MaxRetryAfter <= 0 {
-		c.MaxRetryAfter = DefaultMaxRetryAfter
-	}
 	if c.Sleep == nil {
-		c.Sleep = sleepCtx
+		c.Sleep = retry.Sleep
 	}
 	if c.HTTPClient == nil {
 		// The default transport keeps 2 idle connections per host; with
@@ -159,18 +154,4 @@ func normalizeBaseURL(raw string) (string, error) {
 	u.Path = p
 	u.RawQuery, u.Fragment = "", ""
 	return u.String(), nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -1,60 +1,40 @@
 package model
 
 import (
-	"math/rand/v2"
+	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/sqlgym/sqlgym/internal/retry"
 )
 
-// retryableStatus lists the statuses worth another attempt: overload (429,
-// 503), gateway trouble (502, 504), a server's own failure (500 and the
-// rest of 5xx but 501), request timeouts (408) and OpenAI's lock conflict
-// (409).
-func retryableStatus(code int) bool {
+// Retry is one retry the client is about to make, for a progress line:
+// which attempt failed, why, and how long the client waits first.
+type Retry struct {
+	Attempt int
+	// Status is the HTTP status of the failed attempt, 0 when no answer came.
+	Status int
+	// Cause is a few words: "HTTP 503", "connection refused", "timed out".
+	Cause string
+	Wait  time.Duration
+}
+
+// policy is the client's retry policy, from its Config: the one shared
+// with the Anthropic teacher (package internal/retry).
+func (c *Client) policy() retry.Policy {
+	return retry.Policy{MaxRetries: c.cfg.MaxRetries, Base: c.cfg.BackoffBase, Cap: c.cfg.BackoffCap,
+		MaxAfter: c.cfg.MaxRetryAfter}
+}
+
+// cause is the failed attempt's reason in a few words.
+func (f *failure) cause() string {
 	switch {
-	case code == http.StatusRequestTimeout, code == http.StatusConflict, code == http.StatusTooManyRequests:
-		return true
-	case code >= 500 && code != http.StatusNotImplemented && code != http.StatusHTTPVersionNotSupported:
-		return true
+	case f.status/100 == 2:
+		return "unreadable answer"
+	case f.status != 0:
+		return fmt.Sprintf("HTTP %d %s", f.status, http.StatusText(f.status))
+	case f.err != nil:
+		return retry.Cause(f.err)
 	}
-	return false
-}
-
-// backoff is the wait before retry number retry (0-based): exponential from
-// base, capped, with jitter over its upper half so a fleet of clients that
-// failed together does not come back together.
-func backoff(retry int, base, limit time.Duration) time.Duration {
-	d := base
-	for i := 0; i < retry && d < limit; i++ {
-		d *= 2
-	}
-	d = min(d, limit)
-	half := d / 2
-	return half + rand.N(d-half+1)
-}
-
-// retryAfter reads Retry-After (seconds or an HTTP date) and OpenAI's
-// retry-after-ms. ok is false when the server gave no usable value.
-func retryAfter(h http.Header, now time.Time) (d time.Duration, ok bool) {
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return time.Duration(ms * float64(time.Millisecond)), true
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s < 0 {
-			return 0, false
-		}
-		return time.Duration(s * float64(time.Second)), true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
+	return f.msg
 }

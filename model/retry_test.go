@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sqlgym/sqlgym/internal/retry"
 )
 
 const proxy502 = `<html>
@@ -272,7 +274,7 @@ func TestChatContextEndsRetries(t *testing.T) {
 		var once sync.Once
 		c, err := New(srv.base(), WithBackoff(time.Minute, time.Minute), WithSleep(func(ctx context.Context, d time.Duration) error {
 			once.Do(func() { close(first) })
-			return sleepCtx(ctx, d)
+			return retry.Sleep(ctx, d)
 		}))
 		if err != nil {
 			t.Fatal(err)
@@ -322,59 +324,6 @@ func TestChatContextEndsRetries(t *testing.T) {
 			t.Errorf("err = %v", err)
 		}
 	})
-}
-
-func TestRetryAfterParsing(t *testing.T) {
-	now := time.Date(2025, 11, 29, 12, 0, 0, 0, time.UTC)
-	cases := []struct {
-		header, value string
-		want          time.Duration
-		ok            bool
-	}{
-		{"Retry-After", "3", 3 * time.Second, true},
-		{"Retry-After", "0.5", 500 * time.Millisecond, true},
-		{"Retry-After", "Sat, 29 Nov 2025 12:00:07 GMT", 7 * time.Second, true},
-		{"Retry-After", "Sat, 29 Nov 2025 11:59:00 GMT", 0, true},
-		{"Retry-After", "soon", 0, false},
-		{"Retry-After", "-4", 0, false},
-		{"Retry-After-Ms", "250", 250 * time.Millisecond, true},
-		{"X-Other", "5", 0, false},
-	}
-	for _, tc := range cases {
-		h := http.Header{}
-		h.Set(tc.header, tc.value)
-		got, ok := retryAfter(h, now)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("%s: %s -> %v %v, want %v %v", tc.header, tc.value, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
-func TestBackoffBounds(t *testing.T) {
-	base, limit := 500*time.Millisecond, 20*time.Second
-	seen := map[time.Duration]bool{}
-	for retry := range 10 {
-		hi := min(base<<retry, limit)
-		for range 50 {
-			d := backoff(retry, base, limit)
-			if d < hi/2 || d > hi {
-				t.Fatalf("backoff(%d) = %v, want within [%v, %v]", retry, d, hi/2, hi)
-			}
-			seen[d] = true
-		}
-	}
-	if len(seen) < 100 {
-		t.Errorf("backoff is barely jittered: %d distinct waits out of 500", len(seen))
-	}
-}
-
-func TestRetryableStatuses(t *testing.T) {
-	for code, want := range map[int]bool{400: false, 401: false, 403: false, 404: false, 422: false,
-		408: true, 409: true, 429: true, 500: true, 501: false, 502: true, 503: true, 504: true, 529: true} {
-		if retryableStatus(code) != want {
-			t.Errorf("retryableStatus(%d) = %v", code, !want)
-		}
-	}
 }
 
 func TestReadableBody(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/sqlgym/sqlgym/verify"
 )
 
 // Text writes the run's report as plain-text tables for a terminal.
@@ -66,6 +68,9 @@ func Text(w io.Writer, r *Run) error {
 				}
 			}
 		}
+	}
+	if b := verify.FormatBroken(r.BrokenGolds()); b != "" {
+		fmt.Fprint(ew, "\n"+b)
 	}
 
 	if len(v.Histogram) > 0 {

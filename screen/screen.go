@@ -56,10 +56,13 @@ type Report struct {
 	// (rows that change between runs); InfraErrors tasks left undecided
 	// because the database was unavailable. Neither is screened, and their
 	// weak fields are left as they were.
-	GoldErrors  int             `json:"gold_errors"`
-	InfraErrors int             `json:"infra_errors"`
-	Mutants     int             `json:"mutants"`
-	Kinds       map[Kind]*Tally `json:"kinds"`
+	GoldErrors int `json:"gold_errors"`
+	// Broken names those tasks with the database's error (or why the
+	// gold does not match itself).
+	Broken      []verify.BrokenGold `json:"broken_golds,omitempty"`
+	InfraErrors int                 `json:"infra_errors"`
+	Mutants     int                 `json:"mutants"`
+	Kinds       map[Kind]*Tally     `json:"kinds"`
 	// Outcomes counts the judged mutants' verdicts.
 	Outcomes map[sqlgym.Outcome]int `json:"outcomes"`
 }
@@ -152,6 +155,7 @@ func screenChunk(ctx context.Context, v *verify.Verifier, tasks []sqlgym.Task, o
 	}
 	type state struct {
 		judged, goldErr, infra bool
+		goldWhy                string
 		weak                   []Mutant
 	}
 	st := make([]state, len(tasks))
@@ -164,8 +168,12 @@ func screenChunk(ctx context.Context, v *verify.Verifier, tasks []sqlgym.Task, o
 			continue
 		case m == nil: // the control comes before the task's mutants
 			s.goldErr = r.Outcome != sqlgym.OutcomeCorrect
+			s.goldWhy = string(r.Outcome) + ": " + r.Detail
 			continue
 		case s.goldErr || r.Outcome == sqlgym.OutcomeGoldError:
+			if !s.goldErr {
+				s.goldWhy = string(r.Outcome) + ": " + r.Detail
+			}
 			s.goldErr = true
 			continue
 		}
@@ -184,6 +192,7 @@ func screenChunk(ctx context.Context, v *verify.Verifier, tasks []sqlgym.Task, o
 		switch {
 		case s.goldErr:
 			rep.GoldErrors++
+			rep.Broken = append(rep.Broken, verify.BrokenGold{TaskID: tasks[i].ID, Error: s.goldWhy})
 			continue
 		case len(s.weak) > 0:
 		case s.infra:

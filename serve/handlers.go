@@ -66,6 +66,12 @@ func (s *Server) handleRewards(w http.ResponseWriter, r *http.Request) {
 	if !s.decode(w, r, &req) {
 		return
 	}
+	if req.Items == nil {
+		// Without this an empty or misnamed body ({"completions": ...})
+		// answered 200 with no results, which a trainer took for scores.
+		s.fail(w, badRequest(`request body has no "items" array: send {"items": [{"task_id", "completion" | "sql"}, ...]} (see docs/training.md)`))
+		return
+	}
 	if !s.checkSize(w, len(req.Items)) {
 		return
 	}

@@ -19,6 +19,10 @@ func (s *Server) handleOpenRLHF(w http.ResponseWriter, r *http.Request) {
 	if !s.decode(w, r, &req) {
 		return
 	}
+	if req.Query == nil {
+		s.fail(w, badRequest(`request body has no "query" array: OpenRLHF sends {"query": [...], "prompts": [...], "labels": [...]}`))
+		return
+	}
 	if !s.checkSize(w, len(req.Query)) {
 		return
 	}

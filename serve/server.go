@@ -101,7 +101,7 @@ func New(cfg Config) (*Server, error) {
 }
 
 // Handler is the server's routes.
-func (s *Server) Handler() http.Handler { return s.withReplica(s.mux) }
+func (s *Server) Handler() http.Handler { return s.withReplica(s.routes()) }
 
 // Verifier is the verifier behind the task items, for callers that want
 // to check a reward against `sqlgym verify` in process.
@@ -128,9 +128,11 @@ type WarmReport struct {
 	// GoldErrors are tasks whose gold fails on its database; NotSelf are
 	// tasks whose gold is not judged correct against itself (a gold with
 	// random or time-dependent results).
-	GoldErrors []string      `json:"gold_errors,omitempty"`
-	NotSelf    []string      `json:"not_self_correct,omitempty"`
-	Took       time.Duration `json:"took_ns"`
+	GoldErrors []string `json:"gold_errors,omitempty"`
+	// Broken names the GoldErrors tasks with the database's error.
+	Broken  []verify.BrokenGold `json:"broken_golds,omitempty"`
+	NotSelf []string            `json:"not_self_correct,omitempty"`
+	Took    time.Duration       `json:"took_ns"`
 }
 
 // Warm runs every servable task's gold once, so the first trainer batch
@@ -165,6 +167,7 @@ func (s *Server) Warm(ctx context.Context) (WarmReport, error) {
 			case sqlgym.OutcomeGoldError, sqlgym.OutcomeError, sqlgym.OutcomeTimeout, sqlgym.OutcomeTooLarge:
 				// The answer is the gold itself: its failure is the gold's.
 				rep.GoldErrors = append(rep.GoldErrors, r.TaskID)
+				rep.Broken = append(rep.Broken, verify.BrokenGold{TaskID: r.TaskID, Error: string(r.Outcome) + ": " + r.Detail})
 			default:
 				rep.NotSelf = append(rep.NotSelf, r.TaskID)
 			}

@@ -158,8 +158,8 @@ func TestBadRequests(t *testing.T) {
 			t.Errorf("status %d %s, want %d with %q", resp.StatusCode, body, c.code, c.msg)
 		}
 	}
-	// Empty is fine.
-	resp, body := post(t, hs.URL+"/v1/rewards", RewardsRequest{})
+	// An empty batch is fine.
+	resp, body := post(t, hs.URL+"/v1/rewards", []byte(`{"items": []}`))
 	if resp.StatusCode != 200 || strings.TrimSpace(string(body)) != `{"results":[]}` {
 		t.Errorf("empty batch: %d %s", resp.StatusCode, body)
 	}

@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
+	"github.com/sqlgym/sqlgym/internal/retry"
 	"github.com/sqlgym/sqlgym/model"
 )
 
@@ -25,25 +24,15 @@ type anthropicBackend struct {
 	model  string
 	opt    Options
 	base   string
+	policy retry.Policy
 }
 
 func newAnthropic(name string, opt Options) (*anthropicBackend, error) {
-	if opt.MaxRetries == 0 {
-		opt.MaxRetries = model.DefaultMaxRetries
-	} else if opt.MaxRetries < 0 {
-		opt.MaxRetries = 0
-	}
 	if opt.AttemptTimeout <= 0 {
 		opt.AttemptTimeout = model.DefaultAttemptTimeout
 	}
-	if opt.BackoffBase <= 0 {
-		opt.BackoffBase = model.DefaultBackoffBase
-	}
-	if opt.BackoffCap <= 0 {
-		opt.BackoffCap = model.DefaultBackoffCap
-	}
 	if opt.Sleep == nil {
-		opt.Sleep = sleep
+		opt.Sleep = retry.Sleep
 	}
 	hc := opt.HTTPClient
 	if hc == nil {
@@ -61,7 +50,8 @@ func newAnthropic(name string, opt Options) (*anthropicBackend, error) {
 		base = strings.TrimRight(opt.BaseURL, "/")
 		opts = append(opts, option.WithBaseURL(base))
 	}
-	return &anthropicBackend{client: anthropic.NewClient(opts...), model: name, opt: opt, base: base}, nil
+	pol := retry.Policy{MaxRetries: opt.MaxRetries, Base: opt.BackoffBase, Cap: opt.BackoffCap}.WithDefaults()
+	return &anthropicBackend{client: anthropic.NewClient(opts...), model: name, opt: opt, base: base, policy: pol}, nil
 }
 
 func (b *anthropicBackend) complete(ctx context.Context, system, user string, _ int) (reply, error) {
@@ -94,15 +84,12 @@ func (b *anthropicBackend) complete(ctx context.Context, system, user string, _ 
 			return reply{retries: attempt - 1}, fmt.Errorf("anthropic request stopped after %d attempts: %w", attempt, ctx.Err())
 		case !f.retry:
 			return reply{retries: attempt - 1}, b.refused(f, err)
-		case attempt > b.opt.MaxRetries:
+		case !b.policy.Again(attempt):
 			return reply{retries: attempt - 1}, &Error{Provider: ProviderAnthropic, URL: b.base, Status: f.status, Attempts: attempt, Infra: true, Err: err,
 				Msg:  fmt.Sprintf("anthropic server %s unavailable after %d attempts: %s", b.base, attempt, f.msg),
 				Hint: "the server is overloaded or failing; run again later with --resume: the tasks kept so far stay"}
 		}
-		wait := backoff(attempt-1, b.opt.BackoffBase, b.opt.BackoffCap)
-		if f.hasAfter {
-			wait = min(f.after, model.DefaultMaxRetryAfter)
-		}
+		wait := b.policy.Wait(attempt, f.after, f.hasAfter)
 		if err := b.opt.Sleep(ctx, wait); err != nil {
 			return reply{retries: attempt - 1}, fmt.Errorf("anthropic request stopped after %d attempts: %w", attempt, err)
 		}
@@ -126,7 +113,8 @@ func (b *anthropicBackend) classify(ctx context.Context, err error) failure {
 	}
 	var ae *anthropic.Error
 	if !errors.As(err, &ae) {
-		return failure{retry: true, msg: "connection failed: " + err.Error()}
+		// No answer at all (refused, reset, timed out): worth another attempt.
+		return failure{retry: true, msg: retry.Cause(err) + ": " + err.Error()}
 	}
 	f := failure{status: ae.StatusCode, msg: fmt.Sprintf("%d %s", ae.StatusCode, http.StatusText(ae.StatusCode))}
 	if ae.StatusCode == 529 {
@@ -135,13 +123,9 @@ func (b *anthropicBackend) classify(ctx context.Context, err error) failure {
 	if m := ae.Message; m != "" {
 		f.msg += ": " + string(ae.Type()) + ": " + m
 	}
-	switch c := ae.StatusCode; {
-	case c == http.StatusRequestTimeout, c == http.StatusConflict, c == http.StatusTooManyRequests,
-		c >= 500 && c != http.StatusNotImplemented:
-		f.retry = true
-	}
+	f.retry = retry.Status(ae.StatusCode)
 	if ae.Response != nil {
-		f.after, f.hasAfter = retryAfter(ae.Response.Header)
+		f.after, f.hasAfter = retry.After(ae.Response.Header, time.Now())
 	}
 	return f
 }
@@ -159,47 +143,4 @@ func (b *anthropicBackend) refused(f failure, err error) error {
 		e.Hint = "fix the request as the server's message says"
 	}
 	return e
-}
-
-// retryAfter reads retry-after-ms or retry-after (seconds or an HTTP date).
-func retryAfter(h http.Header) (time.Duration, bool) {
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return time.Duration(ms * float64(time.Millisecond)), true
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second)), true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0), true
-	}
-	return 0, false
-}
-
-// backoff mirrors package model's: exponential from base, capped, drawn
-// from the upper half of the step.
-func backoff(retry int, base, limit time.Duration) time.Duration {
-	d := base
-	for i := 0; i < retry && d < limit; i++ {
-		d *= 2
-	}
-	d = min(d, limit)
-	half := d / 2
-	return half + rand.N(d-half+1)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -77,13 +77,22 @@ func (e *Engine) checkRole(ctx context.Context, opts Options) (roleInfo, error) 
 	}
 	if !opts.AllowPrivileged {
 		if why := ri.privileges(); len(why) > 0 {
+			// The hint grants on the schema that holds the tables, which
+			// need not be public, and says which --pg-schema to pass.
+			holding := e.tableSchemas(ctx)
+			hs, _ := hintSchema(opts.Schema, holding)
 			return ri, &sqlgym.UserError{
 				Msg: fmt.Sprintf("postgres role %q %s: a read-only transaction does not stop such a role from "+
 					"reading server files, running programs, signalling other sessions or making changes that "+
 					"outlive the transaction, so sqlgym will not run model-written SQL as it",
 					ri.user, strings.Join(why, ", ")),
-				Hint: ReaderRoleHint(ri.database, schema),
+				Hint: ReaderRoleHint(ri.database, hs) + ",\n" + schemaFlagHint(opts.Schema, holding),
 			}
+		}
+	}
+	if opts.Schema == "" {
+		if err := tablesElsewhere(ri.database, e.tableSchemas(ctx)); err != nil {
+			return ri, err
 		}
 	}
 	if opts.Schema != "" && !ri.schemaExists {

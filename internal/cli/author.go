@@ -181,6 +181,12 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 			return sqlgym.Userf("ask for fewer tasks (--n), or widen --min-rows/--max-rows; the tasks kept so far are in "+opts.Out,
 				"%v", runErr)
 		}
+		if teacher.IsInfra(runErr) {
+			// The teacher's server failed past its retries: --resume
+			// continues from the tasks kept.
+			return incomplete(&sqlgym.UserError{Msg: runErr.Error(), Err: runErr,
+				Hint: fmt.Sprintf("when the teacher's server is back, run the same command with --resume: the %d tasks kept so far stay in %s", cnt.Total, opts.Out)})
+		}
 		return runErr
 	}
 	res := authorResult{DB: name, Teacher: opts.Teacher, Seed: opts.Seed, Out: opts.Out, N: opts.N, Seconds: elapsed.Seconds(), Counts: cnt, TeacherStats: stats}

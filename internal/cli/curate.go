@@ -152,7 +152,7 @@ Formats: trl (TRL's conversational preference rows: "prompt", "chosen",
 }
 
 // curateInputs loads the runs and their tasks and opens the databases.
-func curateInputs(c curateCommon, tmpl *prompt.Template) ([]*curate.Run, []sqlgym.Task, *curate.Env, func(), error) {
+func curateInputs(ctx context.Context, c curateCommon, tmpl *prompt.Template) ([]*curate.Run, []sqlgym.Task, *curate.Env, func(), error) {
 	// The project's output rule, before any work: never an input (a run
 	// folder), an existing file only with --replace.
 	for _, p := range []string{c.Out, curate.ManifestPath(c.Out)} {
@@ -175,7 +175,7 @@ func curateInputs(c curateCommon, tmpl *prompt.Template) ([]*curate.Run, []sqlgy
 	if len(tasks) == 0 {
 		return nil, nil, nil, nil, sqlgym.Userf("give runs with samples (sqlgym eval --out)", "the runs hold no sample of a known task")
 	}
-	cat, err := c.DB.catalogFor(tasks)
+	cat, err := c.DB.catalogFor(ctx, tasks)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
@@ -227,7 +227,7 @@ func runCurateSFT(ctx context.Context, io IO, opts curateSFTOptions, argv []stri
 			}
 		}
 	}
-	runs, tasks, env, done, err := curateInputs(opts.curateCommon, tmpl)
+	runs, tasks, env, done, err := curateInputs(ctx, opts.curateCommon, tmpl)
 	if err != nil {
 		return err
 	}
@@ -247,7 +247,7 @@ func runCurateDPO(ctx context.Context, io IO, opts curateDPOOptions, argv []stri
 	if err != nil {
 		return err
 	}
-	runs, tasks, env, done, err := curateInputs(opts.curateCommon, nil)
+	runs, tasks, env, done, err := curateInputs(ctx, opts.curateCommon, nil)
 	if err != nil {
 		return err
 	}

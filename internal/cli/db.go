@@ -73,6 +73,9 @@ type dbCreateResult struct {
 	Tables  int     `json:"tables"`
 	Digest  string  `json:"digest"`
 	Seconds float64 `json:"seconds"`
+	// Next is the database flags to use with the database just made
+	// (--db NAME=URL, and --pg-schema on PostgreSQL).
+	Next string `json:"next"`
 }
 
 func runDBCreate(ctx context.Context, io IO, opts dbCreateOptions) error {
@@ -102,6 +105,7 @@ func runDBCreate(ctx context.Context, io IO, opts dbCreateOptions) error {
 			return fmt.Errorf("create %s: %w", opts.Out, err)
 		}
 		res.Target = opts.Out
+		res.Next = fmt.Sprintf("--db %s=%s:%s", res.Name, opts.Engine, opts.Out)
 	case "postgres":
 		if opts.DSN == "" {
 			return usagef("--engine postgres needs --dsn postgres://USER@HOST:PORT/DB")
@@ -118,6 +122,7 @@ func runDBCreate(ctx context.Context, io IO, opts dbCreateOptions) error {
 			return fmt.Errorf("load into PostgreSQL schema %s: %w", schema, err)
 		}
 		res.Target = "schema " + schema
+		res.Next = fmt.Sprintf("--db %s=%s --pg-schema %s", res.Name, dsnWithoutPassword(opts.DSN), schema)
 	default:
 		return usagef("--engine %q: use sqlite, duckdb or postgres", opts.Engine)
 	}
@@ -125,7 +130,12 @@ func runDBCreate(ctx context.Context, io IO, opts dbCreateOptions) error {
 	if opts.JSON {
 		return writeJSON(io.Out, res)
 	}
-	_, err := fmt.Fprintf(io.Out, "created %s (%s, %d tables) in %s in %.2fs\n", res.Name, res.Engine, res.Tables, res.Target, res.Seconds)
+	fmt.Fprintf(io.Out, "created %s (%s, %d tables) in %s in %.2fs\n", res.Name, res.Engine, res.Tables, res.Target, res.Seconds)
+	if opts.Engine == "postgres" {
+		_, err := fmt.Fprintf(io.Out, "next: %s\n  connecting as a role that can only read: sqlgym refuses a superuser and prints the SQL that creates one\n", res.Next)
+		return err
+	}
+	_, err := fmt.Fprintf(io.Out, "next: %s\n", res.Next)
 	return err
 }
 

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
 	"github.com/sqlgym/sqlgym/engine"
 	"github.com/sqlgym/sqlgym/verify/compare"
@@ -58,21 +57,6 @@ func (f dbFlags) names() []string {
 		out = append(out, strings.TrimSpace(name))
 	}
 	return out
-}
-
-// catalogFor builds the catalog and checks that every task's database
-// resolves, so a missing --db or --db-dir is one clear error before any
-// work starts, not a file of gold_errors. The caller closes it.
-func (f dbFlags) catalogFor(tasks []sqlgym.Task) (*catalog.Catalog, error) {
-	cat, err := f.catalog()
-	if err != nil {
-		return nil, err
-	}
-	if err := checkDatabases(cat, tasks); err != nil {
-		cat.Close()
-		return nil, err
-	}
-	return cat, nil
 }
 
 // orderUsage is --order's help, the same in verify, eval and serve.

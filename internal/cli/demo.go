@@ -13,7 +13,9 @@ import (
 	"github.com/sqlgym/sqlgym/catalog"
 	"github.com/sqlgym/sqlgym/eval"
 	"github.com/sqlgym/sqlgym/report"
+	"github.com/sqlgym/sqlgym/rundir"
 	"github.com/sqlgym/sqlgym/shopdb"
+	"github.com/sqlgym/sqlgym/verify"
 )
 
 type demoOptions struct {
@@ -21,7 +23,16 @@ type demoOptions struct {
 	K           int
 	Temperature float64
 	Seed        int
+	JSON        bool
 	Agent       agentOptions
+}
+
+// demoJSON is demo --json: where the run went and what it scored.
+type demoJSON struct {
+	Run         string              `json:"run"`
+	HTML        string              `json:"html"`
+	Summary     rundir.Summary      `json:"summary"`
+	BrokenGolds []verify.BrokenGold `json:"broken_golds"`
 }
 
 const demoLong = `Run the whole benchmark loop offline, with no model: the baseline policy
@@ -51,6 +62,7 @@ func newDemoCmd(io IO) *cobra.Command {
 		Example: `  sqlgym demo
   sqlgym demo --out runs/demo --k 8 --temperature 1
   sqlgym demo --agent --protocol text --max-turns 4
+  sqlgym demo --k 1 --json
   sqlgym report runs/demo --md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -65,6 +77,7 @@ func newDemoCmd(io IO) *cobra.Command {
 	f.IntVar(&opts.K, "k", 4, "samples per task")
 	f.Float64Var(&opts.Temperature, "temperature", 0.7, "sampling temperature of the baseline (0: always the best match)")
 	f.IntVar(&opts.Seed, "seed", 1, "seed of the baseline's draws")
+	f.BoolVar(&opts.JSON, "json", false, "print the run folder, the HTML page and the summary as JSON instead of the report")
 	addAgentFlags(cmd, &opts.Agent)
 	return cmd
 }
@@ -94,13 +107,17 @@ func runDemo(ctx context.Context, io IO, opts demoOptions, argv []string) error 
 			held++
 		}
 	}
-	fmt.Fprintf(io.Out, "sqlgym demo: the offline baseline answers the %d held-out shop tasks (of %d) k=%d times at T=%g;\n"+
+	intro := io.Out
+	if opts.JSON {
+		intro = io.ErrOut // stdout holds the one JSON document
+	}
+	fmt.Fprintf(intro, "sqlgym demo: the offline baseline answers the %d held-out shop tasks (of %d) k=%d times at T=%g;\n"+
 		"every answer runs in the SQLite sandbox and is judged against the gold.\n", held, len(tasks), opts.K, opts.Temperature)
 	if opts.Agent.On {
-		fmt.Fprintf(io.Out, "Agent mode: each answer is an episode of up to %d turns (%s protocol): describe the tables,\n"+
+		fmt.Fprintf(intro, "Agent mode: each answer is an episode of up to %d turns (%s protocol): describe the tables,\n"+
 			"run the query, revise it when it fails or returns nothing, then submit.\n", opts.Agent.MaxTurns, opts.Agent.Protocol)
 	}
-	fmt.Fprintln(io.Out)
+	fmt.Fprintln(intro)
 
 	// The eval command itself runs the benchmark; its short summary is
 	// left out because the full report follows.
@@ -119,6 +136,9 @@ func runDemo(ctx context.Context, io IO, opts demoOptions, argv []string) error 
 	html := filepath.Join(out, "report.html")
 	if err := writeReportFile(html, func(w goio.Writer) error { return report.HTML(w, run) }); err != nil {
 		return err
+	}
+	if opts.JSON {
+		return writeJSON(io.Out, demoJSON{Run: out, HTML: html, Summary: run.Summary, BrokenGolds: run.BrokenGolds()})
 	}
 	if err := report.Text(io.Out, run); err != nil {
 		return err

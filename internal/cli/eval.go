@@ -204,7 +204,7 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 	if w := dataset.SharedGoldWarning(dataset.SharedGolds(all)); w != "" && opts.Split != sqlgym.SplitTrain {
 		fmt.Fprintf(io.ErrOut, "warning: %s: %s\n", opts.Tasks, w)
 	}
-	cat, err := opts.DB.catalogFor(tasks)
+	cat, err := opts.DB.catalogFor(ctx, tasks)
 	if err != nil {
 		return err
 	}
@@ -230,7 +230,7 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 	}
 	switch opts.Policy {
 	case "openai":
-		if err := openAIPolicy(&cfg, opts); err != nil {
+		if err := openAIPolicy(ctx, &cfg, opts); err != nil {
 			return err
 		}
 	case "baseline":
@@ -257,10 +257,29 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 	} else if err := printEvalSummary(io.Out, res); err != nil {
 		return err
 	}
-	return missingError(res)
+	var broken []verify.BrokenGold
+	if res.Summary.Outcomes[string(sqlgym.OutcomeGoldError)] > 0 {
+		// Named on stderr, so --json's stdout stays one document; report
+		// --json lists them all.
+		if run, err := loadRun(res.Dir); err == nil {
+			broken = run.BrokenGolds()
+			printBroken(io.ErrOut, broken)
+		}
+	}
+	if err := missingError(res); err != nil {
+		return err
+	}
+	judged := 0
+	for _, n := range res.Summary.Outcomes {
+		judged += n
+	}
+	if res.Summary.Tasks == 0 && judged > 0 {
+		return nothingScored("eval", res.Summary.Outcomes[string(sqlgym.OutcomeGoldError)], res.Summary.Outcomes[string(sqlgym.OutcomeInfraError)], broken)
+	}
+	return nil
 }
 
-func openAIPolicy(cfg *eval.Config, opts evalOptions) error {
+func openAIPolicy(ctx context.Context, cfg *eval.Config, opts evalOptions) error {
 	if len(opts.BaseURLs) == 0 {
 		return usagef("--policy openai needs --base-url (e.g. http://127.0.0.1:8000/v1); --policy baseline needs no server")
 	}
@@ -268,8 +287,14 @@ func openAIPolicy(cfg *eval.Config, opts evalOptions) error {
 	if err != nil {
 		return sqlgym.Userf("export the variable, or leave --api-key-env out for a local server that needs no key", "%v", err)
 	}
-	client, replicas, err := modelClient(opts, key)
+	cfg.Retries = &eval.RetryLog{}
+	client, replicas, err := modelClient(opts, key, cfg.Retries.Note)
 	if err != nil {
+		return err
+	}
+	// A server that is down or refuses the key stops the run here, not
+	// after every sample spent its retries.
+	if err := client.Check(ctx); err != nil {
 		return err
 	}
 	d := model.Decoding{Temperature: model.Float(opts.Temperature), MaxTokens: opts.MaxTokens, Stop: opts.Stop, Extra: cfg.Decoding.Extra}
@@ -357,7 +382,11 @@ func printEvalSummary(w goio.Writer, res *eval.Result) error {
 		fmt.Fprintf(w, " (continued: %d samples kept, %d drawn, %d judged again)", res.Present, res.Drawn, res.Rejudged)
 	}
 	fmt.Fprintln(w)
-	for _, key := range []string{"pass@1", report.PassAtKey(s.K), report.PassHatKey(s.K)} {
+	keys := []string{"pass@1", report.PassAtKey(s.K), report.PassHatKey(s.K)}
+	if s.K == 1 {
+		keys = keys[:1] // pass@1, pass@1 and pass^1 are one number at k=1
+	}
+	for _, key := range keys {
 		if m, ok := s.Metrics[key]; ok {
 			fmt.Fprintf(w, "  %-8s %5.1f%%  [%.1f, %.1f]\n", key, 100*m.Value, 100*m.CI[0], 100*m.CI[1])
 		}
@@ -387,13 +416,14 @@ func missingError(res *eval.Result) error {
 	if res.MissingRefused > 0 {
 		what = append(what, fmt.Sprintf("%d samples missing (the policy refused the request)", res.MissingRefused))
 	}
-	msg := strings.Join(what, "; ") + ": run the same command again to fill them"
 	if res.MissingRefused == res.Missing {
 		// A refusal (a prompt too long, a bad request) comes back on every
 		// retry: running again will not help until the cause is fixed.
-		msg = strings.Join(what, "; ") + ": fix the cause below, then run the same command again to fill them"
+		msg := strings.Join(what, "; ") + ": fix the cause below, then run the same command again to fill them"
+		return &sqlgym.UserError{Msg: msg, Hint: "first failure: " + res.FirstFailure}
 	}
-	return &sqlgym.UserError{Msg: msg, Hint: "first failure: " + res.FirstFailure}
+	msg := strings.Join(what, "; ") + ": run the same command again to fill them"
+	return incomplete(&sqlgym.UserError{Msg: msg, Hint: "first failure: " + res.FirstFailure})
 }
 
 // knownValues lists, per database of the tasks, the values the baseline

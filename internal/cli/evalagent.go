@@ -80,7 +80,13 @@ func agentSetup(ctx context.Context, cfg *eval.Config, opts evalOptions, cat *ca
 		if err != nil {
 			return sqlgym.Userf("export the variable, or leave --api-key-env out for a local server that needs no key", "%v", err)
 		}
-		client, _, err := modelClient(opts, key)
+		// openAIPolicy checked the server already; the retries go to the
+		// same progress line.
+		var onRetry func(model.Retry)
+		if cfg.Retries != nil {
+			onRetry = cfg.Retries.Note
+		}
+		client, _, err := modelClient(opts, key, onRetry)
 		if err != nil {
 			return err
 		}

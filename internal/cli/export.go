@@ -173,7 +173,7 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 	} else if tasks, held = dataset.Split(tasks, opts.IncludeHoldout); len(tasks) == 0 {
 		return sqlgym.Userf("check --tasks and --band (held-out tasks are skipped unless --include-holdout)", "nothing to export")
 	}
-	cat, err := opts.DB.catalogFor(tasks)
+	cat, err := opts.DB.catalogFor(ctx, tasks)
 	if err != nil {
 		return err
 	}

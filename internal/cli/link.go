@@ -136,7 +136,7 @@ func runLink(ctx context.Context, io IO, opts linkOptions) error {
 			return err
 		}
 	}
-	cat, err := opts.DB.catalogFor(tasks)
+	cat, err := opts.DB.catalogFor(ctx, tasks)
 	if err != nil {
 		return err
 	}

@@ -74,7 +74,7 @@ func runLinkMerge(ctx context.Context, io IO, opts linkMergeOptions) error {
 	if err != nil {
 		return err
 	}
-	cat, err := opts.DB.catalogFor(tasks)
+	cat, err := opts.DB.catalogFor(ctx, tasks)
 	if err != nil {
 		return err
 	}

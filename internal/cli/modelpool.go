@@ -9,8 +9,8 @@ import (
 // it is repeated, over a model.Pool of those replicas (fewest in flight
 // first, a failing replica taken out for a while). replicas lists the
 // pool's URLs for the manifest; it is nil for one server.
-func modelClient(opts evalOptions, key string) (client *model.Client, replicas []string, err error) {
-	cfg := model.Config{BaseURL: firstOf(opts.BaseURLs), APIKey: key, Model: opts.Model, Concurrency: opts.Concurrency}
+func modelClient(opts evalOptions, key string, onRetry func(model.Retry)) (client *model.Client, replicas []string, err error) {
+	cfg := model.Config{BaseURL: firstOf(opts.BaseURLs), APIKey: key, Model: opts.Model, Concurrency: opts.Concurrency, OnRetry: onRetry}
 	if len(opts.BaseURLs) > 1 {
 		pool, err := model.NewPool(opts.BaseURLs, model.PoolOptions{})
 		if err != nil {

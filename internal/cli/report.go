@@ -11,6 +11,7 @@ import (
 	"github.com/sqlgym/sqlgym/internal/atomicfile"
 	"github.com/sqlgym/sqlgym/report"
 	"github.com/sqlgym/sqlgym/rundir"
+	"github.com/sqlgym/sqlgym/verify"
 )
 
 type reportOptions struct {
@@ -68,6 +69,7 @@ type reportJSON struct {
 	Failures      []report.Failure    `json:"failures"`
 	Classes       []report.ClassCount `json:"failure_classes"`
 	Hint          *report.HintSummary `json:"hint,omitempty"`
+	BrokenGolds   []verify.BrokenGold `json:"broken_golds"`
 	HTML          string              `json:"html,omitempty"`
 }
 
@@ -88,7 +90,7 @@ func runReport(io IO, dir string, opts reportOptions) error {
 	case opts.JSON:
 		return writeJSON(io.Out, reportJSON{Run: dir, Manifest: run.Manifest, Summary: run.Summary,
 			StoredSummary: run.Stored != nil, AbsentTasks: run.AbsentTasks, Notes: run.Notes,
-			Tasks: run.Tasks, Failures: run.Failures, Classes: run.Classes, Hint: run.Hint, HTML: opts.HTML})
+			Tasks: run.Tasks, Failures: run.Failures, Classes: run.Classes, Hint: run.Hint, BrokenGolds: run.BrokenGolds(), HTML: opts.HTML})
 	case opts.Markdown:
 		return report.Markdown(io.Out, run)
 	case opts.HTML != "":

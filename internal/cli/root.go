@@ -3,17 +3,13 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
-
-	"github.com/sqlgym/sqlgym"
 )
 
 // Exit codes, documented in README.md and in `sqlgym --help`.
@@ -51,41 +47,7 @@ func Main(args []string, io IO) int {
 	if err == nil {
 		return ExitOK
 	}
-	return reportError(io.ErrOut, err)
-}
-
-func reportError(w io.Writer, err error) int {
-	var ue *sqlgym.UserError
-	var us usageError
-	switch {
-	case errors.As(err, &us):
-		fmt.Fprintf(w, "error: %v\nRun 'sqlgym --help' or add --help to the command for usage.\n", err)
-		return ExitUsage
-	case isCobraUsage(err):
-		fmt.Fprintf(w, "error: %v\nRun 'sqlgym --help' for usage.\n", err)
-		return ExitUsage
-	case errors.As(err, &ue):
-		fmt.Fprintf(w, "error: %s\n", ue.Msg)
-		if ue.Hint != "" {
-			fmt.Fprintf(w, "hint: %s\n", ue.Hint)
-		}
-		return ExitError
-	default:
-		fmt.Fprintf(w, "error: %v\n", err)
-		return ExitError
-	}
-}
-
-// isCobraUsage recognises the errors cobra itself raises for a wrong
-// command line; cobra gives them no type of their own.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "required flag", "invalid argument", "flag needs an argument", "if any flags in the group"} {
-		if strings.HasPrefix(msg, p) || strings.Contains(msg, " "+p) {
-			return true
-		}
-	}
-	return false
+	return reportError(ctx, io.ErrOut, err)
 }
 
 const rootLong = `sqlgym makes a database the teacher of text-to-SQL models.
@@ -99,7 +61,12 @@ Databases are named the same way in every command:
   --db-dir DIR      NAME is DIR/NAME/NAME.sqlite or DIR/NAME.sqlite (BIRD/Spider layout)
   shop              always the built-in shop database
 
-Exit codes: 0 ok, 1 error, 2 wrong usage.`
+Exit codes:
+  0    ok
+  1    error: the message says what is wrong, a hint: line how to fix it
+  2    wrong usage: a flag, an argument or a flag's value
+  3    incomplete: eval or author stopped with work left; run the same command again
+  130  interrupted (Ctrl-C): what was written so far is kept`
 
 // NewRoot builds the command tree.
 func NewRoot(io IO) *cobra.Command {
@@ -142,6 +109,7 @@ func NewRoot(io IO) *cobra.Command {
 		newLinkCmd(io),
 		newRoundCmd(io),
 	)
+	markRuns(root)
 	return root
 }
 

@@ -150,7 +150,7 @@ func runScreen(ctx context.Context, io IO, opts screenOptions) error {
 	if err != nil {
 		return err
 	}
-	cat, err := opts.DB.catalogFor(tasks)
+	cat, err := opts.DB.catalogFor(ctx, tasks)
 	if err != nil {
 		return err
 	}
@@ -182,9 +182,17 @@ func runScreen(ctx context.Context, io IO, opts screenOptions) error {
 		res.Written = len(out)
 	}
 	if opts.JSON {
-		return writeJSON(io.Out, res)
+		err = writeJSON(io.Out, res)
+	} else {
+		err = printScreen(io.Out, res, opts.DropWeak)
 	}
-	return printScreen(io.Out, res, opts.DropWeak)
+	if err != nil {
+		return err
+	}
+	if rep.Screened == 0 && rep.Tasks > 0 && rep.NoMutants == 0 {
+		return nothingScored("screen", rep.GoldErrors, rep.InfraErrors, rep.Broken)
+	}
+	return nil
 }
 
 func printScreen(w goio.Writer, r screenJSON, dropped bool) error {
@@ -194,6 +202,7 @@ func printScreen(w goio.Writer, r screenJSON, dropped bool) error {
 		fmt.Fprintf(w, "not screened: %d (%d without a mutant the mode can judge, %d gold errors, %d infra errors)\n",
 			n, r.NoMutants, r.GoldErrors, r.InfraErrors)
 	}
+	printBroken(w, r.Broken)
 	fmt.Fprintf(w, "%-18s %7s %10s %11s %16s\n", "kind", "judged", "invisible", "weak tasks", "skipped by mode")
 	for _, k := range screen.Kinds {
 		t := r.Kinds[k]

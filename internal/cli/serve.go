@@ -157,6 +157,8 @@ type serveInfo struct {
 	Addr    string            `json:"addr"`
 	URL     string            `json:"url"`
 	Tasks   int               `json:"tasks"`
+	Train   int               `json:"train"`
+	Holdout int               `json:"holdout"`
 	Mode    string            `json:"mode"`
 	Rewards string            `json:"rewards"`
 	Warm    *serve.WarmReport `json:"warm,omitempty"`
@@ -204,7 +206,7 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
-	cat, err := opts.DB.catalogFor(tasks)
+	cat, err := opts.DB.catalogFor(ctx, tasks)
 	if err != nil {
 		return err
 	}
@@ -234,7 +236,9 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(sctx, ln, opts.Drain) }()
-	info := serveInfo{Tasks: len(tasks), Mode: verify.Config{Mode: mode, Order: order, Variants: opts.DB.Variants}.ModeLabel(), Rewards: rewards.String(), Replica: srv.Replica()}
+	train, held := countSplits(tasks)
+	info := serveInfo{Tasks: len(tasks), Train: train, Holdout: held, Mode: verify.Config{Mode: mode, Order: order, Variants: opts.DB.Variants}.ModeLabel(),
+		Rewards: rewards.String(), Replica: srv.Replica()}
 	openErr, err := startUp(ctx, io, srv, opts, &info)
 	if err != nil {
 		stop()
@@ -253,7 +257,8 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 		b, _ := json.Marshal(info)
 		fmt.Fprintln(io.Out, string(b))
 	} else {
-		fmt.Fprintf(io.Out, "serving rewards for %d tasks (mode %s) on %s as replica %s\n", info.Tasks, info.Mode, info.URL, info.Replica)
+		fmt.Fprintf(io.Out, "serving rewards for %d tasks (%d train, %d held out%s; mode %s) on %s as replica %s\n", info.Tasks,
+			info.Train, info.Holdout, holdoutNote(opts.IncludeHoldout, info.Holdout), info.Mode, info.URL, info.Replica)
 	}
 	err = <-served
 	if !opts.JSON {
@@ -263,9 +268,12 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 }
 
 // startUp opens the databases and, with --warm, caches the golds: what
-// /readyz waits for. A database that does not open is openErr, not a
-// failure to start: the server serves (its items get infra_error) and
-// turns ready once it opens; a warm-up that fails is err.
+// /readyz waits for. Every database was opened and checked before
+// (catalogFor), so one that is unusable stopped serve already; one that
+// goes down between that check and here is openErr, not a failure to
+// start: the server serves (its items get infra_error) and turns ready
+// once it opens. A warm-up that fails, or in which every gold fails, is
+// err.
 func startUp(ctx context.Context, io IO, srv *serve.Server, opts serveOptions, info *serveInfo) (openErr, err error) {
 	if openErr = srv.OpenDatabases(ctx); openErr != nil {
 		fmt.Fprintf(io.ErrOut, "warning: %v\nhint: /readyz answers 503 until every task database opens (retried every 5s)\n", openErr)
@@ -287,6 +295,12 @@ func startUp(ctx context.Context, io IO, srv *serve.Server, opts serveOptions, i
 			fmt.Fprintf(io.ErrOut, "; %d golds do not match themselves: %v", n, head(rep.NotSelf, 5))
 		}
 		fmt.Fprintln(io.ErrOut)
+		printBroken(io.ErrOut, rep.Broken)
+	}
+	if openErr == nil && rep.Tasks > 0 && len(rep.GoldErrors) == rep.Tasks {
+		// A server whose every reward would be null trains nothing:
+		// refuse to start rather than answer every request in vain.
+		return openErr, nothingScored("serve --warm", len(rep.GoldErrors), 0, rep.Broken)
 	}
 	return openErr, nil
 }
@@ -296,4 +310,28 @@ func head(s []string, n int) []string {
 		return append(s[:n:n], "...")
 	}
 	return s
+}
+
+// countSplits counts the held-out tasks and the others (train, or
+// unmarked), which serve scores.
+func countSplits(tasks []sqlgym.Task) (train, holdout int) {
+	for _, t := range tasks {
+		if t.Split == sqlgym.SplitHoldout {
+			holdout++
+		} else {
+			train++
+		}
+	}
+	return train, holdout
+}
+
+// holdoutNote says whether held-out tasks are scored, for the start line.
+func holdoutNote(include bool, n int) string {
+	switch {
+	case n == 0:
+		return ""
+	case include:
+		return ", scored: --include-holdout"
+	}
+	return ", refused"
 }

@@ -88,7 +88,7 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 	if err != nil {
 		return err
 	}
-	cat, err := opts.DB.catalogFor(tasks)
+	cat, err := opts.DB.catalogFor(ctx, tasks)
 	if err != nil {
 		return err
 	}

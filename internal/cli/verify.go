@@ -141,7 +141,7 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 			needed = append(needed, t)
 		}
 	}
-	cat, err := opts.DB.catalogFor(needed)
+	cat, err := opts.DB.catalogFor(ctx, needed)
 	if err != nil {
 		return err
 	}
@@ -176,10 +176,21 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 		return err
 	}
 	sum := verify.Summarize(all)
+	broken := verify.Broken(all)
 	if opts.JSON {
-		return writeJSON(summaryTo, sum)
+		if err := writeJSON(summaryTo, verifyJSON{Summary: sum, BrokenGolds: broken}); err != nil {
+			return err
+		}
+	} else {
+		if err := printSummary(summaryTo, sum, v.Config().ModeLabel()); err != nil {
+			return err
+		}
+		printBroken(summaryTo, broken)
 	}
-	return printSummary(summaryTo, sum, v.Config().ModeLabel())
+	if sum.Scored == 0 && sum.Total > 0 {
+		return nothingScored("verify", sum.Outcomes[sqlgym.OutcomeGoldError], sum.Outcomes[sqlgym.OutcomeInfraError], broken)
+	}
+	return nil
 }
 
 // verifyAll judges answers in chunks, writing each result as a JSON line
@@ -213,6 +224,12 @@ func verifyAll(ctx context.Context, progress goio.Writer, v *verify.Verifier, an
 	return all, nil
 }
 
+// verifyJSON is verify --json: the summary and every broken gold.
+type verifyJSON struct {
+	verify.Summary
+	BrokenGolds []verify.BrokenGold `json:"broken_golds"`
+}
+
 func printSummary(w goio.Writer, s verify.Summary, mode string) error {
 	fmt.Fprintf(w, "%d answers, mode %s: accuracy %.1f%% (%d scored), mean reward %.3f\n",
 		s.Total, mode, 100*s.Accuracy, s.Scored, s.MeanReward)
@@ -231,20 +248,4 @@ func printSummary(w goio.Writer, s verify.Summary, mode string) error {
 	sort.Strings(keys)
 	_, err := fmt.Fprintf(w, "failures: %s\n", strings.Join(keys, ", "))
 	return err
-}
-
-// checkDatabases resolves every task's database before any work starts, so
-// a missing --db or --db-dir is a clear error, not a file of gold_errors.
-func checkDatabases(cat interface{ Resolve(string) (string, error) }, tasks []sqlgym.Task) error {
-	seen := map[string]bool{}
-	for _, t := range tasks {
-		if seen[t.DB] {
-			continue
-		}
-		seen[t.DB] = true
-		if _, err := cat.Resolve(t.DB); err != nil {
-			return fmt.Errorf("task %s: %w", t.ID, err)
-		}
-	}
-	return nil
 }

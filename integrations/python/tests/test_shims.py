@@ -22,8 +22,11 @@ TASKS = [
     {"id": "orders", "db": "shop", "question": "How many orders?", "sql": "SELECT count(*) FROM orders", "split": "train"},
     {"id": "top3", "db": "shop", "question": "First three orders?", "sql": "SELECT order_id FROM orders ORDER BY order_id LIMIT 3", "split": "train"},
     {"id": "held", "db": "shop", "question": "How many reviews?", "sql": "SELECT count(*) FROM reviews", "split": "holdout"},
-    {"id": "pg", "db": "down", "question": "Anything?", "sql": "SELECT 1", "split": "train"},
 ]
+
+# A task on a database that is down: nothing listens on port 1.
+DOWN_TASK = {"id": "pg", "db": "down", "question": "Anything?", "sql": "SELECT 1", "split": "train"}
+DOWN_DB = "down=postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1"
 
 RIGHT = "Counting.\n```sql\nSELECT COUNT(*) FROM orders\n```"
 WRONG = "```sql\nSELECT count(*) + 1 FROM orders\n```"
@@ -34,9 +37,7 @@ CUT = "```sql\nSELECT count(*) FROM ord"
 class ServeTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        # A database that is down: nothing listens on port 1.
-        cls.serve = Serve(TASKS, "--retry-after", "1s",
-                          "--db", "down=postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+        cls.serve = Serve(TASKS, "--retry-after", "1s")
         cls.tmp, cls.bin, cls.tasks, cls.env, cls.url = (
             cls.serve.tmp, cls.serve.bin, cls.serve.tasks, cls.serve.env, cls.serve.url)
         os.environ["SQLGYM_URL"] = cls.url
@@ -120,20 +121,14 @@ class ServeTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             sr.sqlgym_reward(completions=[RIGHT])
 
-    def test_outage_raises_never_zero(self):
-        client = sr.SqlgymClient(retry_for=2.5)
-        reward = sr.make_trl_reward(client=client)
-        with self.assertRaises(sr.SqlgymError) as cm:
-            reward(completions=["```sql\nSELECT 1\n```"], task_id=["pg"])
-        self.assertIn("database unavailable", str(cm.exception))
-        # The OpenRLHF route answers 503 with Retry-After.
-        body = json.dumps({"query": ["SELECT 1"], "labels": ["pg"]}).encode()
-        req = urllib.request.Request(self.url + "/get_reward", data=body, headers={"Content-Type": "application/json"})
-        with self.assertRaises(urllib.error.HTTPError) as cm:
-            urllib.request.urlopen(req)
-        self.assertEqual(cm.exception.code, 503)
-        self.assertEqual(cm.exception.headers.get("Retry-After"), "1")
-
+    def test_database_down_stops_serve_at_start(self):
+        # serve opens every database before it listens: a trainer pointed at
+        # it never meets a server that fails on every request (the outage
+        # during a run, 503 and a null reward, is tested in serve/).
+        with self.assertRaises(RuntimeError) as cm:
+            Serve(TASKS + [DOWN_TASK], "--db", DOWN_DB)
+        self.assertIn("database down cannot be reached", str(cm.exception))
+        self.assertIn("hint: is the database server running", str(cm.exception))
 
 if __name__ == "__main__":
     unittest.main()

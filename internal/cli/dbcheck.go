@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/schema"
+)
+
+// catalogFor builds the catalog and opens and checks every database the
+// tasks name (checkDatabases), so a missing --db, a file that is not a
+// database, an unreachable or refused server or an empty schema is one
+// clear error before any work starts, not a file of gold_errors or a
+// server that fails per request. The caller closes the catalog.
+func (f dbFlags) catalogFor(ctx context.Context, tasks []sqlgym.Task) (*catalog.Catalog, error) {
+	cat, err := f.catalog()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDatabases(ctx, cat, tasks, f.PGSchema); err != nil {
+		cat.Close()
+		return nil, err
+	}
+	return cat, nil
+}
+
+// checkDatabases is the one check every command makes of its databases
+// before work: each database the tasks name resolves, opens as its engine
+// opens it for the verifier (a PostgreSQL role that may do more than read
+// is refused there), and shows at least one table. The engines stay open
+// in the catalog for the work that follows.
+func checkDatabases(ctx context.Context, cat *catalog.Catalog, tasks []sqlgym.Task, pgSchema string) error {
+	seen := map[string]bool{}
+	for _, t := range tasks {
+		if seen[t.DB] {
+			continue
+		}
+		seen[t.DB] = true
+		if err := checkDatabase(ctx, cat, t.DB, pgSchema); err != nil {
+			return fmt.Errorf("task %s: %w", t.ID, err)
+		}
+	}
+	return nil
+}
+
+func checkDatabase(ctx context.Context, cat *catalog.Catalog, name, pgSchema string) error {
+	if _, err := cat.Resolve(name); err != nil {
+		return err
+	}
+	eng, err := cat.Engine(ctx, name)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return err
+	case sqlgym.IsInfra(err):
+		return sqlgym.Userf("is the database server running and reachable? Check the --db URL of "+name,
+			"database %s cannot be reached: %w", name, err)
+	case err != nil:
+		return fmt.Errorf("database %s: %w", name, err)
+	}
+	s, err := schema.Load(ctx, eng, 0)
+	if err != nil {
+		return fmt.Errorf("database %s: read its tables: %w", name, err)
+	}
+	if len(s.Tables) > 0 {
+		return nil
+	}
+	hint := "load the data first, or point --db " + name + " at the database that holds it"
+	if eng.Dialect() == sqlgym.DialectPostgres {
+		where := "schema public"
+		if pgSchema != "" {
+			where = "schema " + pgSchema
+		}
+		hint = "pass --pg-schema with the schema that holds the tables (sqlgym db create prints it), or load them into " + where
+	}
+	return sqlgym.Userf(hint, "database %s has no tables this role can read", name)
+}

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sqlgym/sqlgym"
+)
+
+// Exit codes beyond ExitOK, ExitError and ExitUsage (root.go), documented
+// in README.md and in `sqlgym --help`. 3 and 130 follow restic and the
+// GitHub CLI: a script can tell "run it again" and "the user stopped it"
+// from a failure.
+const (
+	// ExitIncomplete: eval or author stopped with work left that running
+	// the same command again can do (a model server that failed past its
+	// retries, samples missing).
+	ExitIncomplete = 3
+	// ExitInterrupted: Ctrl-C (SIGINT) or SIGTERM stopped the command.
+	ExitInterrupted = 130
+)
+
+// incompleteError marks a run that stopped with work left which running
+// the same command again continues (exit code 3).
+type incompleteError struct{ err error }
+
+func (e incompleteError) Error() string { return e.err.Error() }
+func (e incompleteError) Unwrap() error { return e.err }
+
+// incomplete marks err as "incomplete, run again"; nil stays nil.
+func incomplete(err error) error {
+	if err == nil {
+		return nil
+	}
+	return incompleteError{err}
+}
+
+// ranError is an error a command's own run function returned. Everything
+// cobra returns without one (a flag it cannot parse, an unknown command, a
+// wrong number of arguments, a required flag left out, a flag group broken)
+// is an error in how sqlgym was called: cobra gives those no type, so the
+// type is given to the other side instead, and no message is read for words.
+type ranError struct{ err error }
+
+func (e ranError) Error() string { return e.err.Error() }
+func (e ranError) Unwrap() error { return e.err }
+
+// markRuns wraps the run function of c and of every command below it so
+// their errors are ranErrors.
+func markRuns(c *cobra.Command) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if err := run(cmd, args); err != nil {
+				return ranError{err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		markRuns(sub)
+	}
+}
+
+// exitCode chooses the process's exit code for err from its types. ctx is
+// the context the command ran under, cancelled by SIGINT or SIGTERM.
+func exitCode(ctx context.Context, err error) int {
+	var us usageError
+	var ran ranError
+	var inc incompleteError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &us), !errors.As(err, &ran):
+		return ExitUsage
+	case ctx.Err() != nil:
+		return ExitInterrupted
+	case errors.As(err, &inc):
+		return ExitIncomplete
+	}
+	return ExitError
+}
+
+// reportError prints err (its whole chain, then the hint of the first
+// UserError in it) and returns the exit code.
+func reportError(ctx context.Context, w io.Writer, err error) int {
+	code := exitCode(ctx, err)
+	fmt.Fprintf(w, "error: %v\n", err)
+	var ue *sqlgym.UserError
+	switch {
+	case code == ExitUsage:
+		fmt.Fprintln(w, "Run 'sqlgym --help' or add --help to the command for usage.")
+	case errors.As(err, &ue) && ue.Hint != "":
+		fmt.Fprintf(w, "hint: %s\n", ue.Hint)
+	case code == ExitInterrupted:
+		fmt.Fprintln(w, "interrupted: what was written so far is kept")
+	}
+	return code
+}

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sqlgym/sqlgym/internal/testenv"
+)
+
+// pgExec runs statements on dsn, failing the test on the first error.
+func pgExec(t *testing.T, dsn string, stmts ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	for _, q := range stmts {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// dsnFor is dsn logging in as user (when not "") to database db.
+func dsnFor(t *testing.T, dsn, user, db string) string {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if user != "" {
+		u.User = url.User(user)
+	}
+	u.Path = "/" + db
+	return u.String()
+}
+
+// The path a new user takes on PostgreSQL, in a scratch database: load the
+// shop into schema shop, point sqlgym at the database as the superuser,
+// follow the hint. Each step used to end in a hint about schema public and
+// then "0 tasks ... gold_error", exit 0.
+func TestPostgresHintsNameTheSchema(t *testing.T) {
+	admin := testenv.Postgres(t)
+	db := testenv.UniqueName("sqlgym_hint")
+	role := testenv.UniqueName("sqlgym_hr")
+	pgExec(t, admin, "CREATE DATABASE "+db)
+	t.Cleanup(func() {
+		pgExec(t, admin, "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)", "DROP ROLE IF EXISTS "+role)
+	})
+	super := dsnFor(t, admin, "", db)
+
+	code, out, errOut := run(t, "db", "create", "shop", "--engine", "postgres", "--dsn", super, "--schema", "shop")
+	if code != ExitOK || !strings.Contains(out, "next: --db shop="+super+" --pg-schema shop") {
+		t.Fatalf("db create: exit %d, stdout %q, stderr %q; want the --db and --pg-schema to use next", code, out, errOut)
+	}
+
+	tasks := writeFile(t, "tasks.jsonl", `{"id":"n","db":"shop","question":"How many orders?","sql":"SELECT count(*) FROM orders"}`+"\n")
+	preds := writeFile(t, "preds.jsonl", `{"task_id":"n","sql":"SELECT count(*) FROM orders"}`+"\n")
+	verify := func(dsn string, extra ...string) (int, string) {
+		args := append([]string{"verify", "--tasks", tasks, "--predictions", preds, "--db", "shop=" + dsn}, extra...)
+		code, _, errOut := run(t, args...)
+		return code, errOut
+	}
+
+	// As the superuser, no --pg-schema: refused, and the hint grants on the
+	// schema that holds the tables and names the flag.
+	code, errOut = verify(super)
+	if code != ExitError || !strings.Contains(errOut, "is a superuser") ||
+		!strings.Contains(errOut, `GRANT USAGE ON SCHEMA "shop" TO sqlgym_reader;`) ||
+		!strings.Contains(errOut, "--pg-schema shop") || strings.Contains(errOut, `SCHEMA "public"`) {
+		t.Fatalf("superuser: exit %d, stderr:\n%s", code, errOut)
+	}
+
+	// Following the hint with a reader role but still no --pg-schema: one
+	// clear error naming the flag, not a run of gold errors.
+	pgExec(t, super, "CREATE ROLE "+role+" LOGIN", "GRANT CONNECT ON DATABASE "+db+" TO "+role,
+		"GRANT USAGE ON SCHEMA shop TO "+role, "GRANT SELECT ON ALL TABLES IN SCHEMA shop TO "+role)
+	reader := dsnFor(t, admin, role, db)
+	code, errOut = verify(reader)
+	if code != ExitError || !strings.Contains(errOut, "schema public holds no tables") || !strings.Contains(errOut, "hint: pass --pg-schema shop") {
+		t.Fatalf("reader without --pg-schema: exit %d, stderr:\n%s", code, errOut)
+	}
+	// serve refuses to start on it too, rather than failing per request.
+	code, _, errOut = run(t, "serve", "--tasks", tasks, "--db", "shop="+reader, "--addr", "127.0.0.1:0")
+	if code != ExitError || !strings.Contains(errOut, "--pg-schema shop") {
+		t.Fatalf("serve without --pg-schema: exit %d, stderr:\n%s", code, errOut)
+	}
+
+	// With the flag the hint named, it works.
+	code, errOut = verify(reader, "--pg-schema", "shop")
+	if code != ExitOK {
+		t.Fatalf("reader with --pg-schema shop: exit %d, stderr:\n%s", code, errOut)
+	}
+}
