@@ -133,15 +133,24 @@ const taskFileHint = "give --tasks a JSONL task file (sqlgym import and sqlgym a
 // "tasks.jsonl:12: missing \"sql\"". Blank lines are skipped; duplicate ids
 // are an error.
 func ReadTasks(path string) ([]Task, error) {
-	f, err := os.Open(path)
+	b, err := ReadTaskBytes(path)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeTasks(bytes.NewReader(b), path)
+}
+
+// ReadTaskBytes reads a task file whole, with the hint every command
+// gives for a file that is missing or a folder.
+func ReadTaskBytes(path string) ([]byte, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, Userf(taskFileHint, "task file %s is a folder", path)
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, Userf(taskFileHint, "open task file: %w", err)
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return nil, Userf(taskFileHint, "task file %s is a folder", path)
-	}
-	return DecodeTasks(f, path)
+	return b, nil
 }
 
 // DecodeTasks reads JSONL tasks from r; name is used in error messages.

@@ -3,7 +3,6 @@ package shopdb
 import (
 	"bytes"
 	_ "embed"
-	"os"
 
 	"github.com/sqlgym/sqlgym"
 )
@@ -44,9 +43,8 @@ func LoadTaskFile(path string) ([]sqlgym.Task, []byte, error) {
 		b = tasksJSONL
 	} else {
 		var err error
-		if b, err = os.ReadFile(path); err != nil {
-			return nil, nil, sqlgym.Userf("give a JSONL task file (sqlgym import and sqlgym author write one), or "+Name+" for the built-in set",
-				"read task file: %v", err)
+		if b, err = sqlgym.ReadTaskBytes(path); err != nil {
+			return nil, nil, err
 		}
 	}
 	tasks, err := sqlgym.DecodeTasks(bytes.NewReader(b), path)
