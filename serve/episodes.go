@@ -221,48 +221,12 @@ func (s *Server) handleEpisodeStart(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	t, ok := s.tasks[req.TaskID]
-	if !ok {
-		s.writeError(w, http.StatusBadRequest, "no task with id "+quote(req.TaskID))
-		return
-	}
-	if err := s.admit(t, eval); err != nil {
-		s.fail(w, err)
-		return
-	}
-	p := agent.Protocol(req.Protocol)
-	if p == "" {
-		p = s.cfg.Agent.Protocol
-	}
-	if _, err := agent.ParseProtocol(string(p)); err != nil {
-		s.writeError(w, http.StatusBadRequest, `protocol `+quote(req.Protocol)+`: "tools" or "text"`)
-		return
-	}
-	env, err := s.agentEnv(p)
+	id, ep, env, err := s.openEpisode(r.Context(), req.TaskID, agent.Protocol(req.Protocol), eval)
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
-	if s.eps.count() >= s.eps.max {
-		s.fail(w, errEpisodesFull)
-		return
-	}
-	var ep *agent.Episode
-	err = s.underSlot(r.Context(), t.DB, func() error {
-		var err error
-		ep, err = env.Start(r.Context(), t, 0)
-		return err
-	})
-	if err != nil {
-		s.fail(w, err)
-		return
-	}
-	id, err := s.eps.add(ep, eval)
-	if err != nil {
-		s.fail(w, err)
-		return
-	}
-	s.m.episodes.Inc()
+	p := env.Config().Protocol
 	resp := EpisodeResponse{ID: id, Protocol: string(p), MaxTurns: env.Config().MaxTurns, Messages: toWire(ep.Opening())}
 	for _, tl := range ep.Tools() {
 		var wt WireTool
@@ -271,6 +235,46 @@ func (s *Server) handleEpisodeStart(w http.ResponseWriter, r *http.Request) {
 		resp.Tools = append(resp.Tools, wt)
 	}
 	s.writeJSON(w, http.StatusOK, resp)
+}
+
+// openEpisode starts an episode of a task and keeps it open under a new
+// id: the episode API and NeMo-Gym's /seed_session open them alike.
+func (s *Server) openEpisode(ctx context.Context, taskID string, p agent.Protocol, eval bool) (string, *agent.Episode, *agent.Env, error) {
+	t, ok := s.tasks[taskID]
+	if !ok {
+		return "", nil, nil, badRequest("no task with id %s", quote(taskID))
+	}
+	if err := s.admit(t, eval); err != nil {
+		return "", nil, nil, err
+	}
+	if p == "" {
+		p = s.cfg.Agent.Protocol
+	}
+	if _, err := agent.ParseProtocol(string(p)); err != nil {
+		return "", nil, nil, badRequest(`protocol %s: "tools" or "text"`, quote(string(p)))
+	}
+	env, err := s.agentEnv(p)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if s.eps.count() >= s.eps.max {
+		return "", nil, nil, errEpisodesFull
+	}
+	var ep *agent.Episode
+	err = s.underSlot(ctx, t.DB, func() error {
+		var err error
+		ep, err = env.Start(ctx, t, 0)
+		return err
+	})
+	if err != nil {
+		return "", nil, nil, err
+	}
+	id, err := s.eps.add(ep, eval)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	s.m.episodes.Inc()
+	return id, ep, env, nil
 }
 
 func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
