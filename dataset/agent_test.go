@@ -197,17 +197,7 @@ func TestWriteNemoGym(t *testing.T) {
 // simple_agent/app.py:197-199 in v0.5.0), is what the server's /verify
 // scores: the row's task_id reaches the verifier.
 func TestNemoGymRowsVerify(t *testing.T) {
-	cat, err := catalog.New(catalog.Config{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cat.Close() })
-	s, err := serve.New(serve.Config{DBs: cat, Tasks: agentTasks()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(hs.Close)
+	hs := nemoServer(t)
 	_, exs, _ := shopExamples(t)
 	rows := jsonLines(t, func(b *bytes.Buffer) error { return dataset.WriteNemoGym(b, exs) })
 	row := rows[0]
@@ -235,17 +225,7 @@ func TestNemoGymRowsVerify(t *testing.T) {
 // plus the response to /verify (:197-206). The row's tools are the ones
 // the server routes.
 func TestNemoGymAgentRowsPlay(t *testing.T) {
-	cat, err := catalog.New(catalog.Config{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cat.Close() })
-	s, err := serve.New(serve.Config{DBs: cat, Tasks: agentTasks()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(hs.Close)
+	hs := nemoServer(t)
 	rows := jsonLines(t, func(b *bytes.Buffer) error { return dataset.WriteNemoGym(b, agentExamples(t, agent.ProtocolTools)) })
 	row := rows[0]
 	var cookies []*http.Cookie
@@ -284,4 +264,21 @@ func TestNemoGymAgentRowsPlay(t *testing.T) {
 	if err := json.Unmarshal(raw, &out); err != nil || code != http.StatusOK || out["reward"] != 1.0 || out["sqlgym_outcome"] != "correct" {
 		t.Fatalf("verify: %d %s", code, raw)
 	}
+}
+
+// nemoServer is a real sqlgym serve over the shop database and agentTasks.
+func nemoServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	cat, err := catalog.New(catalog.Config{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cat.Close() })
+	s, err := serve.New(serve.Config{DBs: cat, Tasks: agentTasks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+	return hs
 }

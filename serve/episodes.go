@@ -296,12 +296,7 @@ func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
 	for _, tc := range req.Message.ToolCalls {
 		reply.ToolCalls = append(reply.ToolCalls, model.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: argumentsText(tc.Function.Arguments)})
 	}
-	var res agent.StepResult
-	err := s.underSlot(r.Context(), ep.Task().DB, func() error {
-		var err error
-		res, err = ep.Step(r.Context(), reply)
-		return err
-	})
+	res, err := s.step(r.Context(), ep, reply)
 	if errors.Is(err, agent.ErrPartial) {
 		s.writeError(w, http.StatusBadRequest, "a partial step (\"partial\": true) carries exactly one tool call, in a tools-protocol episode")
 		return
@@ -312,11 +307,6 @@ func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.fail(w, err)
-		return
-	}
-	if r.Context().Err() != nil {
-		// A statement cut short by the deadline is not the model's doing.
-		s.fail(w, errDeadline)
 		return
 	}
 	out := StepResponse{Observations: toWire(res.Observations), Done: res.Done, Turn: ep.Turn()}
@@ -330,6 +320,22 @@ func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
 		s.countOutcome(eval, res.Result.Outcome)
 	}
 	s.writeJSON(w, http.StatusOK, out)
+}
+
+// step runs one episode step under the database's slot. A step whose
+// request deadline passed is errDeadline: a statement cut short by the
+// deadline is not the model's doing.
+func (s *Server) step(ctx context.Context, ep *agent.Episode, reply agent.Reply) (agent.StepResult, error) {
+	var res agent.StepResult
+	err := s.underSlot(ctx, ep.Task().DB, func() error {
+		var err error
+		res, err = ep.Step(ctx, reply)
+		return err
+	})
+	if err == nil && ctx.Err() != nil {
+		return res, errDeadline
+	}
+	return res, err
 }
 
 // handleEpisodeDelete ends an episode the trainer stops early (its

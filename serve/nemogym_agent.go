@@ -112,22 +112,13 @@ func (s *Server) handleNemoTool(name string) http.HandlerFunc {
 		}
 		setEpisodeCookie(w, id)
 		reply := agent.Reply{Partial: true, ToolCalls: []model.ToolCall{{Name: name, Arguments: argumentsText(args)}}}
-		var res agent.StepResult
-		err := s.underSlot(r.Context(), ep.Task().DB, func() error {
-			var err error
-			res, err = ep.Step(r.Context(), reply)
-			return err
-		})
+		res, err := s.step(r.Context(), ep, reply)
 		if errors.Is(err, agent.ErrDone) {
 			s.writeError(w, http.StatusConflict, "the episode has ended (a submission, or its call budget spent): answer without tool calls")
 			return
 		}
 		if err != nil {
 			s.fail(w, err)
-			return
-		}
-		if r.Context().Err() != nil {
-			s.fail(w, errDeadline)
 			return
 		}
 		// The episode stays open when done: /verify reads its verdict.
