@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -196,17 +197,7 @@ func TestWriteNemoGym(t *testing.T) {
 // simple_agent/app.py:197-199 in v0.5.0), is what the server's /verify
 // scores: the row's task_id reaches the verifier.
 func TestNemoGymRowsVerify(t *testing.T) {
-	cat, err := catalog.New(catalog.Config{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cat.Close() })
-	s, err := serve.New(serve.Config{DBs: cat, Tasks: agentTasks()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(hs.Close)
+	hs := nemoServer(t)
 	_, exs, _ := shopExamples(t)
 	rows := jsonLines(t, func(b *bytes.Buffer) error { return dataset.WriteNemoGym(b, exs) })
 	row := rows[0]
@@ -225,4 +216,69 @@ func TestNemoGymRowsVerify(t *testing.T) {
 	if out["reward"] != 1.0 || out["sqlgym_outcome"] != "correct" || out["task_id"] != "t1" {
 		t.Fatalf("verify answer %v", out)
 	}
+}
+
+// An agent-mode NeMo-Gym row drives a real server's rollout as NeMo-Gym
+// v0.5.0's simple_agent does: the row to /seed_session, each tool call to
+// /<name> with its parsed arguments and the cookies of the previous answer
+// (responses_api_agents/simple_agent/app.py:148-155, :179-186), the row
+// plus the response to /verify (:197-206). The row's tools are the ones
+// the server routes.
+func TestNemoGymAgentRowsPlay(t *testing.T) {
+	hs := nemoServer(t)
+	rows := jsonLines(t, func(b *bytes.Buffer) error { return dataset.WriteNemoGym(b, agentExamples(t, agent.ProtocolTools)) })
+	row := rows[0]
+	var cookies []*http.Cookie
+	post := func(path string, body any) (int, []byte) {
+		j, _ := json.Marshal(body)
+		req, _ := http.NewRequest(http.MethodPost, hs.URL+path, bytes.NewReader(j))
+		for _, c := range cookies {
+			req.AddCookie(c)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		cookies = resp.Cookies()
+		out, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, out
+	}
+	if code, out := post("/seed_session", row); code != http.StatusOK {
+		t.Fatalf("seed: %d %s", code, out)
+	}
+	tools := row["responses_create_params"].(map[string]any)["tools"].([]any)
+	for _, tl := range tools {
+		if name := tl.(map[string]any)["name"].(string); name != "submit" && name != "list_tables" {
+			continue
+		}
+		code, out := post("/"+tl.(map[string]any)["name"].(string), map[string]any{"sql": "SELECT count(*) FROM orders"})
+		if code != http.StatusOK {
+			t.Fatalf("%v: %d %s", tl, code, out)
+		}
+	}
+	row["response"] = map[string]any{"id": "r", "status": "completed", "output": []any{map[string]any{
+		"type": "message", "role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": "Submitted."}}}}}
+	code, raw := post("/verify", row)
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil || code != http.StatusOK || out["reward"] != 1.0 || out["sqlgym_outcome"] != "correct" {
+		t.Fatalf("verify: %d %s", code, raw)
+	}
+}
+
+// nemoServer is a real sqlgym serve over the shop database and agentTasks.
+func nemoServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	cat, err := catalog.New(catalog.Config{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cat.Close() })
+	s, err := serve.New(serve.Config{DBs: cat, Tasks: agentTasks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+	return hs
 }

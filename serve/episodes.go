@@ -221,48 +221,12 @@ func (s *Server) handleEpisodeStart(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	t, ok := s.tasks[req.TaskID]
-	if !ok {
-		s.writeError(w, http.StatusBadRequest, "no task with id "+quote(req.TaskID))
-		return
-	}
-	if err := s.admit(t, eval); err != nil {
-		s.fail(w, err)
-		return
-	}
-	p := agent.Protocol(req.Protocol)
-	if p == "" {
-		p = s.cfg.Agent.Protocol
-	}
-	if _, err := agent.ParseProtocol(string(p)); err != nil {
-		s.writeError(w, http.StatusBadRequest, `protocol `+quote(req.Protocol)+`: "tools" or "text"`)
-		return
-	}
-	env, err := s.agentEnv(p)
+	id, ep, env, err := s.openEpisode(r.Context(), req.TaskID, agent.Protocol(req.Protocol), eval)
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
-	if s.eps.count() >= s.eps.max {
-		s.fail(w, errEpisodesFull)
-		return
-	}
-	var ep *agent.Episode
-	err = s.underSlot(r.Context(), t.DB, func() error {
-		var err error
-		ep, err = env.Start(r.Context(), t, 0)
-		return err
-	})
-	if err != nil {
-		s.fail(w, err)
-		return
-	}
-	id, err := s.eps.add(ep, eval)
-	if err != nil {
-		s.fail(w, err)
-		return
-	}
-	s.m.episodes.Inc()
+	p := env.Config().Protocol
 	resp := EpisodeResponse{ID: id, Protocol: string(p), MaxTurns: env.Config().MaxTurns, Messages: toWire(ep.Opening())}
 	for _, tl := range ep.Tools() {
 		var wt WireTool
@@ -271,6 +235,46 @@ func (s *Server) handleEpisodeStart(w http.ResponseWriter, r *http.Request) {
 		resp.Tools = append(resp.Tools, wt)
 	}
 	s.writeJSON(w, http.StatusOK, resp)
+}
+
+// openEpisode starts an episode of a task and keeps it open under a new
+// id: the episode API and NeMo-Gym's /seed_session open them alike.
+func (s *Server) openEpisode(ctx context.Context, taskID string, p agent.Protocol, eval bool) (string, *agent.Episode, *agent.Env, error) {
+	t, ok := s.tasks[taskID]
+	if !ok {
+		return "", nil, nil, badRequest("no task with id %s", quote(taskID))
+	}
+	if err := s.admit(t, eval); err != nil {
+		return "", nil, nil, err
+	}
+	if p == "" {
+		p = s.cfg.Agent.Protocol
+	}
+	if _, err := agent.ParseProtocol(string(p)); err != nil {
+		return "", nil, nil, badRequest(`protocol %s: "tools" or "text"`, quote(string(p)))
+	}
+	env, err := s.agentEnv(p)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if s.eps.count() >= s.eps.max {
+		return "", nil, nil, errEpisodesFull
+	}
+	var ep *agent.Episode
+	err = s.underSlot(ctx, t.DB, func() error {
+		var err error
+		ep, err = env.Start(ctx, t, 0)
+		return err
+	})
+	if err != nil {
+		return "", nil, nil, err
+	}
+	id, err := s.eps.add(ep, eval)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	s.m.episodes.Inc()
+	return id, ep, env, nil
 }
 
 func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
@@ -292,12 +296,7 @@ func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
 	for _, tc := range req.Message.ToolCalls {
 		reply.ToolCalls = append(reply.ToolCalls, model.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: argumentsText(tc.Function.Arguments)})
 	}
-	var res agent.StepResult
-	err := s.underSlot(r.Context(), ep.Task().DB, func() error {
-		var err error
-		res, err = ep.Step(r.Context(), reply)
-		return err
-	})
+	res, err := s.step(r.Context(), ep, reply)
 	if errors.Is(err, agent.ErrPartial) {
 		s.writeError(w, http.StatusBadRequest, "a partial step (\"partial\": true) carries exactly one tool call, in a tools-protocol episode")
 		return
@@ -308,11 +307,6 @@ func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.fail(w, err)
-		return
-	}
-	if r.Context().Err() != nil {
-		// A statement cut short by the deadline is not the model's doing.
-		s.fail(w, errDeadline)
 		return
 	}
 	out := StepResponse{Observations: toWire(res.Observations), Done: res.Done, Turn: ep.Turn()}
@@ -326,6 +320,22 @@ func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
 		s.countOutcome(eval, res.Result.Outcome)
 	}
 	s.writeJSON(w, http.StatusOK, out)
+}
+
+// step runs one episode step under the database's slot. A step whose
+// request deadline passed is errDeadline: a statement cut short by the
+// deadline is not the model's doing.
+func (s *Server) step(ctx context.Context, ep *agent.Episode, reply agent.Reply) (agent.StepResult, error) {
+	var res agent.StepResult
+	err := s.underSlot(ctx, ep.Task().DB, func() error {
+		var err error
+		res, err = ep.Step(ctx, reply)
+		return err
+	})
+	if err == nil && ctx.Err() != nil {
+		return res, errDeadline
+	}
+	return res, err
 }
 
 // handleEpisodeDelete ends an episode the trainer stops early (its

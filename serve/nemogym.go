@@ -64,6 +64,10 @@ func (s *Server) handleSeedSession(w http.ResponseWriter, r *http.Request) {
 	if !s.decode(w, r, &body) {
 		return
 	}
+	if protocol, ok := nemoAgentRow(body); ok {
+		s.seedEpisode(w, r, body, protocol)
+		return
+	}
 	// A single-turn row needs no state on the server.
 	s.writeJSON(w, http.StatusOK, map[string]any{})
 }
@@ -79,6 +83,10 @@ func (s *Server) handleVerify(w http.ResponseWriter, r *http.Request) {
 	)
 	if raw, ok := body["response"]; !ok || json.Unmarshal(raw, &resp) != nil {
 		s.fail(w, badRequest(`the verify body has no Responses-API "response" object`))
+		return
+	}
+	if _, ok := nemoAgentRow(body); ok {
+		s.verifyEpisode(w, r, body, &resp)
 		return
 	}
 	for key, dst := range map[string]*string{"task_id": &it.TaskID, "db": &it.DB, "gold_sql": &it.GoldSQL} {
@@ -97,10 +105,7 @@ func (s *Server) handleVerify(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, badRequest("the row has no task_id (nor db and gold_sql): export it with `sqlgym export --format nemo-gym`"))
 		return
 	}
-	// A row of a validation export (split "holdout") is an evaluation
-	// request, as the other trainers' shims send it.
-	var split string
-	if raw, ok := body["split"]; ok && json.Unmarshal(raw, &split) == nil && split == sqlgym.SplitHoldout {
+	if nemoEval(body) {
 		it.Mode = ModeEval
 	}
 	text := resp.text()
@@ -118,20 +123,7 @@ func (s *Server) handleVerify(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, errInfra{rr.Detail})
 		return
 	}
-	out := make(map[string]any, len(body)+6)
-	for k, v := range body {
-		out[k] = v
-	}
-	reward, masked := 0.0, 1.0
-	if rr.Reward != nil {
-		reward, masked = *rr.Reward, 0
-	}
-	out["reward"] = reward
-	out["sqlgym_masked"] = masked
-	out["sqlgym_correct"] = b2f(rr.Outcome == sqlgym.OutcomeCorrect)
-	out["sqlgym_outcome"] = rr.Outcome
-	out["sqlgym_sql"] = rr.SQL
-	out["sqlgym_detail"] = rr.Detail
+	out := nemoVerifyAnswer(body, rr.Reward, rr.Outcome, rr.SQL, rr.Detail)
 	s.writeJSON(w, http.StatusOK, out)
 }
 

@@ -94,6 +94,9 @@ func New(cfg Config) (*Server, error) {
 	s.mux.Handle("POST /seed_session", s.instrument("/seed_session", s.handleSeedSession))
 	s.mux.Handle("POST /verify", s.instrument("/verify", s.handleVerify))
 	s.mux.Handle("POST /aggregate_metrics", s.instrument("/aggregate_metrics", s.handleAggregate))
+	for _, name := range nemoTools {
+		s.mux.Handle("POST /"+name, s.instrument("/"+name, s.handleNemoTool(name)))
+	}
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	s.mux.HandleFunc("GET /readyz", s.handleReady)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{}))

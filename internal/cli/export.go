@@ -59,7 +59,10 @@ renderer and schema text as 'sqlgym eval'.
 messages exactly as POST /v1/episodes renders them for --protocol (tools or
 text), plus what the trainer needs to drive the episode: verl rows get
 agent_name "sqlgym_agent" and extra_info {protocol, tools_kwargs}; TRL and
-SkyRL rows get "protocol". Give it the --schema the server runs with.
+SkyRL rows get "protocol"; NeMo-Gym rows (--protocol tools) get "protocol"
+and the tools in responses_create_params.tools (Responses-API function
+tools), which NeMo-Gym's agent calls as POST /<tool> on sqlgym serve.
+Give it the --schema the server runs with.
 
 --band takes a run folder (its band is computed as 'sqlgym band' does) or a
 band file, and keeps only those tasks of --tasks. Only train tasks are
@@ -77,7 +80,8 @@ apart. See docs/training.md.`,
   sqlgym export --tasks tasks.jsonl --band band.jsonl --db-dir data/database --format trl --out band.trl.jsonl --json
   sqlgym export --tasks shop --agent --protocol tools --format verl --out agent.parquet
   sqlgym export --tasks shop --agent --protocol text --format skyrl --out agent.skyrl.jsonl
-  sqlgym export --tasks shop --format nemo-gym --out shop.nemo-gym.jsonl`,
+  sqlgym export --tasks shop --format nemo-gym --out shop.nemo-gym.jsonl
+  sqlgym export --tasks shop --agent --protocol tools --format nemo-gym --out agent.nemo-gym.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runExport(cmd.Context(), io, opts) },
 	}
@@ -257,8 +261,8 @@ func exportProtocol(opts exportOptions) (agent.Protocol, error) {
 	switch {
 	case opts.Format == "skyrl" && p != agent.ProtocolText:
 		return "", usagef("--format skyrl --agent: SkyRL environments read the model's text, so use --protocol text")
-	case opts.Format == "nemo-gym":
-		return "", usagef("--format nemo-gym --agent: NeMo-Gym's agents would call the tools on the resources server, which sqlgym serve does not offer; export --format nemo-gym without --agent (single turn, scored by POST /verify)")
+	case opts.Format == "nemo-gym" && p != agent.ProtocolTools:
+		return "", usagef("--format nemo-gym --agent: NeMo-Gym's agents call tools on the resources server (sqlgym serve), so use --protocol tools")
 	}
 	return p, nil
 }

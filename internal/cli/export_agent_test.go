@@ -57,12 +57,42 @@ func TestExportAgentCommand(t *testing.T) {
 		t.Fatalf("nemo-gym row %+v %v", nrow.TaskID, err)
 	}
 
+	// The agent-mode NeMo-Gym row: the episode's opening as input, the
+	// episode's tools in the Responses-API shape, and "protocol", which
+	// tells sqlgym serve's /seed_session to open an episode.
+	ang := filepath.Join(dir, "agent.nemo-gym.jsonl")
+	if code, _, stderr := run(t, "export", "--tasks", tasksPath, "--agent", "--protocol", "tools", "--format", "nemo-gym", "--out", ang); code != ExitOK {
+		t.Fatalf("nemo-gym agent: exit %d: %s", code, stderr)
+	}
+	b, _ = os.ReadFile(ang)
+	var arow map[string]any
+	if err := json.Unmarshal([]byte(strings.SplitN(string(b), "\n", 2)[0]), &arow); err != nil {
+		t.Fatal(err)
+	}
+	params := arow["responses_create_params"].(map[string]any)
+	input, tools := params["input"].([]any), params["tools"].([]any)
+	if len(input) != 2 || input[0].(map[string]any)["role"] != "system" || !strings.Contains(input[0].(map[string]any)["content"].(string), "submit") ||
+		arow["protocol"] != "tools" || arow["task_id"] != "a" {
+		t.Fatalf("nemo-gym agent row %v", arow)
+	}
+	var names []string
+	for _, tl := range tools {
+		m := tl.(map[string]any)
+		if m["type"] != "function" || m["parameters"] == nil || m["function"] != nil {
+			t.Fatalf("tool not in the Responses-API function shape: %v", m)
+		}
+		names = append(names, m["name"].(string))
+	}
+	if strings.Join(names, ",") != "list_tables,describe_table,run_sql,submit" {
+		t.Fatalf("tools %v", names)
+	}
+
 	for _, bad := range []struct{ args, want string }{
 		{"--format skyrl", "add --agent --protocol text"},
 		{"--agent --format skyrl", "use --protocol text"},
 		{"--agent --protocol json --format trl", "tools or text"},
 		{"--agent --prompt-template x.tmpl --format trl", "drop --prompt-template"},
-		{"--agent --format nemo-gym", "without --agent"},
+		{"--agent --protocol text --format nemo-gym", "use --protocol tools"},
 	} {
 		args := append([]string{"export", "--tasks", tasksPath, "--out", filepath.Join(dir, "x")}, strings.Fields(bad.args)...)
 		code, _, stderr := run(t, args...)

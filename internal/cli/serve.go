@@ -81,7 +81,10 @@ The episode API runs the multi-turn agent loop for trainers (see docs/agent.md):
                                -> {"observations", "done", "reward", "outcome"?}
   DELETE /v1/episodes/{id}     end an episode early and judge it (no_query, or --submit-last)
 Idle episodes expire after --episode-ttl; past --max-episodes open ones,
-POST /v1/episodes answers 429.
+POST /v1/episodes answers 429. NeMo-Gym agent rows (export --agent --format
+nemo-gym) open an episode at POST /seed_session (cookie sqlgym_episode); its
+agent calls POST /list_tables, /describe_table, /run_sql, /submit, and
+POST /verify answers the episode's reward (docs/training.md).
 
 A reward is null for a reply cut off by the token limit (finish_reason
 "length") and for failures that are not the model's (gold_error,
