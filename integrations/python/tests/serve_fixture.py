@@ -50,3 +50,46 @@ class Serve:
             self.proc.stdout.close()
             self.proc.stderr.close()
             shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class OutageServer:
+    """Answers every request as `sqlgym serve` answers during a database
+    outage: 503 with Retry-After and {"error": "... database could not be
+    used ..."}. serve now refuses to start with a database it cannot use,
+    so an outage can no longer be staged by starting it with one that is
+    down; the server side of an outage (503 on /v1/rewards, /get_reward
+    and the episode routes, never a reward) is asserted in Go by
+    serve/server_test.go TestOutageIsNeverAZeroReward and
+    serve/nemogym_agent_test.go TestNemoGymAgentOutage. This stand-in lets
+    the shims' side be tested: they retry, then raise, never score 0."""
+
+    def __init__(self):
+        import http.server
+        import threading
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _outage(self):
+                n = int(self.headers.get("Content-Length") or 0)
+                if n:
+                    self.rfile.read(n)
+                body = json.dumps({"error": "infrastructure failure, not scored: the database could not be used"}).encode()
+                self.send_response(503)
+                self.send_header("Retry-After", "1")
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_POST = do_GET = do_DELETE = _outage
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d" % self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()

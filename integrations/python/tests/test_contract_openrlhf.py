@@ -37,12 +37,11 @@ PYDIR = os.path.dirname(HERE)
 sys.path.insert(0, PYDIR)
 
 import sqlgym_reward as sr  # noqa: E402
-from serve_fixture import Serve  # noqa: E402
+from serve_fixture import OutageServer, Serve  # noqa: E402
 
 TASKS = [
     {"id": "orders", "db": "shop", "question": "How many orders?", "sql": "SELECT count(*) FROM orders", "split": "train"},
     {"id": "held", "db": "shop", "question": "How many reviews?", "sql": "SELECT count(*) FROM reviews", "split": "holdout"},
-    {"id": "pg", "db": "down", "question": "Anything?", "sql": "SELECT 1", "split": "train"},
 ]
 # A Qwen (ChatML) prompt as OpenRLHF renders it with --data.apply_chat_template.
 PROMPT = ("<|im_start|>system\nWrite one SQLite query.<|im_end|>\n<|im_start|>user\n"
@@ -62,9 +61,7 @@ def load_by_path(path):
 class OpenRLHFContractTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        # A database that is down: nothing listens on port 1.
-        cls.serve = Serve(TASKS, "--eval-holdout", "--retry-after", "1s",
-                          "--db", "down=postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+        cls.serve = Serve(TASKS, "--eval-holdout", "--retry-after", "1s")
         cls.url = cls.serve.url
         os.environ["SQLGYM_URL"] = cls.url
 
@@ -72,8 +69,8 @@ class OpenRLHFContractTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.serve.stop()
 
-    def post(self, payload):
-        req = urllib.request.Request(self.url + "/get_reward", data=json.dumps(payload).encode(),
+    def post(self, payload, url=None):
+        req = urllib.request.Request((url or self.url) + "/get_reward", data=json.dumps(payload).encode(),
                                      headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(req) as resp:
             return json.loads(resp.read())
@@ -113,16 +110,20 @@ class OpenRLHFContractTest(unittest.TestCase):
     def test_outage_is_never_a_reward(self):
         """The HTTP route answers 503 (OpenRLHF's client retries, then the sample has no reward and the
         step stops); the file route retries for SQLGYM_RETRY_FOR seconds, then raises."""
+        outage = OutageServer()
+        self.addCleanup(outage.stop)
         with self.assertRaises(urllib.error.HTTPError) as cm:
-            self.post({"query": ["SELECT 1"], "prompts": [""], "labels": ["pg"]})
+            self.post({"query": ["SELECT 1"], "prompts": [""], "labels": ["orders"]}, url=outage.url)
         self.assertEqual(cm.exception.code, 503)
         os.environ["SQLGYM_RETRY_FOR"] = "2"
+        os.environ["SQLGYM_URL"] = outage.url
         try:
             module = load_by_path(os.path.join(PYDIR, "sqlgym_reward.py"))
             with self.assertRaises(module.SqlgymError) as cm:
-                module.reward_func(["SELECT 1"], [""], ["pg"])
+                module.reward_func(["SELECT 1"], [""], ["orders"])
         finally:
             del os.environ["SQLGYM_RETRY_FOR"]
+            os.environ["SQLGYM_URL"] = self.url
         self.assertIn("could not score", str(cm.exception))
 
     def test_training_label_on_held_out_task_is_refused(self):

@@ -27,11 +27,10 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import sqlgym_agent as sa  # noqa: E402
 import sqlgym_skyrl as sk  # noqa: E402
-from serve_fixture import Serve  # noqa: E402
+from serve_fixture import OutageServer, Serve  # noqa: E402
 
 TASKS = [
     {"id": "orders", "db": "shop", "question": "How many orders?", "sql": "SELECT count(*) FROM orders", "split": "train"},
-    {"id": "pg", "db": "down", "question": "Anything?", "sql": "SELECT 1", "split": "train"},
 ]
 
 
@@ -72,8 +71,7 @@ def rollout(env, prompt, replies):
 class SkyRLTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.serve = Serve(TASKS, "--retry-after", "1s", "--max-episodes", "4",
-                          "--db", "down=postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+        cls.serve = Serve(TASKS, "--retry-after", "1s", "--max-episodes", "4")
         cls.url = cls.serve.url
 
     @classmethod
@@ -122,7 +120,9 @@ class SkyRLTest(unittest.TestCase):
         self.assertIsNone(env.mode)
 
     def test_outage_raises(self):
-        env, prompt = make_env(self.url, skyrl_row("pg"))
+        outage = OutageServer()
+        self.addCleanup(outage.stop)
+        env, prompt = make_env(outage.url, skyrl_row("orders"))
         env.client.retry_for = 1.0
         with self.assertRaises(sa.EpisodeError) as cm:
             env.init(prompt)

@@ -29,11 +29,10 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import sqlgym_batch  # noqa: E402
 import sqlgym_verifiers as svf  # noqa: E402
-from serve_fixture import Serve  # noqa: E402
+from serve_fixture import OutageServer, Serve  # noqa: E402
 
 TASKS = [
     {"id": "orders", "db": "shop", "question": "How many orders?", "sql": "SELECT count(*) FROM orders", "split": "train"},
-    {"id": "pg", "db": "down", "question": "Anything?", "sql": "SELECT 1", "split": "train"},
 ]
 
 
@@ -71,13 +70,12 @@ def assistant(text):
 class VerifiersTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.serve = Serve(TASKS, "--retry-after", "1s",
-                          "--db", "down=postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+        cls.serve = Serve(TASKS, "--retry-after", "1s")
         os.environ["SQLGYM_URL"] = cls.serve.url
         cls.tmp = tempfile.mkdtemp()
         cls.data = os.path.join(cls.tmp, "train.jsonl")
         with open(cls.data, "w") as f:
-            for t in ("orders", "pg"):
+            for t in ("orders",):
                 f.write(json.dumps({"prompt": [{"role": "system", "content": "s"}, {"role": "user", "content": "q"}],
                                     "task_id": t, "db": "shop", "gold_sql": "x", "split": "train", "prompt_hash": "h"}) + "\n")
 
@@ -113,15 +111,18 @@ class VerifiersTest(unittest.TestCase):
         self.assertEqual(env.rubric.weights, [1.0, 0.0])
 
     def test_outage_is_not_turned_into_a_zero(self):
-        env = svf.load_environment(dataset_path=self.data)
-        row = env.dataset[1]
-        self.assertEqual(row["task_id"], "pg")
+        outage = OutageServer()
+        self.addCleanup(outage.stop)
+        os.environ["SQLGYM_URL"] = outage.url
         os.environ["SQLGYM_RETRY_FOR"] = "2"
         try:
+            env = svf.load_environment(dataset_path=self.data)
+            row = env.dataset[0]
             with self.assertRaises(svf.SqlgymOutage):
                 asyncio.run(score_group(env, [(row, assistant("```sql\nSELECT 1\n```"), [])]))
         finally:
             del os.environ["SQLGYM_RETRY_FOR"]
+            os.environ["SQLGYM_URL"] = self.serve.url
 
     def test_needs_a_dataset(self):
         with self.assertRaisesRegex(ValueError, "dataset_path"):

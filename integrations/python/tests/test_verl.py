@@ -36,11 +36,10 @@ sys.path.insert(0, os.path.dirname(HERE))
 import sqlgym_agent as sa  # noqa: E402
 import sqlgym_batch  # noqa: E402
 import sqlgym_verl as sv  # noqa: E402
-from serve_fixture import Serve  # noqa: E402
+from serve_fixture import OutageServer, Serve  # noqa: E402
 
 TASKS = [
     {"id": "orders", "db": "shop", "question": "How many orders?", "sql": "SELECT count(*) FROM orders", "split": "train"},
-    {"id": "pg", "db": "down", "question": "Anything?", "sql": "SELECT 1", "split": "train"},
 ]
 GOOD = "SELECT COUNT(*) FROM orders"
 EOS = 0
@@ -138,8 +137,7 @@ class RecordingClient(sa.EpisodeClient):
 class VerlTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.serve = Serve(TASKS, "--max-episodes", "4", "--retry-after", "1s", "--max-turns", "4",
-                          "--db", "down=postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+        cls.serve = Serve(TASKS, "--max-episodes", "4", "--retry-after", "1s", "--max-turns", "4")
         cls.url = cls.serve.url
 
     @classmethod
@@ -215,10 +213,12 @@ class VerlTest(unittest.TestCase):
         self.assert_closed(loop.client.opened[0])
 
     def test_outage_raises_instead_of_scoring(self):
-        loop, rollout = make_loop(self.url, [tool_call("submit", sql="SELECT 1")])
-        loop.client = RecordingClient(self.url)
+        outage = OutageServer()
+        self.addCleanup(outage.stop)
+        loop, rollout = make_loop(outage.url, [tool_call("submit", sql="SELECT 1")])
+        loop.client = RecordingClient(outage.url)
         with self.assertRaises(sa.EpisodeError) as cm:
-            asyncio.run(loop.run(dict(SAMPLING), **row("pg")))
+            asyncio.run(loop.run(dict(SAMPLING), **row("orders")))
         self.assertEqual(cm.exception.status, 503)
         self.assertEqual(rollout.calls, [])
 
