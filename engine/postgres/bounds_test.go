@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine/enginetest"
+	"github.com/sqlgym/sqlgym/internal/testenv"
 )
 
 // TestPoolRespectsConnectionLimit checks that the pool is sized under
@@ -18,7 +19,7 @@ import (
 // so a burst of statements never draws "too many connections".
 func TestPoolRespectsConnectionLimit(t *testing.T) {
 	s := newSandbox(t, enginetest.Fixture())
-	adminExec(t, s.admin, "ALTER ROLE "+pgx.Identifier{s.role}.Sanitize()+" CONNECTION LIMIT 3")
+	testenv.PostgresExec(t, s.admin, "ALTER ROLE "+pgx.Identifier{s.role}.Sanitize()+" CONNECTION LIMIT 3")
 	eng := s.open(t, Options{MaxConns: 8})
 	if eng.maxConns != 2 {
 		t.Fatalf("pool size %d under CONNECTION LIMIT 3, want 2", eng.maxConns)
@@ -47,10 +48,10 @@ func TestPoolRespectsConnectionLimit(t *testing.T) {
 // 53300, which is the database's state, never the model's error.
 func TestTooManyConnectionsIsInfra(t *testing.T) {
 	s := newSandbox(t, enginetest.Fixture())
-	adminExec(t, s.admin, "ALTER ROLE "+pgx.Identifier{s.role}.Sanitize()+" CONNECTION LIMIT 2")
+	testenv.PostgresExec(t, s.admin, "ALTER ROLE "+pgx.Identifier{s.role}.Sanitize()+" CONNECTION LIMIT 2")
 	eng := s.open(t, Options{})
 	// Drop the engine's pooled connection, then take both slots.
-	adminExec(t, s.admin, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '"+s.role+"'")
+	testenv.PostgresExec(t, s.admin, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '"+s.role+"'")
 	ctx := context.Background()
 	var hold []*pgx.Conn
 	defer func() {
@@ -92,7 +93,7 @@ func TestTooManyConnectionsIsInfra(t *testing.T) {
 // raise it: SET is refused by the screen and set_config by the recipe.
 func TestWorkMemPinned(t *testing.T) {
 	s := newHardenedSandbox(t, enginetest.Fixture())
-	adminExec(t, s.admin, "ALTER ROLE "+pgx.Identifier{s.role}.Sanitize()+" SET work_mem = '1GB'")
+	testenv.PostgresExec(t, s.admin, "ALTER ROLE "+pgx.Identifier{s.role}.Sanitize()+" SET work_mem = '1GB'")
 	eng := s.open(t, Options{})
 	res, err := eng.Query(context.Background(), `SELECT current_setting('work_mem') AS w`, sqlgym.Limits{})
 	if err != nil {
@@ -112,7 +113,7 @@ func TestWorkMemPinned(t *testing.T) {
 // instead of filling the disk until the time limit.
 func TestTempFileLimit(t *testing.T) {
 	s := newSandbox(t, enginetest.Fixture())
-	adminExec(t, s.admin, "ALTER ROLE "+pgx.Identifier{s.role}.Sanitize()+" SET temp_file_limit = '1MB'")
+	testenv.PostgresExec(t, s.admin, "ALTER ROLE "+pgx.Identifier{s.role}.Sanitize()+" SET temp_file_limit = '1MB'")
 	eng := s.open(t, Options{})
 	_, err := eng.Query(context.Background(), `SELECT count(DISTINCT a.n::text || b.label) FROM nums a, nums b`, sqlgym.Limits{Timeout: 20 * time.Second})
 	if !errors.Is(err, sqlgym.ErrTooLarge) || !strings.Contains(err.Error(), "temp_file_limit") {
@@ -148,7 +149,7 @@ func TestNULRefused(t *testing.T) {
 // connections" and the role never holds more backends than its limit.
 func TestAbandonedBackendsHoldSlots(t *testing.T) {
 	s := newSandbox(t, enginetest.Fixture())
-	adminExec(t, s.admin, "ALTER ROLE "+pgx.Identifier{s.role}.Sanitize()+" CONNECTION LIMIT 3")
+	testenv.PostgresExec(t, s.admin, "ALTER ROLE "+pgx.Identifier{s.role}.Sanitize()+" CONNECTION LIMIT 3")
 	eng := s.open(t, Options{MaxConns: 8, NoLoadRetry: true})
 	const deaf = `SELECT (SELECT string_agg('a', '') FROM generate_series(1, 100000)) LIKE '%' || (SELECT string_agg('a', '') FROM generate_series(1, 10000)) || 'b'`
 

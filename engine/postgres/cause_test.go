@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine/enginetest"
+	"github.com/sqlgym/sqlgym/internal/testenv"
 )
 
 // slowSQL runs for many seconds on the fixture: long enough for a test to
@@ -65,12 +66,12 @@ func TestAdministratorActionsAreInfra(t *testing.T) {
 
 	t.Run("terminate", func(t *testing.T) {
 		pid, done := startSlow(t, s, eng, lim)
-		adminExec(t, s.admin, "SELECT pg_terminate_backend("+itoa(pid)+")")
+		testenv.PostgresExec(t, s.admin, "SELECT pg_terminate_backend("+itoa(pid)+")")
 		wantInfra(t, "pg_terminate_backend by a superuser", waitErr(t, done), "ended the session")
 	})
 	t.Run("cancel", func(t *testing.T) {
 		pid, done := startSlow(t, s, eng, lim)
-		adminExec(t, s.admin, "SELECT pg_cancel_backend("+itoa(pid)+")")
+		testenv.PostgresExec(t, s.admin, "SELECT pg_cancel_backend("+itoa(pid)+")")
 		err := waitErr(t, done)
 		wantInfra(t, "pg_cancel_backend by a superuser", err, "cancelled the statement")
 	})
@@ -101,7 +102,7 @@ func TestAdministratorActionsAreInfra(t *testing.T) {
 	t.Run("revoked_grant", func(t *testing.T) {
 		people := pgx.Identifier{s.schema, "people"}.Sanitize()
 		role := pgx.Identifier{s.role}.Sanitize()
-		adminExec(t, s.admin, "REVOKE SELECT ON "+people+" FROM "+role)
+		testenv.PostgresExec(t, s.admin, "REVOKE SELECT ON "+people+" FROM "+role)
 		_, err := eng.Query(context.Background(), `SELECT name FROM people`, sqlgym.Limits{})
 		wantInfra(t, "a revoked grant on a task table", err, "lost SELECT on "+s.schema+".people")
 		// A system object the reader may not read stays the model's own
@@ -111,17 +112,17 @@ func TestAdministratorActionsAreInfra(t *testing.T) {
 		if !errors.As(err, &ee) || ee.Kind != sqlgym.ErrKindForbidden || sqlgym.IsInfra(err) {
 			t.Errorf("pg_authid: want a forbidden ExecError, got %T %v", err, err)
 		}
-		adminExec(t, s.admin, "GRANT SELECT ON "+people+" TO "+role)
+		testenv.PostgresExec(t, s.admin, "GRANT SELECT ON "+people+" TO "+role)
 		if _, err := eng.Query(context.Background(), `SELECT name FROM people`, sqlgym.Limits{}); err != nil {
 			t.Errorf("after GRANT back: %v", err)
 		}
 	})
 	t.Run("revoked_schema", func(t *testing.T) {
 		sc, role := pgx.Identifier{s.schema}.Sanitize(), pgx.Identifier{s.role}.Sanitize()
-		adminExec(t, s.admin, "REVOKE USAGE ON SCHEMA "+sc+" FROM "+role)
+		testenv.PostgresExec(t, s.admin, "REVOKE USAGE ON SCHEMA "+sc+" FROM "+role)
 		_, err := eng.Query(context.Background(), `SELECT * FROM `+sc+`.people`, sqlgym.Limits{})
 		wantInfra(t, "a revoked USAGE on the task's schema", err, "may not use the task's schema")
-		adminExec(t, s.admin, "GRANT USAGE ON SCHEMA "+sc+" TO "+role)
+		testenv.PostgresExec(t, s.admin, "GRANT USAGE ON SCHEMA "+sc+" TO "+role)
 	})
 	// After all of it the pool still serves statements.
 	for i := 0; i < 4; i++ {
@@ -142,7 +143,7 @@ func TestTerminationBlamedWhenRoleCanSignal(t *testing.T) {
 		t.Skip("PUBLIC may not execute pg_terminate_backend in this database")
 	}
 	pid, done := startSlow(t, s, eng, sqlgym.Limits{Timeout: 20 * time.Second})
-	adminExec(t, s.admin, "SELECT pg_terminate_backend("+itoa(pid)+")")
+	testenv.PostgresExec(t, s.admin, "SELECT pg_terminate_backend("+itoa(pid)+")")
 	err := waitErr(t, done)
 	var ee *sqlgym.ExecError
 	if !errors.As(err, &ee) || sqlgym.IsInfra(err) || !strings.Contains(ee.Msg, "revoke pg_cancel_backend and pg_terminate_backend") {

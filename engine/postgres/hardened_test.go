@@ -19,7 +19,7 @@ func newHardenedSandbox(t testing.TB, stmts []string) *sandbox {
 	db := testenv.UniqueName("sqlgym_db")
 	role := testenv.UniqueName("sqlgym_r")
 	qdb, qrole := pgx.Identifier{db}.Sanitize(), pgx.Identifier{role}.Sanitize()
-	adminExec(t, root, "CREATE DATABASE "+qdb, "CREATE ROLE "+qrole+" LOGIN", "GRANT CONNECT ON DATABASE "+qdb+" TO "+qrole)
+	testenv.PostgresExec(t, root, "CREATE DATABASE "+qdb, "CREATE ROLE "+qrole+" LOGIN", "GRANT CONNECT ON DATABASE "+qdb+" TO "+qrole)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -43,7 +43,7 @@ func newHardenedSandbox(t testing.TB, stmts []string) *sandbox {
 		t.Fatalf("load fixture: %v", err)
 	}
 	sc := pgx.Identifier{s.schema}.Sanitize()
-	adminExec(t, admin, HardeningSQL(),
+	testenv.PostgresExec(t, admin, HardeningSQL(),
 		"GRANT USAGE ON SCHEMA "+sc+" TO "+qrole,
 		"GRANT SELECT ON ALL TABLES IN SCHEMA "+sc+" TO "+qrole)
 	t.Cleanup(func() {

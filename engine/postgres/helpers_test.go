@@ -40,7 +40,7 @@ func newSandbox(t testing.TB, stmts []string) *sandbox {
 		t.Fatalf("load fixture: %v", err)
 	}
 	sc, role := pgx.Identifier{s.schema}.Sanitize(), pgx.Identifier{s.role}.Sanitize()
-	adminExec(t, admin,
+	testenv.PostgresExec(t, admin,
 		"CREATE ROLE "+role+" LOGIN",
 		"GRANT USAGE ON SCHEMA "+sc+" TO "+role,
 		"GRANT SELECT ON ALL TABLES IN SCHEMA "+sc+" TO "+role,
@@ -123,24 +123,6 @@ func adminInt(t testing.TB, dsn, q string, args ...any) int64 {
 		t.Fatalf("admin %q: %v", q, err)
 	}
 	return n
-}
-
-func adminExec(t testing.TB, dsn string, stmts ...string) {
-	t.Helper()
-	// DROP DATABASE waits for a checkpoint and for terminated backends to
-	// exit, which a machine running the whole suite can make slow.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatalf("admin connect: %v", err)
-	}
-	defer conn.Close(ctx)
-	for _, q := range stmts {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatalf("admin %q: %v", q, err)
-		}
-	}
 }
 
 // withUser returns dsn logging in as user instead (the test server trusts

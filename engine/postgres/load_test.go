@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine/enginetest"
+	"github.com/sqlgym/sqlgym/internal/testenv"
 )
 
 // TestLoadReplaceAndDigest checks Load's refusal to overwrite, its
@@ -64,11 +65,11 @@ func TestLoadReplaceAndDigest(t *testing.T) {
 	if d2 == d1 {
 		t.Errorf("digest did not change with the rows")
 	}
-	adminExec(t, s.admin, "UPDATE "+pgx.Identifier{s.schema, "t"}.Sanitize()+" SET b = 'uno' WHERE a = 1")
+	testenv.PostgresExec(t, s.admin, "UPDATE "+pgx.Identifier{s.schema, "t"}.Sanitize()+" SET b = 'uno' WHERE a = 1")
 	if d := s.digest(t); d == d2 {
 		t.Errorf("digest did not notice an updated value")
 	}
-	adminExec(t, s.admin, "CREATE SEQUENCE "+pgx.Identifier{s.schema, "sq"}.Sanitize())
+	testenv.PostgresExec(t, s.admin, "CREATE SEQUENCE "+pgx.Identifier{s.schema, "sq"}.Sanitize())
 	d3 := s.digest(t)
 	adminInt(t, s.admin, "SELECT nextval($1::regclass)", s.schema+".sq")
 	if d := s.digest(t); d == d3 {

@@ -33,10 +33,10 @@ func TestOpenRefusesPrivilegedRoles(t *testing.T) {
 			stmts = append(stmts, strings.ReplaceAll(g, "{R}", q))
 		}
 		t.Cleanup(func() {
-			adminExec(t, s.admin, "DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '"+role+"') THEN EXECUTE 'DROP OWNED BY "+q+"'; END IF; END $$",
+			testenv.PostgresExec(t, s.admin, "DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '"+role+"') THEN EXECUTE 'DROP OWNED BY "+q+"'; END IF; END $$",
 				"DROP ROLE IF EXISTS "+q)
 		})
-		adminExec(t, s.admin, stmts...)
+		testenv.PostgresExec(t, s.admin, stmts...)
 		return role
 	}
 	privileged := map[string]string{
@@ -103,8 +103,8 @@ func TestOpenRefusesPrivilegedRoles(t *testing.T) {
 		t.Errorf("missing schema: want a UserError saying so, got %v", err)
 	}
 	other := testenv.UniqueName("sqlgym_t")
-	adminExec(t, s.admin, "CREATE SCHEMA "+other)
-	t.Cleanup(func() { adminExec(t, s.admin, "DROP SCHEMA "+other+" CASCADE") })
+	testenv.PostgresExec(t, s.admin, "CREATE SCHEMA "+other)
+	t.Cleanup(func() { testenv.PostgresExec(t, s.admin, "DROP SCHEMA "+other+" CASCADE") })
 	if _, err := Open(ctx, s.reader, Options{Schema: other}); !errors.As(err, &ue) || !strings.Contains(ue.Hint, "GRANT USAGE ON SCHEMA") {
 		t.Errorf("schema without USAGE: want a UserError with the recipe, got %v", err)
 	}

@@ -37,9 +37,9 @@ func TestSpiderDump(t *testing.T) {
 
 	db := testenv.UniqueName("sqlgym_spider")
 	role := testenv.UniqueName("sqlgym_r")
-	adminExec(t, admin, "CREATE DATABASE "+db)
+	testenv.PostgresExec(t, admin, "CREATE DATABASE "+db)
 	t.Cleanup(func() {
-		adminExec(t, admin, "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)", "DROP ROLE IF EXISTS "+role)
+		testenv.PostgresExec(t, admin, "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)", "DROP ROLE IF EXISTS "+role)
 	})
 	dbDSN := withDatabase(t, admin, db)
 	start := time.Now()
@@ -48,8 +48,8 @@ func TestSpiderDump(t *testing.T) {
 		t.Fatalf("psql load of %s: %v\n%s", dump, err, out)
 	}
 	t.Logf("loaded %s with psql in %v", dbID, time.Since(start))
-	adminExec(t, admin, "CREATE ROLE "+role+" LOGIN")
-	adminExec(t, dbDSN, "GRANT USAGE ON SCHEMA public TO "+role, "GRANT SELECT ON ALL TABLES IN SCHEMA public TO "+role)
+	testenv.PostgresExec(t, admin, "CREATE ROLE "+role+" LOGIN")
+	testenv.PostgresExec(t, dbDSN, "GRANT USAGE ON SCHEMA public TO "+role, "GRANT SELECT ON ALL TABLES IN SCHEMA public TO "+role)
 
 	eng, err := Open(ctx, withUser(t, dbDSN, role), Options{Schema: "public"})
 	if err != nil {

@@ -1,33 +1,12 @@
 package cli
 
 import (
-	"context"
 	"net/url"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/sqlgym/sqlgym/internal/testenv"
 )
-
-// pgExec runs statements on dsn, failing the test on the first error.
-func pgExec(t *testing.T, dsn string, stmts ...string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	defer conn.Close(ctx)
-	for _, q := range stmts {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-}
 
 // dsnFor is dsn logging in as user (when not "") to database db.
 func dsnFor(t *testing.T, dsn, user, db string) string {
@@ -51,9 +30,9 @@ func TestPostgresHintsNameTheSchema(t *testing.T) {
 	admin := testenv.Postgres(t)
 	db := testenv.UniqueName("sqlgym_hint")
 	role := testenv.UniqueName("sqlgym_hr")
-	pgExec(t, admin, "CREATE DATABASE "+db)
+	testenv.PostgresExec(t, admin, "CREATE DATABASE "+db)
 	t.Cleanup(func() {
-		pgExec(t, admin, "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)", "DROP ROLE IF EXISTS "+role)
+		testenv.PostgresExec(t, admin, "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)", "DROP ROLE IF EXISTS "+role)
 	})
 	super := dsnFor(t, admin, "", db)
 
@@ -81,7 +60,7 @@ func TestPostgresHintsNameTheSchema(t *testing.T) {
 
 	// Following the hint with a reader role but still no --pg-schema: one
 	// clear error naming the flag, not a run of gold errors.
-	pgExec(t, super, "CREATE ROLE "+role+" LOGIN", "GRANT CONNECT ON DATABASE "+db+" TO "+role,
+	testenv.PostgresExec(t, super, "CREATE ROLE "+role+" LOGIN", "GRANT CONNECT ON DATABASE "+db+" TO "+role,
 		"GRANT USAGE ON SCHEMA shop TO "+role, "GRANT SELECT ON ALL TABLES IN SCHEMA shop TO "+role)
 	reader := dsnFor(t, admin, role, db)
 	code, errOut = verify(reader)

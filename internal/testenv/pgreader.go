@@ -23,14 +23,14 @@ func PostgresReader(t testing.TB, load func(ctx context.Context, adminDSN, schem
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	t.Cleanup(func() {
-		pgExec(t, admin, "DROP SCHEMA IF EXISTS "+sc+" CASCADE",
+		PostgresExec(t, admin, "DROP SCHEMA IF EXISTS "+sc+" CASCADE",
 			"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '"+role+"'",
 			"DROP ROLE IF EXISTS "+qr)
 	})
 	if err := load(ctx, admin, schema); err != nil {
 		t.Fatalf("load schema %s: %v", schema, err)
 	}
-	pgExec(t, admin, "CREATE ROLE "+qr+" LOGIN",
+	PostgresExec(t, admin, "CREATE ROLE "+qr+" LOGIN",
 		"GRANT USAGE ON SCHEMA "+sc+" TO "+qr,
 		"GRANT SELECT ON ALL TABLES IN SCHEMA "+sc+" TO "+qr)
 	u, err := url.Parse(admin)
@@ -41,19 +41,23 @@ func PostgresReader(t testing.TB, load func(ctx context.Context, adminDSN, schem
 	return u.String(), schema
 }
 
-func pgExec(t testing.TB, dsn string, stmts ...string) {
+// PostgresExec runs statements on dsn (an administrator's, as a test
+// sets up databases, schemas and roles), failing the test on the first
+// error. DROP DATABASE waits for a checkpoint and for terminated backends
+// to exit, which a machine running the whole suite can make slow: hence
+// the long bound.
+func PostgresExec(t testing.TB, dsn string, stmts ...string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
-		t.Errorf("connect: %v", err)
-		return
+		t.Fatalf("connect: %v", err)
 	}
 	defer conn.Close(ctx)
 	for _, q := range stmts {
 		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Errorf("%s: %v", q, err)
+			t.Fatalf("%s: %v", q, err)
 		}
 	}
 }
