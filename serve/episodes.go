@@ -338,6 +338,9 @@ func (s *Server) step(ctx context.Context, ep *agent.Episode, reply agent.Reply)
 	return res, err
 }
 
+// errEpisodeGone is an episode another request ended first.
+var errEpisodeGone = errors.New("episode already ended")
+
 // handleEpisodeDelete ends an episode the trainer stops early (its
 // rollout ran out of turns or tokens on the trainer's side) and judges it
 // as the end of its turns would: no_query, or with --submit-last the last
@@ -345,15 +348,25 @@ func (s *Server) step(ctx context.Context, ep *agent.Episode, reply agent.Reply)
 func (s *Server) handleEpisodeDelete(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	ep, eval := s.eps.get(id)
-	if ep == nil || !s.eps.drop(id) {
+	if ep == nil {
 		s.episodeNotFound(w, id)
 		return
 	}
 	var res *verify.Result
-	if err := s.underSlot(r.Context(), ep.Task().DB, func() error {
+	// Dropped only once the slot is held: a delete turned away (429,
+	// deadline) leaves the episode for the trainer's retry.
+	err := s.underSlot(r.Context(), ep.Task().DB, func() error {
+		if !s.eps.drop(id) {
+			return errEpisodeGone
+		}
 		res = ep.Stop(r.Context())
 		return nil
-	}); err != nil {
+	})
+	if errors.Is(err, errEpisodeGone) {
+		s.episodeNotFound(w, id)
+		return
+	}
+	if err != nil {
 		s.fail(w, err)
 		return
 	}

@@ -140,12 +140,13 @@ func (s *Server) verifyEpisode(w http.ResponseWriter, r *http.Request, body map[
 	if !ok {
 		return
 	}
-	if !s.eps.drop(id) {
-		s.episodeNotFound(w, id)
-		return
-	}
 	var res *verify.Result
+	// The episode is dropped only once the slot is held: a verify turned
+	// away (429, deadline) leaves it for NeMo-Gym's retry.
 	err := s.underSlot(r.Context(), ep.Task().DB, func() error {
+		if !s.eps.drop(id) {
+			return errEpisodeGone
+		}
 		if resp.cut() {
 			if sr, err := ep.Step(r.Context(), agent.Reply{Content: resp.text(), FinishReason: model.FinishLength}); err == nil {
 				res = sr.Result
@@ -155,6 +156,10 @@ func (s *Server) verifyEpisode(w http.ResponseWriter, r *http.Request, body map[
 		res = ep.Stop(r.Context())
 		return nil
 	})
+	if errors.Is(err, errEpisodeGone) {
+		s.episodeNotFound(w, id)
+		return
+	}
 	if err != nil {
 		s.fail(w, err)
 		return

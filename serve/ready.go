@@ -66,7 +66,9 @@ func (s *Server) ReadyWhenOpen(ctx context.Context, first error, interval time.D
 // databases are open (OpenDatabases) and, with warming, after Warm.
 func (s *Server) MarkReady() {
 	s.ready.Store(true)
-	s.sm.ready.Set(1)
+	if !s.draining.Load() { // a server that drains stays unready in the metric too
+		s.sm.ready.Set(1)
+	}
 }
 
 // Ready reports whether /readyz answers 200.

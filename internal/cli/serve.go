@@ -261,7 +261,7 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 		fmt.Fprintln(io.Out, string(b))
 	} else {
 		fmt.Fprintf(io.Out, "serving rewards for %d tasks (%d train, %d held out%s; mode %s) on %s as replica %s\n", info.Tasks,
-			info.Train, info.Holdout, holdoutNote(opts.IncludeHoldout, info.Holdout), info.Mode, info.URL, info.Replica)
+			info.Train, info.Holdout, holdoutNote(opts.IncludeHoldout, opts.EvalHoldout, info.Holdout), info.Mode, info.URL, info.Replica)
 	}
 	err = <-served
 	if !opts.JSON {
@@ -329,12 +329,14 @@ func countSplits(tasks []sqlgym.Task) (train, holdout int) {
 }
 
 // holdoutNote says whether held-out tasks are scored, for the start line.
-func holdoutNote(include bool, n int) string {
+func holdoutNote(include, eval bool, n int) string {
 	switch {
 	case n == 0:
 		return ""
 	case include:
 		return ", scored: --include-holdout"
+	case eval:
+		return ", scored on evaluation requests only: --eval-holdout"
 	}
 	return ", refused"
 }
