@@ -62,6 +62,26 @@ func checkOutput(flag, out string, replace bool, inputs ...string) error {
 	return nil
 }
 
+// checkOutputDir is checkOutput for a command that writes a folder of
+// files (variants): the folder may neither be an input, nor hold one, nor
+// lie inside an input folder, whatever --replace says, since replacing
+// its contents would remove what the command reads.
+func checkOutputDir(flag, out string, inputs ...string) error {
+	outPath := resolvePath(out)
+	for _, in := range inputs {
+		if in == "" {
+			continue
+		}
+		inPath := resolvePath(in)
+		sep := string(filepath.Separator)
+		if inPath == outPath || strings.HasPrefix(inPath, outPath+sep) || strings.HasPrefix(outPath, inPath+sep) {
+			return sqlgym.Userf("choose another "+flag+": a folder apart from the databases and the task file",
+				"%s %s would overwrite an input of this command (%s)", flag, out, in)
+		}
+	}
+	return nil
+}
+
 // resolvePath is path made absolute and clean, with symbolic links
 // resolved as far as the path exists, so two spellings of one file
 // compare equal even before the output is created.

@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/atomicfile"
 	"github.com/sqlgym/sqlgym/screen"
 	"github.com/sqlgym/sqlgym/shopdb"
 	"github.com/sqlgym/sqlgym/variants"
@@ -102,6 +104,20 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 		byDB[t.DB] = append(byDB[t.DB], t)
 	}
 	sort.Strings(names)
+	// Every database the tasks use, wherever --db or --db-dir put it.
+	inputs := append([]string{opts.Tasks}, opts.DB.inputs()...)
+	for _, name := range names {
+		if url, err := cat.Resolve(name); err == nil {
+			for _, scheme := range []string{"sqlite:", "duckdb:"} {
+				if p, ok := strings.CutPrefix(url, scheme); ok {
+					inputs = append(inputs, p)
+				}
+			}
+		}
+	}
+	if err := checkOutputDir("--out", opts.Out, inputs...); err != nil {
+		return err
+	}
 	out, err := filepath.Abs(opts.Out)
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
@@ -155,10 +171,10 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 	if err := writeTaskFile(filepath.Join(out, "tasks.jsonl"), inTaskOrder(tasks, after)); err != nil {
 		return err
 	}
-	if err := writeFileWith(filepath.Join(out, "manifest.json"), func(w goio.Writer) error { return writeJSON(w, rep) }); err != nil {
+	if err := atomicfile.Write(filepath.Join(out, "manifest.json"), func(w goio.Writer) error { return writeJSON(w, rep) }); err != nil {
 		return err
 	}
-	if err := writeFileWith(filepath.Join(out, "report.md"), rep.WriteMarkdown); err != nil {
+	if err := atomicfile.Write(filepath.Join(out, "report.md"), rep.WriteMarkdown); err != nil {
 		return err
 	}
 	if opts.JSON {
@@ -181,19 +197,4 @@ func inTaskOrder(in, judged []sqlgym.Task) []sqlgym.Task {
 		out = append(out, t)
 	}
 	return out
-}
-
-func writeFileWith(path string, fn func(goio.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := fn(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

@@ -74,3 +74,22 @@ func TestVariantsCommand(t *testing.T) {
 		t.Errorf("--replace: exit %d: %s", code, errOut)
 	}
 }
+
+// An --out that is, or holds, the folder of the databases it reads is
+// refused, with --replace too: replacing it would delete them.
+func TestVariantsRefusesAnOutHoldingItsInputs(t *testing.T) {
+	t.Setenv("SQLGYM_CACHE", t.TempDir())
+	db := variantsToy(t)
+	dir := filepath.Dir(db)
+	tasks := writeFile(t, "tasks.jsonl",
+		`{"id":"big","db":"toy","question":"How many orders cost more than 40?","sql":"SELECT COUNT(*) FROM orders WHERE amount > 40"}`+"\n")
+	for _, out := range []string{dir, filepath.Dir(dir)} {
+		code, _, errOut := run(t, "variants", "--tasks", tasks, "--db", "toy=sqlite:"+db, "--out", out, "--replace")
+		if code == ExitOK || !strings.Contains(errOut, "would overwrite an input") {
+			t.Errorf("--out %s: exit %d: %s", out, code, errOut)
+		}
+		if _, err := os.Stat(db); err != nil {
+			t.Fatalf("--out %s removed the database: %v", out, err)
+		}
+	}
+}
