@@ -69,7 +69,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	m := rundir.Manifest{
 		SqlgymVersion: cfg.Version, GitCommit: cfg.GitCommit,
 		TasksFile: cfg.TasksFile, TasksHash: cfg.TasksHash, Split: cfg.Split, TaskCount: len(cfg.Tasks),
-		DBDigests: digests, Policy: kind, Model: cfg.Model, BaseURL: redact.URL(cfg.BaseURL), ModelReplicas: cfg.ModelReplicas, Decoding: cfg.Decoding,
+		DBDigests: digests, Policy: kind, Model: cfg.Model, BaseURL: redact.URL(cfg.BaseURL), ModelReplicas: redactAll(cfg.ModelReplicas), Decoding: cfg.Decoding,
 		Mode: vc.ModeLabel(), Rewards: vc.Rewards.String(), PromptHash: cfg.Template.Hash(),
 		Started: time.Now().UTC(),
 	}
@@ -453,4 +453,16 @@ func judged(s *rundir.Sample, t *sqlgym.Task, vr verify.Result) {
 	}
 	s.PredPreview = (*rundir.Preview)(vr.PredPreview)
 	s.GoldPreview = (*rundir.Preview)(vr.GoldPreview)
+}
+
+// redactAll is redact.URL of every URL.
+func redactAll(urls []string) []string {
+	if urls == nil {
+		return nil
+	}
+	out := make([]string, len(urls))
+	for i, u := range urls {
+		out[i] = redact.URL(u)
+	}
+	return out
 }

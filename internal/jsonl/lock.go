@@ -1,6 +1,8 @@
 package jsonl
 
 import (
+	"github.com/sqlgym/sqlgym/internal/redact"
+
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,7 +56,7 @@ func Acquire(path string, wait bool) (*Lock, error) {
 		b, _ := os.ReadFile(path)
 		return nil, &LockedError{Path: path, Holder: strings.TrimSpace(string(b))}
 	}
-	holder := fmt.Sprintf("process %d (%s)\n", os.Getpid(), strings.Join(os.Args, " "))
+	holder := fmt.Sprintf("process %d (%s)\n", os.Getpid(), strings.Join(redact.Args(os.Args), " "))
 	if err := f.Truncate(0); err == nil {
 		f.WriteAt([]byte(holder), 0) // only informative: a failure leaves the lock valid
 	}
