@@ -464,3 +464,32 @@ func TestLoRAHintWithoutRuntimeLoading(t *testing.T) {
 		t.Fatalf("got %v; want a hint about VLLM_ALLOW_RUNTIME_LORA_UPDATING", err)
 	}
 }
+
+// A vLLM restarted in the middle of a round has forgotten its runtime
+// adapters: the resumed round loads the adapter again before scoring.
+func TestResumeReloadsAnAdapterTheServerForgot(t *testing.T) {
+	t.Setenv("SQLGYM_CACHE", t.TempDir())
+	cfgPath, tasks := fixture(t, "")
+	srv := newModelServer(t, tasks)
+	cfgPath, _ = fixture(t, srv.URL+"/v1")
+	r := runner(t, cfgPath, srv)
+	round.SetCrash(r, func(n int, step string) error {
+		if step == round.StepScore {
+			return errKilled
+		}
+		return nil
+	})
+	if _, err := r.Run(context.Background()); !errors.Is(err, errKilled) {
+		t.Fatalf("first run: %v", err)
+	}
+	srv.mu.Lock()
+	delete(srv.quality, round.LoRAName(1)) // the server restarted
+	srv.mu.Unlock()
+	d, err := runner(t, cfgPath, srv).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.loads != 2 || !d.Promoted {
+		t.Fatalf("%d loads, decision %+v; want the adapter loaded again and the round decided", srv.loads, d)
+	}
+}

@@ -126,6 +126,13 @@ func (r *Runner) Run(ctx context.Context) (*Decision, error) {
 		defer lock.Release()
 	}
 	st := &roundState{r: r, l: l, start: start, cand: Checkpoint{Name: LoRAName(n), Round: n, Adapter: l.Adapter()}}
+	// A server the round started stops with the round, on every path
+	// (a failed step, Ctrl-C) and not only at its end.
+	defer func() {
+		if st.stopServer != nil {
+			st.stopServer()
+		}
+	}()
 	for _, step := range Steps {
 		if st.done(step) {
 			r.progressf("round %d: %s done", n, step)
@@ -150,9 +157,6 @@ func (r *Runner) Run(ctx context.Context) (*Decision, error) {
 		if stop {
 			break
 		}
-	}
-	if st.stopServer != nil {
-		st.stopServer()
 	}
 	if r.DryRun {
 		return nil, nil
@@ -188,9 +192,11 @@ func (s *roundState) done(step string) bool {
 		_, err := os.Stat(s.l.marker(step))
 		return err == nil
 	}
-	// A server started by serve.command does not outlive the process
-	// that started it: start it again unless the round is scored.
-	if step == StepServe && len(s.r.Cfg.Serve.Command) > 0 {
+	// The serve step is redone until the round is scored: a server
+	// started by serve.command does not outlive the process that started
+	// it, and a vLLM restarted since has forgotten its runtime adapters
+	// (loading one the server lists is skipped, so this costs one GET).
+	if step == StepServe {
 		_, err := os.Stat(s.l.marker(StepScore))
 		return err == nil
 	}

@@ -5,11 +5,12 @@ import (
 	"errors"
 	goio "io"
 	"net/http"
-	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/round"
 )
 
@@ -86,15 +87,13 @@ func newRoundRunner(io IO, opts roundOptions) (*round.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := ""
-	if env := cfg.Model.APIKeyEnv; env != "" {
-		key = os.Getenv(env)
-	} else {
-		key = os.Getenv("OPENAI_API_KEY")
+	key, err := model.APIKeyFromEnv(cfg.Model.APIKeyEnv)
+	if err != nil {
+		return nil, err
 	}
 	return &round.Runner{
 		Cfg: cfg, Sqlgym: InProcess(io.ErrOut), Progress: io.ErrOut, DryRun: opts.DryRun,
-		LoRA: &round.LoRAClient{BaseURL: cfg.Model.BaseURL, APIKey: key, HTTP: http.DefaultClient},
+		LoRA: &round.LoRAClient{BaseURL: cfg.Model.BaseURL, APIKey: key, HTTP: &http.Client{Timeout: 10 * time.Minute}},
 	}, nil
 }
 
