@@ -78,20 +78,8 @@ func MaterializeShopVariants(cacheDir string) ([]string, error) {
 		if _, err := os.Stat(path); err == nil {
 			continue
 		}
-		tmp, err := os.CreateTemp(dir, v.Name+"-*.tmp")
-		if err != nil {
-			return nil, fmt.Errorf("create cache file: %w", err)
-		}
-		tmpPath := tmp.Name()
-		tmp.Close()
-		os.Remove(tmpPath)
 		stmts := append(shopdb.Statements(), v.Statements...)
-		if err := sqlite.Create(context.Background(), tmpPath, stmts); err != nil {
-			os.Remove(tmpPath)
-			return nil, fmt.Errorf("materialise the shop variant %s: %w", v.Name, err)
-		}
-		if err := os.Rename(tmpPath, path); err != nil {
-			os.Remove(tmpPath)
+		if err := atomicfile.Build(path, func(tmp string) error { return sqlite.Create(context.Background(), tmp, stmts) }); err != nil {
 			return nil, fmt.Errorf("materialise the shop variant %s: %w", v.Name, err)
 		}
 	}

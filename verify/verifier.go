@@ -416,15 +416,16 @@ func (v *Verifier) gold(ctx context.Context, url, sql string) (*goldEntry, error
 // returns its column names and row count: what eval's shape hint shows.
 // The gold's own failure and an outage are errors.
 func (v *Verifier) GoldShape(ctx context.Context, t *sqlgym.Task) ([]string, int, error) {
-	golds := t.Golds()
-	if len(golds) == 0 {
-		return nil, 0, fmt.Errorf("task %s has no gold", t.ID)
-	}
 	url, err := v.dbs.Resolve(t.DB)
 	if err != nil {
 		return nil, 0, err
 	}
-	ge, err := v.gold(ctx, url, golds[0])
+	// The gold judging uses on this engine (Task.GoldByDialect).
+	gold := t.GoldFor(sqlgym.URLDialect(url))
+	if gold == "" {
+		return nil, 0, fmt.Errorf("task %s has no gold", t.ID)
+	}
+	ge, err := v.gold(ctx, url, gold)
 	if err != nil {
 		return nil, 0, err
 	}
