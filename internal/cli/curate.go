@@ -154,9 +154,11 @@ Formats: trl (TRL's conversational preference rows: "prompt", "chosen",
 // curateInputs loads the runs and their tasks and opens the databases.
 func curateInputs(ctx context.Context, c curateCommon, tmpl *prompt.Template) ([]*curate.Run, []sqlgym.Task, *curate.Env, func(), error) {
 	// The project's output rule, before any work: never an input (a run
-	// folder), an existing file only with --replace.
+	// folder, a database, the prompt template), an existing file only
+	// with --replace.
+	inputs := append(append(append([]string(nil), c.Runs...), c.DB.inputs()...), c.PromptTemplate)
 	for _, p := range []string{c.Out, curate.ManifestPath(c.Out)} {
-		if err := checkOutput("--out", p, c.Replace, c.Runs...); err != nil {
+		if err := checkOutput("--out", p, c.Replace, inputs...); err != nil {
 			return nil, nil, nil, nil, err
 		}
 	}
