@@ -218,12 +218,10 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 	// is that gold: it is judged on the gold's result, not run again.
 	goldByText := map[execKey]goldOut{}
 	for k, gr := range goldRes {
-		switch {
-		case gr.err != nil:
-		case gr.ge != nil:
+		// A gold without an error has its entry (v.gold returns none only
+		// with an error), which keys its text once.
+		if gr.err == nil {
 			goldByText[execKey{k.url, gr.ge.key(k.url, k.sql)}] = gr
-		default:
-			goldByText[execKey{k.url, normalize(k.url, k.sql)}] = gr
 		}
 	}
 

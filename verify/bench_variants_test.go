@@ -74,3 +74,34 @@ func TestVariantsRunOnlyWhatMatched(t *testing.T) {
 		t.Errorf("the wrong answer ran %d times, want once: on the original only", got)
 	}
 }
+
+// An answer right on the original and wrong on a variant gets the
+// variant's failure class, not none.
+func TestFailureClassOfAnAnswerWrongOnlyOnAVariant(t *testing.T) {
+	cat, err := catalog.New(catalog.Config{CacheDir: t.TempDir(), ShopVariants: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	tasks := []sqlgym.Task{{ID: "n", DB: "shop", SQL: "SELECT count(*) FROM orders"}}
+	plain := verify.New(cat, tasks, verify.Config{Failures: true})
+	orig := plain.Verify(context.Background(), verify.Answer{TaskID: "n", SQL: "SELECT count(*) FROM orders"})
+	if orig.Outcome != sqlgym.OutcomeCorrect {
+		t.Fatalf("gold on the original: %s", orig.Outcome)
+	}
+	// The original's count, written as a constant: right there only.
+	eng, _ := cat.Engine(context.Background(), "shop")
+	rs, err := eng.Query(context.Background(), "SELECT count(*) FROM orders", sqlgym.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	constant := "SELECT " + rs.Rows[0][0].String()
+	if r := plain.Verify(context.Background(), verify.Answer{TaskID: "n", SQL: constant}); r.Outcome != sqlgym.OutcomeCorrect {
+		t.Fatalf("%s on the original: %s", constant, r.Outcome)
+	}
+	v := verify.New(cat, tasks, verify.Config{Variants: true, Failures: true})
+	r := v.Verify(context.Background(), verify.Answer{TaskID: "n", SQL: constant})
+	if r.Outcome != sqlgym.OutcomeWrong || r.Failure == nil {
+		t.Fatalf("%s on the variants: %s, failure %+v; want wrong with a class", constant, r.Outcome, r.Failure)
+	}
+}

@@ -39,28 +39,30 @@ func (v *Verifier) classifyRows(cd *candidate, rs *sqlgym.ResultSet, golds map[e
 	}
 }
 
-// attachFailure sets the failure class of an answer that was not correct,
-// judged on the task's own database (the first variant) against the first
-// gold that ran. Outcomes that are nobody's answer (gold and
-// infrastructure errors) get none.
+// attachFailure sets the failure class of an answer that was not correct:
+// on the first database (the task's own, then each variant in order) where
+// the answer failed to run or did not match a gold. An answer right on the
+// original and wrong on a variant gets the variant's class. Outcomes that
+// are nobody's answer (gold and infrastructure errors) get none.
 func (v *Verifier) attachFailure(r *Result, p modePlan, golds map[execKey]goldOut, cands map[execKey]*candidate) {
-	if !v.cfg.Failures || !r.Outcome.Scored() || r.Outcome == sqlgym.OutcomeCorrect || len(p.checks) == 0 {
+	if !v.cfg.Failures || !r.Outcome.Scored() || r.Outcome == sqlgym.OutcomeCorrect {
 		return
 	}
-	c := p.checks[0]
-	cd := cands[c.key]
-	if cd == nil {
-		return
-	}
-	if cd.err != nil {
-		f := failure.Classify(failure.Input{Dialect: sqlgym.URLDialect(c.url), PredSQL: cd.sql, Err: cd.err, Outcome: r.Outcome})
-		r.Failure = &f
-		return
-	}
-	for _, g := range c.golds {
-		if f := cd.failures[execKey{c.url, g}]; f != nil {
-			r.Failure = f
+	for _, c := range p.checks {
+		cd := cands[c.key]
+		if cd == nil {
+			continue
+		}
+		if cd.err != nil {
+			f := failure.Classify(failure.Input{Dialect: sqlgym.URLDialect(c.url), PredSQL: cd.sql, Err: cd.err, Outcome: r.Outcome})
+			r.Failure = &f
 			return
+		}
+		for _, g := range c.golds {
+			if f := cd.failures[execKey{c.url, g}]; f != nil {
+				r.Failure = f
+				return
+			}
 		}
 	}
 }
