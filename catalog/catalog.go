@@ -35,6 +35,8 @@ type Catalog struct {
 	// PostgreSQL that was down when first asked for is tried again by the
 	// next caller.
 	engines memo.Map[string, sqlgym.Engine]
+	// shopVariantFiles are the shop's variant files, materialised once.
+	shopVariantFiles memo.Map[string, []string]
 
 	mu      sync.Mutex
 	closed  bool
@@ -192,7 +194,10 @@ func (c *Catalog) Variants(name string) ([]string, error) {
 		return nil, err
 	}
 	if name == ShopName && c.refs[name] == "" && c.shopVariants && strings.HasPrefix(u, "sqlite:") {
-		paths, err := MaterializeShopVariants(c.cache)
+		// Built once per catalog (success only): every batch asks.
+		paths, err := c.shopVariantFiles.Do(context.Background(), c.cache, func() ([]string, error) {
+			return MaterializeShopVariants(c.cache)
+		}, func(_ []string, err error) bool { return err == nil })
 		if err != nil {
 			return nil, err
 		}

@@ -50,7 +50,10 @@ func VariantsJSON() []byte { return append([]byte(nil), variantsJSON...) }
 
 // VariantsDigest names the version of the shipped variants and of the
 // shop they edit.
-func VariantsDigest() string {
+func VariantsDigest() string { return variantsDigest() }
+
+// variantsDigest hashes 9 MB once: the catalog asks on every batch.
+var variantsDigest = sync.OnceValue(func() string {
 	sum := sha256.Sum256(append([]byte(Digest()), variantsJSON...))
 	return hex.EncodeToString(sum[:])
-}
+})
