@@ -153,3 +153,11 @@ func (f *flexText) UnmarshalJSON(b []byte) error {
 }
 
 func (f flexText) MarshalJSON() ([]byte, error) { return json.Marshal(string(f)) }
+
+// loadLoRARequest is the body of vLLM's POST {base}/load_lora_adapter
+// (LoadLoRAAdapterRequest; the route exists only when vLLM runs with
+// --enable-lora and VLLM_ALLOW_RUNTIME_LORA_UPDATING=True).
+type loadLoRARequest struct {
+	LoRAName string `json:"lora_name"`
+	LoRAPath string `json:"lora_path"`
+}

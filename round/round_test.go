@@ -19,6 +19,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/internal/cli"
+	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/round"
 	"github.com/sqlgym/sqlgym/shopdb"
 )
@@ -256,7 +257,7 @@ func runner(t *testing.T, cfgPath string, srv *modelServer) *round.Runner {
 	}
 	return &round.Runner{
 		Cfg: cfg, Sqlgym: cli.InProcess(os.Stderr), Progress: os.Stderr,
-		LoRA: &round.LoRAClient{BaseURL: srv.URL + "/v1", HTTP: srv.Client()},
+		Model: modelClient(t, srv.URL+"/v1", srv.Client()),
 	}
 }
 
@@ -457,8 +458,7 @@ func TestLoRAHintWithoutRuntimeLoading(t *testing.T) {
 		jsonError(w, http.StatusNotFound, "Not Found")
 	}))
 	defer srv.Close()
-	c := &round.LoRAClient{BaseURL: srv.URL + "/v1", HTTP: srv.Client()}
-	err := c.Load(context.Background(), "sqlgym-round-001", "/tmp/adapter")
+	err := round.LoadAdapter(context.Background(), modelClient(t, srv.URL+"/v1", srv.Client()), "sqlgym-round-001", "/tmp/adapter")
 	var ue *sqlgym.UserError
 	if !errors.As(err, &ue) || !strings.Contains(ue.Hint, "VLLM_ALLOW_RUNTIME_LORA_UPDATING=True") {
 		t.Fatalf("got %v; want a hint about VLLM_ALLOW_RUNTIME_LORA_UPDATING", err)
@@ -492,4 +492,14 @@ func TestResumeReloadsAnAdapterTheServerForgot(t *testing.T) {
 	if srv.loads != 2 || !d.Promoted {
 		t.Fatalf("%d loads, decision %+v; want the adapter loaded again and the round decided", srv.loads, d)
 	}
+}
+
+// modelClient is the model client a round talks to the test's server with.
+func modelClient(t *testing.T, base string, hc *http.Client) *model.Client {
+	t.Helper()
+	c, err := model.New(base, model.WithHTTPClient(hc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

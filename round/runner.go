@@ -16,6 +16,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/internal/jsonl"
+	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/report"
 	"github.com/sqlgym/sqlgym/stats"
 )
@@ -34,7 +35,9 @@ type Runner struct {
 	// Start starts a long-running server command and returns a function
 	// that stops it (serve.command); the default is os/exec.
 	Start func(ctx context.Context, argv []string, env []string, log io.Writer) (stop func(), err error)
-	LoRA  *LoRAClient
+	// Model lists the served models and loads runtime LoRA adapters
+	// (vLLM's POST /load_lora_adapter).
+	Model *model.Client
 	// Progress gets one line per step.
 	Progress io.Writer
 	// DryRun prints what each step would run and runs nothing.

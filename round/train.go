@@ -168,7 +168,7 @@ func (s *roundState) serve(ctx context.Context) error {
 			fmt.Fprintf(s.r.Progress, "  POST %s/load_lora_adapter {\"lora_name\": %q, \"lora_path\": %q}\n", strings.TrimRight(c.Model.BaseURL, "/"), name, adapter)
 			return nil
 		}
-		return s.r.LoRA.Load(ctx, name, adapter)
+		return loadAdapter(ctx, s.r.Model, name, adapter)
 	}
 	argv := expand(c.Serve.Command, s.vals(""))
 	if s.r.DryRun {
@@ -189,7 +189,7 @@ func (s *roundState) serve(ctx context.Context) error {
 		return fmt.Errorf("starting the server command: %w", err)
 	}
 	s.stopServer = func() { stop(); log.Close() }
-	if err := s.r.LoRA.WaitFor(ctx, name, 15*time.Minute); err != nil {
+	if err := waitFor(ctx, s.r.Model, name, 15*time.Minute); err != nil {
 		s.stopServer()
 		s.stopServer = nil
 		return err

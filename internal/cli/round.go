@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	goio "io"
-	"net/http"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -91,9 +89,12 @@ func newRoundRunner(io IO, opts roundOptions) (*round.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	mc, err := model.New(cfg.Model.BaseURL, model.WithAPIKey(key))
+	if err != nil {
+		return nil, err
+	}
 	return &round.Runner{
-		Cfg: cfg, Sqlgym: InProcess(io.ErrOut), Progress: io.ErrOut, DryRun: opts.DryRun,
-		LoRA: &round.LoRAClient{BaseURL: cfg.Model.BaseURL, APIKey: key, HTTP: &http.Client{Timeout: 10 * time.Minute}},
+		Cfg: cfg, Sqlgym: InProcess(io.ErrOut), Progress: io.ErrOut, DryRun: opts.DryRun, Model: mc,
 	}, nil
 }
 
