@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"sync/atomic"
 	"testing"
 
@@ -75,6 +77,24 @@ func TestEvalOverThreeServersOneFailingEqualsOneServer(t *testing.T) {
 	}
 	if a.Calls.Load() == 0 || b.Calls.Load() == 0 {
 		t.Errorf("requests per replica: a %d, b %d: the load was not spread", a.Calls.Load(), b.Calls.Load())
+	}
+	// The end-of-run lines count each replica's requests as the servers
+	// saw them: the chat completions, the failed ones, and the start's
+	// GET /models check; only the failing replica shows failures.
+	lines := regexp.MustCompile(`replica (\S+): (\d+) requests, (\d+) failed, taken out (\d+) times`).FindAllStringSubmatch(r.stderr, -1)
+	if len(lines) != 3 {
+		t.Fatalf("want a line per replica on stderr:\n%s", r.stderr)
+	}
+	var sum int64
+	for _, l := range lines {
+		n, _ := strconv.ParseInt(l[2], 10, 64)
+		sum += n
+		if failedHere := l[3] != "0" || l[4] != "0"; failedHere != (l[1] == flaky.URL+"/v1") {
+			t.Errorf("replica %s: %s failed, taken out %s times", l[1], l[3], l[4])
+		}
+	}
+	if want := a.Calls.Load() + b.Calls.Load() + behind.Calls.Load() + failed.Load() + 1; sum != want {
+		t.Errorf("the replica lines count %d requests, the servers saw %d:\n%s", sum, want, r.stderr)
 	}
 
 	want, err := rundir.ReadSamples(one)

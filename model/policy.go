@@ -50,6 +50,9 @@ type OpenAIPolicy struct {
 	decoding Decoding
 }
 
+// Client is the client the policy samples through.
+func (p *OpenAIPolicy) Client() *Client { return p.client }
+
 // NewOpenAIPolicy returns a policy over c. name labels it in reports; empty
 // means the client's model name.
 func NewOpenAIPolicy(c *Client, name string, d Decoding) *OpenAIPolicy {

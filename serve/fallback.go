@@ -13,6 +13,8 @@ func (s *Server) routes() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, pattern := s.mux.Handler(r)
 		if pattern != "" {
+			// The mux matches again rather than calling h: only ServeHTTP
+			// sets the path values ({id}) the episode routes read.
 			s.mux.ServeHTTP(w, r)
 			return
 		}

@@ -228,9 +228,10 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 		Command: argv, Ledger: ledger.PathFor(opts.Out),
 		Progress: io.ErrOut, Hint: opts.Hint, RetryOf: opts.RetryFailed,
 	}
+	var replicaStats func() []model.ReplicaStats
 	switch opts.Policy {
 	case "openai":
-		if err := openAIPolicy(ctx, &cfg, opts); err != nil {
+		if replicaStats, err = openAIPolicy(ctx, &cfg, opts); err != nil {
 			return err
 		}
 	case "baseline":
@@ -257,6 +258,9 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 	} else if err := printEvalSummary(io.Out, res); err != nil {
 		return err
 	}
+	if replicaStats != nil {
+		printReplicaStats(io.ErrOut, replicaStats()) // stderr: --json's stdout stays one document
+	}
 	var broken []verify.BrokenGold
 	if res.Summary.Outcomes[string(sqlgym.OutcomeGoldError)] > 0 {
 		// Named on stderr, so --json's stdout stays one document; report
@@ -279,23 +283,25 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 	return nil
 }
 
-func openAIPolicy(ctx context.Context, cfg *eval.Config, opts evalOptions) error {
+// openAIPolicy sets cfg's policy to the model server(s) of --base-url;
+// stats is the pool's per-replica counts (nil for one server).
+func openAIPolicy(ctx context.Context, cfg *eval.Config, opts evalOptions) (stats func() []model.ReplicaStats, err error) {
 	if len(opts.BaseURLs) == 0 {
-		return usagef("--policy openai needs --base-url (e.g. http://127.0.0.1:8000/v1); --policy baseline needs no server")
+		return nil, usagef("--policy openai needs --base-url (e.g. http://127.0.0.1:8000/v1); --policy baseline needs no server")
 	}
 	key, err := model.APIKeyFromEnv(opts.APIKeyEnv)
 	if err != nil {
-		return sqlgym.Userf("export the variable, or leave --api-key-env out for a local server that needs no key", "%v", err)
+		return nil, sqlgym.Userf("export the variable, or leave --api-key-env out for a local server that needs no key", "%v", err)
 	}
 	cfg.Retries = &eval.RetryLog{}
-	client, replicas, err := modelClient(opts, key, cfg.Retries.Note)
+	client, replicas, stats, err := modelClient(opts, key, cfg.Retries.Note)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// A server that is down or refuses the key stops the run here, not
 	// after every sample spent its retries.
 	if err := client.Check(ctx); err != nil {
-		return err
+		return nil, err
 	}
 	d := model.Decoding{Temperature: model.Float(opts.Temperature), MaxTokens: opts.MaxTokens, Stop: opts.Stop, Extra: cfg.Decoding.Extra}
 	if opts.topPSet {
@@ -308,7 +314,7 @@ func openAIPolicy(ctx context.Context, cfg *eval.Config, opts evalOptions) error
 		return model.NewOpenAIPolicy(client, opts.Model, sd)
 	}
 	cfg.PolicyKind, cfg.Model, cfg.BaseURL, cfg.ModelReplicas = "openai", opts.Model, client.BaseURL(), replicas
-	return nil
+	return stats, nil
 }
 
 // baselineValueSamples is how many distinct values per column the baseline

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sqlgym/sqlgym"
+	"fmt"
 	"github.com/sqlgym/sqlgym/agent"
 	"github.com/sqlgym/sqlgym/baseline"
 	"github.com/sqlgym/sqlgym/catalog"
@@ -75,21 +75,10 @@ func agentSetup(ctx context.Context, cfg *eval.Config, opts evalOptions, cat *ca
 			return err
 		}
 		cfg.Actor = &agent.BaselineActor{Policy: p, Known: known}
-	default:
-		key, err := model.APIKeyFromEnv(opts.APIKeyEnv)
-		if err != nil {
-			return sqlgym.Userf("export the variable, or leave --api-key-env out for a local server that needs no key", "%v", err)
-		}
-		// openAIPolicy checked the server already; the retries go to the
-		// same progress line.
-		var onRetry func(model.Retry)
-		if cfg.Retries != nil {
-			onRetry = cfg.Retries.Note
-		}
-		client, _, err := modelClient(opts, key, onRetry)
-		if err != nil {
-			return err
-		}
+	case *model.OpenAIPolicy:
+		// The actor samples through the policy's client: one pool, one
+		// retry log and one set of per-replica counts for the run.
+		client := p.Client()
 		d := model.Decoding{Temperature: model.Float(opts.Temperature), MaxTokens: opts.MaxTokens, Stop: opts.Stop, Extra: cfg.Decoding.Extra}
 		if opts.topPSet {
 			d.TopP = model.Float(opts.TopP)
@@ -98,6 +87,8 @@ func agentSetup(ctx context.Context, cfg *eval.Config, opts evalOptions, cat *ca
 			d.Seed = model.Int(opts.Seed)
 		}
 		cfg.Actor = &agent.ModelActor{Client: client, Label: opts.Model, Decoding: d}
+	default:
+		return fmt.Errorf("--agent: no actor for the policy %T", cfg.Policy)
 	}
 	return nil
 }
