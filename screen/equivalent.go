@@ -9,7 +9,7 @@ import (
 // Equivalent reports whether mutant m of gold returns the gold's rows on
 // every database that meets the schema's declared constraints, and why: no
 // data can then tell them apart, so a surviving m is no weakness of the
-// task. It knows four cases, each a proof from the constraints, not a
+// task. It knows six cases, each a proof from the constraints, not a
 // guess from data:
 //
 //   - DISTINCT added to or dropped from an outer SELECT whose LIMIT is 1:
@@ -23,6 +23,12 @@ import (
 //   - INNER against LEFT JOIN of a table T on T's primary key equal to a
 //     NOT NULL column of an inner-joined table that is a declared foreign
 //     key to T: every row finds exactly one partner either way.
+//   - A bound flipped (< and <=, > and >=) in the top-level WHERE's AND
+//     chain, when another condition of the chain is false or NULL on the
+//     boundary row, judged by SQLite itself (boundFlipEquivalent; SQLite
+//     schemas only).
+//   - A GROUP BY key left out that the remaining keys determine: a column
+//     of a table whose NOT NULL primary key stays (groupKeyDetermined).
 //
 // Anything else is false: a mutant no variant kills but that is not proved
 // equivalent stays a weakness.
@@ -33,6 +39,10 @@ func Equivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 		if m.Effect == EffectDuplicates && q.outerLimitOne() {
 			return true, "the outer SELECT returns at most one row (LIMIT 1)"
 		}
+	case FlipComparison:
+		return boundFlipEquivalent(gold, m, s)
+	case MissingGroupBy:
+		return groupKeyDetermined(gold, m, s)
 	case CountDistinct:
 		if s == nil {
 			return false, ""
