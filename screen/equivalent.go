@@ -128,7 +128,8 @@ func (q *query) joinWords() []joinWord {
 
 // fkSafe reports whether the JOIN at token j joins a base table T by
 // "X.fk = T.pk" (either way round) where X is a base table joined before
-// it, not on the null side of a LEFT JOIN, fk is NOT NULL and declared a
+// it, or a subquery passing a base table's column through (derived), not
+// on the null side of a LEFT JOIN, fk is NOT NULL and declared a
 // foreign key to T, and pk is T's single-column primary key; and nothing
 // but that equality is in the ON.
 func (q *query) fkSafe(j int, s *sqlgym.Schema) bool {
@@ -137,6 +138,7 @@ func (q *query) fkSafe(j int, s *sqlgym.Schema) bool {
 	}
 	alias := map[string]*sqlgym.Table{}
 	nullable := map[*sqlgym.Table]bool{}
+	derived := map[string]derivedTable{}
 	var joined *sqlgym.Table
 	var joinedAlias string
 	for i := 0; i <= j && i+1 < len(q.toks); i++ {
@@ -144,6 +146,13 @@ func (q *query) fkSafe(j int, s *sqlgym.Schema) bool {
 			continue
 		}
 		n := i + 1
+		if i != j && q.punct(n, "(") {
+			if d, name, ok := q.derived(n, s); ok {
+				d.nullable = q.word(i, "join") && (q.word(i-1, "left") || q.word(i-2, "left"))
+				derived[name] = d
+			}
+			continue
+		}
 		tb := s.Table(unquote(q.toks[n].Text))
 		if tb == nil || q.punct(n+1, ".") || q.punct(n+1, "(") {
 			if i == j {
@@ -194,11 +203,15 @@ func (q *query) fkSafe(j int, s *sqlgym.Schema) bool {
 		if pkSide[0] != joinedAlias || !strings.EqualFold(pkSide[1], joined.PrimaryKey[0]) {
 			continue
 		}
-		child := alias[fkSide[0]]
+		child, childCol := alias[fkSide[0]], fkSide[1]
+		if d, ok := derived[fkSide[0]]; ok && child == nil && !d.nullable {
+			// A subquery passing the child's column through.
+			child, childCol = d.table, d.cols[strings.ToLower(fkSide[1])]
+		}
 		if child == nil || child == joined || nullable[child] || fkSide[0] == joinedAlias {
 			continue
 		}
-		col := column(child, fkSide[1])
+		col := column(child, childCol)
 		if col == nil || !col.NotNull {
 			continue
 		}
