@@ -97,8 +97,9 @@ func (b boundaryRow) run(ctx context.Context) (boundaryVerdict, error) {
 	// The row must be the one the comparisons disagree on. Stored as
 	// text, its literal must have no letter: a NOCASE column (the schema
 	// records no collation) would make other spellings equal to it.
-	rs, err := eng.Query(ctx, fmt.Sprintf("SELECT typeof(%s), (%s) IS NOT (%s) FROM %s",
-		quoteIdent(b.Column), b.Gold, b.Mutant, from), lim)
+	col := quoteIdent(b.Column)
+	rs, err := eng.Query(ctx, fmt.Sprintf("SELECT typeof(%s), (%s) IS NOT (%s), typeof(%s) = 'real' AND %s = 0 FROM %s",
+		col, b.Gold, b.Mutant, col, col, from), lim)
 	if err != nil {
 		return none, fmt.Errorf("boundary row: %w", err)
 	}
@@ -107,6 +108,9 @@ func (b boundaryRow) run(ctx context.Context) (boundaryVerdict, error) {
 	}
 	if rs.Rows[0][0].Str == "text" && strings.ContainsFunc(b.Literal, isASCIILetter) {
 		return none, fmt.Errorf("text literal %s with letters: %w", b.Literal, errNotBoundary)
+	}
+	if rs.Rows[0][2].Int != 0 {
+		return none, fmt.Errorf("a REAL zero has two signs: %w", errNotBoundary)
 	}
 	for i, o := range b.Others {
 		// CASE WHEN decides truth exactly as WHERE does: NULL and 0 are

@@ -29,8 +29,9 @@ var boundFlips = map[string]string{"<": "<=", "<=": "<", ">": ">=", ">=": ">"}
 //     an INTEGER into a REAL, on the way in), and under TEXT affinity it
 //     is compared as the text it is stored as. Refused: a number against a
 //     column with no affinity (an untyped or BLOB column holds both 5 and
-//     5.0, which other conditions may tell apart), a REAL-affinity zero
-//     (0.0 and -0.0), numbers beyond 2^53 or not decimal. The schema
+//     5.0, which other conditions may tell apart), a zero stored as REAL
+//     (0.0 and -0.0), numbers beyond 2^53 or not decimal, a STRICT
+//     table's ANY column. The schema
 //     records no collation; an RTRIM column (which would make 'L ' equal
 //     L) is assumed away, as SQLite's default is BINARY.
 //   - Other conditions are judged on that one row by SQLite itself
@@ -108,6 +109,9 @@ func boundFlipEquivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string)
 	src, col, first, ok := q.colAt(ref, srcs)
 	if !ok || lit == at+1 && first != a || lit == a && first != at+1 {
 		return false, ""
+	}
+	if strings.EqualFold(strings.TrimSpace(col.Type), "any") {
+		return false, "" // in a STRICT table, ANY keeps 5 and '5' and 5.0 apart
 	}
 	if q.toks[lit].Kind == sqltext.Number && !numberBound(q.toks[lit].Text, affinity(col.Type)) {
 		return false, ""
@@ -197,6 +201,8 @@ func (q *query) pureCondition(a, b int) bool {
 			return false
 		case t.Kind == sqltext.Param:
 			return false
+		case q.word(k, "in") && !q.punct(k+1, "("):
+			return false // "x IN t" reads a table
 		case t.Kind == sqltext.String:
 			v := strings.TrimSpace(strings.ReplaceAll(t.Text[1:len(t.Text)-1], "''", "'"))
 			if strings.EqualFold(v, "now") || strings.EqualFold(v, "localtime") || strings.EqualFold(v, "utc") {
