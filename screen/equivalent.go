@@ -22,7 +22,8 @@ import (
 //     row, which the threshold drops.
 //   - INNER against LEFT JOIN of a table T on T's primary key equal to a
 //     NOT NULL column of an inner-joined table that is a declared foreign
-//     key to T: every row finds exactly one partner either way.
+//     key to T, or of a subquery passing such a column through
+//     (derived): every row finds exactly one partner either way.
 //   - A bound flipped (< and <=, > and >=) in the top-level WHERE's AND
 //     chain, when another condition of the chain is false or NULL on the
 //     boundary row, judged by SQLite itself (boundFlipEquivalent; SQLite
@@ -31,7 +32,10 @@ import (
 //     of a table whose NOT NULL primary key stays (groupKeyDetermined).
 //
 // Anything else is false: a mutant no variant kills but that is not proved
-// equivalent stays a weakness.
+// equivalent stays a weakness. The flipped-bound proof asks SQLite: it
+// builds a one-row file in the temporary folder, once per distinct
+// question in the process (a few milliseconds); when that fails, the
+// answer is false.
 func Equivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 	q := analyse(gold)
 	switch m.Kind {
