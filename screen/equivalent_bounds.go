@@ -96,6 +96,9 @@ func boundFlipEquivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string)
 		}
 		conj = append(conj, [2]int{st, e})
 	}
+	if own < 0 {
+		return false, ""
+	}
 	a, e := conj[own][0], conj[own][1]
 	var lit, ref int
 	switch {
