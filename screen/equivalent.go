@@ -146,6 +146,9 @@ func (q *query) fkSafe(j int, s *sqlgym.Schema) bool {
 	var joined *sqlgym.Table
 	var joinedAlias string
 	for i := 0; i <= j && i+1 < len(q.toks); i++ {
+		if q.word(i, "right", "full") && q.toks[i].depth == q.toks[j].depth {
+			return false // the tables before it may be NULL-extended
+		}
 		if !(q.word(i, "from", "join") || q.punct(i, ",") && q.toks[i].depth == q.toks[j].depth) || q.toks[i].depth != q.toks[j].depth {
 			continue
 		}

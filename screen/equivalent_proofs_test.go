@@ -258,6 +258,11 @@ func TestDerivedForeignKeyJoin(t *testing.T) {
 		{"a nullable column passed through",
 			"SELECT sub.name FROM (SELECT category_id, name, parent_id FROM categories) AS sub JOIN categories ON sub.parent_id = categories.category_id",
 			JoinType, "JOIN categories", "LEFT JOIN categories", false, true},
+		// The RIGHT JOIN adds a category with no product: its
+		// ranked.category_id is NULL when categories is joined again.
+		{"a RIGHT JOIN before the join",
+			"SELECT c2.name FROM (SELECT category_id FROM products) AS ranked RIGHT JOIN categories AS c1 ON c1.category_id = ranked.category_id AND c1.parent_id IS NULL JOIN categories AS c2 ON ranked.category_id = c2.category_id",
+			JoinType, "JOIN categories AS c2", "LEFT JOIN categories AS c2", false, true},
 		// On no products the aggregate still returns a row, its
 		// category_id NULL.
 		{"an aggregate subquery",
