@@ -37,8 +37,10 @@ var boundFlips = map[string]string{"<": "<=", "<=": "<", ">": ">=", ">=": ">"}
 //   - Other conditions are judged on that one row by SQLite itself
 //     (boundaryRow): a condition reading any other column fails to run
 //     there and proves nothing; one with a subquery, a function outside a
-//     fixed deterministic list, 'now', 'localtime', 'utc' or CURRENT_* is
-//     not tried. If one is false or NULL there, the row fails the WHERE
+//     fixed deterministic list, 'now', 'localtime', 'utc', CURRENT_*, a
+//     date function of no argument, or a date function beside text
+//     building (which could spell 'now') is not tried; nor is a literal
+//     'now'. If one is false or NULL there, the row fails the WHERE
 //     of gold and mutant alike: the queries select the same rows on every
 //     database.
 //
@@ -116,8 +118,9 @@ func boundFlipEquivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string)
 	if strings.EqualFold(strings.TrimSpace(col.Type), "any") {
 		return false, "" // in a STRICT table, ANY keeps 5 and '5' and 5.0 apart
 	}
-	if q.toks[lit].Kind == sqltext.Number && !numberBound(q.toks[lit].Text, affinity(col.Type)) {
-		return false, ""
+	if q.toks[lit].Kind == sqltext.Number && !numberBound(q.toks[lit].Text, affinity(col.Type)) ||
+		q.toks[lit].Kind == sqltext.String && nowLike(stringValue(q.toks[lit].Text)) {
+		return false, "" // a date function would read the boundary row 'now' as the clock
 	}
 	var others []string
 	for i, c := range conj {
@@ -193,10 +196,29 @@ var pureFunctions = map[string]bool{
 	"else": true, "between": true, "is": true,
 }
 
+// clockFunctions read the clock when called with no argument or with
+// 'now', and the time zone with 'localtime' or 'utc'.
+var clockFunctions = map[string]bool{"date": true, "time": true, "datetime": true, "julianday": true,
+	"unixepoch": true, "strftime": true, "timediff": true}
+
+// textBuilders can build 'now' from pieces ('n' || 'ow', substr('xnow', 2)).
+var textBuilders = map[string]bool{"char": true, "replace": true, "substr": true, "substring": true, "trim": true,
+	"ltrim": true, "rtrim": true, "printf": true, "format": true, "concat": true, "concat_ws": true, "lower": true,
+	"upper": true, "quote": true}
+
+// nowLike reports whether a date function would read a string as the
+// clock or the time zone.
+func nowLike(v string) bool {
+	v = strings.TrimSpace(v)
+	return strings.EqualFold(v, "now") || strings.EqualFold(v, "localtime") || strings.EqualFold(v, "utc")
+}
+
 // pureCondition reports whether tokens [a, b) can be judged on a lone row:
 // no subquery, nothing that reads the clock, the time zone or anything but
-// the row and the arguments.
+// the row and the arguments. A condition that calls a date function may
+// not build text, lest it build 'now'.
 func (q *query) pureCondition(a, b int) bool {
+	clock, builds := false, false
 	for k := a; k < b; k++ {
 		t := q.toks[k]
 		switch {
@@ -207,15 +229,32 @@ func (q *query) pureCondition(a, b int) bool {
 		case q.word(k, "in") && !q.punct(k+1, "("):
 			return false // "x IN t" reads a table
 		case t.Kind == sqltext.String:
-			v := strings.TrimSpace(strings.ReplaceAll(t.Text[1:len(t.Text)-1], "''", "'"))
-			if strings.EqualFold(v, "now") || strings.EqualFold(v, "localtime") || strings.EqualFold(v, "utc") {
+			if nowLike(stringValue(t.Text)) {
 				return false
 			}
+		case t.Kind == sqltext.Operator && t.Text == "||":
+			builds = true
 		case (t.Kind == sqltext.Word || t.Kind == sqltext.QuotedIdent) && q.punct(k+1, "("):
-			if t.Kind == sqltext.QuotedIdent || !pureFunctions[strings.ToLower(t.Text)] {
+			name := strings.ToLower(t.Text)
+			if t.Kind == sqltext.QuotedIdent || !pureFunctions[name] {
 				return false
 			}
+			if clockFunctions[name] {
+				if q.punct(k+2, ")") {
+					return false // date() is today
+				}
+				clock = true
+			}
+			builds = builds || textBuilders[name]
 		}
 	}
-	return true
+	return !(clock && builds)
+}
+
+// stringValue is the value of a string literal token.
+func stringValue(text string) string {
+	if len(text) < 2 {
+		return text
+	}
+	return strings.ReplaceAll(text[1:len(text)-1], "''", "'")
 }
