@@ -113,7 +113,8 @@ var boundaryCustomers = `INSERT INTO customers VALUES
 
 func TestBoundFlipEquivalent(t *testing.T) {
 	eng, s := shopWith(t, boundaryCustomers,
-		"INSERT INTO orders VALUES (1, 1, '2022-01-03', 'paid', 10), (2, 5, '2024-01-02', 'paid', 20)")
+		"INSERT INTO orders VALUES (1, 1, '2022-01-03', 'paid', 10), (2, 5, '2024-01-02', 'paid', 20)",
+		"INSERT INTO shipments VALUES (1, 1, 'UPS', 'T1', '2022-12-30', NULL), (2, 1, 'UPS', 'T2', '2022-12-30', '2023-01-01'), (3, 2, 'UPS', 'T3', '2023-01-01', '2023-01-02')")
 	weekday := "SELECT COUNT(*) FROM customers WHERE signup_date >= '2022-01-01' AND signup_date < '2023-01-01' AND strftime('%w', signup_date) IN ('1')"
 	cases := []proofCase{
 		{"the lower bound is a Saturday, the weekday asked Monday", weekday, FlipComparison, ">=", ">", true, false},
@@ -124,6 +125,10 @@ func TestBoundFlipEquivalent(t *testing.T) {
 		{"a weekday list holding the bound's day",
 			"SELECT COUNT(*) FROM customers WHERE signup_date >= '2023-01-01' AND signup_date < '2024-01-01' AND strftime('%w', signup_date) IN ('0', '6')",
 			FlipComparison, ">=", ">", false, true},
+		// NULL equals no bound: a nullable column changes nothing.
+		{"a nullable column",
+			"SELECT COUNT(*) FROM shipments WHERE delivered_at >= '2023-01-01' AND delivered_at < '2024-01-01' AND strftime('%w', delivered_at) IN ('1')",
+			FlipComparison, ">=", ">", true, false},
 		{"the literal on the left",
 			"SELECT customer_id FROM customers WHERE '2022-01-01' <= signup_date AND strftime('%w', signup_date) = '1'",
 			FlipComparison, "<=", "<", true, false},
