@@ -24,6 +24,10 @@ type Column struct {
 	Name    string `json:"name"`
 	Type    string `json:"type"`
 	NotNull bool   `json:"not_null,omitempty"`
+	// Collation is the collating sequence the column declares when it is
+	// not the engine's default (SQLite: NOCASE, RTRIM); empty otherwise.
+	// Under NOCASE 'B' equals 'b': proofs about equal values need it.
+	Collation string `json:"collation,omitempty"`
 	// Samples are a few distinct real values, shown in prompts so a model
 	// sees how the data is written ('Shipped' or 'shipped'?).
 	Samples []Value `json:"-"`

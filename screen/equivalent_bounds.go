@@ -23,17 +23,15 @@ var boundFlips = map[string]string{"<": "<=", "<=": "<", ">": ">=", ">=": ">"}
 //     comparison rules. Those rows are the ones whose stored c is the value
 //     L takes when stored in a column of c's declared type: a text L that
 //     is no number stays text under every affinity and equals only the
-//     same text (BINARY collation; a literal without letters is also safe
-//     under NOCASE); a number under INTEGER, NUMERIC or REAL affinity has
-//     one stored form (SQLite turns an integral REAL into an INTEGER, and
-//     an INTEGER into a REAL, on the way in), and under TEXT affinity it
-//     is compared as the text it is stored as. Refused: a number against a
-//     column with no affinity (an untyped or BLOB column holds both 5 and
-//     5.0, which other conditions may tell apart), a zero stored as REAL
-//     (0.0 and -0.0), numbers beyond 2^53 or not decimal, a STRICT
-//     table's ANY column. The schema
-//     records no collation; an RTRIM column (which would make 'L ' equal
-//     L) is assumed away, as SQLite's default is BINARY.
+//     same text (under BINARY, the default; a column declaring NOCASE or
+//     RTRIM is refused); a number under INTEGER, NUMERIC or REAL affinity
+//     has one stored form (SQLite turns an integral REAL into an INTEGER,
+//     and an INTEGER into a REAL, on the way in), and under TEXT affinity
+//     it is compared as the text it is stored as. Refused: a number
+//     against a column with no affinity (an untyped or BLOB column holds
+//     both 5 and 5.0, which other conditions may tell apart), a zero
+//     stored as REAL (0.0 and -0.0), numbers beyond 2^53 or not decimal, a
+//     STRICT table's ANY column.
 //   - Other conditions are judged on that one row by SQLite itself
 //     (boundaryRow): a condition reading any other column fails to run
 //     there and proves nothing; one with a subquery, a function outside a
@@ -117,6 +115,9 @@ func boundFlipEquivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string)
 	}
 	if strings.EqualFold(strings.TrimSpace(col.Type), "any") {
 		return false, "" // in a STRICT table, ANY keeps 5 and '5' and 5.0 apart
+	}
+	if col.Collation != "" && !strings.EqualFold(col.Collation, "binary") {
+		return false, "" // under NOCASE 'B' equals 'b', under RTRIM 'b ' does
 	}
 	if q.toks[lit].Kind == sqltext.Number && !numberBound(q.toks[lit].Text, affinity(col.Type)) ||
 		q.toks[lit].Kind == sqltext.String && nowLike(stringValue(q.toks[lit].Text)) {

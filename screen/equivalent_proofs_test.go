@@ -191,6 +191,10 @@ func TestBoundFlipAffinity(t *testing.T) {
 		"INSERT INTO r VALUES (1, 0.0), (2, -0.0), (3, 1.5)",
 		"CREATE TABLE loose (id INTEGER PRIMARY KEY, y ANY) STRICT",
 		"INSERT INTO loose VALUES (1, 5), (2, 5.0), (3, '5'), (4, 6)",
+		"CREATE TABLE padded (id INTEGER PRIMARY KEY, word TEXT COLLATE RTRIM NOT NULL)",
+		"INSERT INTO padded VALUES (1, 'b'), (2, 'b '), (3, 'c')",
+		"CREATE TABLE plain (id INTEGER PRIMARY KEY, word TEXT NOT NULL)",
+		"INSERT INTO plain VALUES (1, 'b'), (2, 'B'), (3, 'b '), (4, 'c')",
 		"CREATE TABLE solo (v TEXT NOT NULL)",
 		"INSERT INTO solo VALUES ('5'), ('6')",
 	)
@@ -204,10 +208,14 @@ func TestBoundFlipAffinity(t *testing.T) {
 		// A column with no affinity holds 5 and 5.0 apart.
 		{"an untyped column against a number", "SELECT id FROM m WHERE x >= 5 AND typeof(x) <> 'integer'",
 			FlipComparison, ">=", ">", false, true},
-		// The schema does not record NOCASE: 'B' equals 'b' there, and
-		// substr compares without the column's collation.
-		{"a text literal with letters", "SELECT id FROM words WHERE word >= 'b' AND substr(word, 1, 1) <> 'b'",
+		// Under NOCASE 'B' equals 'b', and substr compares without the
+		// column's collation; under RTRIM 'b ' equals 'b'.
+		{"a NOCASE column", "SELECT id FROM words WHERE word >= 'b' AND substr(word, 1, 1) <> 'b'",
 			FlipComparison, ">=", ">", false, true},
+		{"an RTRIM column", "SELECT id FROM padded WHERE word >= 'b' AND length(word) <> 1",
+			FlipComparison, ">=", ">", false, true},
+		{"letters under BINARY", "SELECT id FROM plain WHERE word >= 'b' AND substr(word, 1, 1) <> 'b'",
+			FlipComparison, ">=", ">", true, false},
 		{"a REAL zero", "SELECT id FROM r WHERE v >= 0 AND v <> 0",
 			FlipComparison, ">=", ">", false, false},
 		{"a REAL zero written as text", "SELECT id FROM r WHERE v >= '0' AND v <> 0",
