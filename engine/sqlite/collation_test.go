@@ -21,6 +21,10 @@ func TestCollations(t *testing.T) {
 	if got := collations(collatedDDL); !maps.Equal(got, want) {
 		t.Errorf("collations = %v, want %v", got, want)
 	}
+	quoted := "CREATE TABLE t ('it''s' TEXT COLLATE NOCASE /* COLLATE RTRIM, x */, `g` TEXT DEFAULT 'a,(b' COLLATE RTRIM)"
+	if got, want := collations(quoted), map[string]string{"it's": "NOCASE", "g": "RTRIM"}; !maps.Equal(got, want) {
+		t.Errorf("collations of quoted names = %v, want %v", got, want)
+	}
 	if got := collations("CREATE TABLE t AS SELECT 1 AS a"); len(got) != 0 {
 		t.Errorf("a table made by SELECT: %v", got)
 	}
