@@ -24,6 +24,12 @@ type Column struct {
 	Name    string `json:"name"`
 	Type    string `json:"type"`
 	NotNull bool   `json:"not_null,omitempty"`
+	// Collation is the collating sequence a SQLite column declares when
+	// it is not BINARY, the default (NOCASE, RTRIM); empty otherwise, and
+	// always empty from the DuckDB and PostgreSQL engines, which do not
+	// read it. Under NOCASE 'B' equals 'b': proofs about equal values need
+	// it.
+	Collation string `json:"collation,omitempty"`
 	// Samples are a few distinct real values, shown in prompts so a model
 	// sees how the data is written ('Shipped' or 'shipped'?).
 	Samples []Value `json:"-"`

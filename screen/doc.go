@@ -17,4 +17,9 @@
 // a set-based mode, duplicates for bird and f1, DISTINCT under the
 // test-suite mode, which strips it from both queries) are not judged: the
 // mode, not the data, hides them.
+//
+// Equivalent proves, from the schema alone, that some surviving mutants
+// mean the same as their gold on every database that meets the schema's
+// constraints, so that no data, and no variant database, could kill them
+// (equivalent*.go, boundary.go).
 package screen

@@ -9,7 +9,7 @@ import (
 // Equivalent reports whether mutant m of gold returns the gold's rows on
 // every database that meets the schema's declared constraints, and why: no
 // data can then tell them apart, so a surviving m is no weakness of the
-// task. It knows four cases, each a proof from the constraints, not a
+// task. It knows six cases, each a proof from the constraints, not a
 // guess from data:
 //
 //   - DISTINCT added to or dropped from an outer SELECT whose LIMIT is 1:
@@ -22,10 +22,20 @@ import (
 //     row, which the threshold drops.
 //   - INNER against LEFT JOIN of a table T on T's primary key equal to a
 //     NOT NULL column of an inner-joined table that is a declared foreign
-//     key to T: every row finds exactly one partner either way.
+//     key to T, or of a subquery passing such a column through
+//     (derived): every row finds exactly one partner either way.
+//   - A bound flipped (< and <=, > and >=) in the top-level WHERE's AND
+//     chain, when another condition of the chain is false or NULL on the
+//     boundary row, judged by SQLite itself (boundFlipEquivalent; SQLite
+//     schemas only).
+//   - A GROUP BY key left out that the remaining keys determine: a column
+//     of a table whose NOT NULL primary key stays (groupKeyDetermined).
 //
 // Anything else is false: a mutant no variant kills but that is not proved
-// equivalent stays a weakness.
+// equivalent stays a weakness. The flipped-bound proof asks SQLite: it
+// builds a one-row file in the temporary folder, once per distinct
+// question in the process (a few milliseconds); when that fails, the
+// answer is false.
 func Equivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 	q := analyse(gold)
 	switch m.Kind {
@@ -33,6 +43,10 @@ func Equivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 		if m.Effect == EffectDuplicates && q.outerLimitOne() {
 			return true, "the outer SELECT returns at most one row (LIMIT 1)"
 		}
+	case FlipComparison:
+		return boundFlipEquivalent(gold, m, s)
+	case MissingGroupBy:
+		return groupKeyDetermined(gold, m, s)
 	case CountDistinct:
 		if s == nil {
 			return false, ""
@@ -118,7 +132,8 @@ func (q *query) joinWords() []joinWord {
 
 // fkSafe reports whether the JOIN at token j joins a base table T by
 // "X.fk = T.pk" (either way round) where X is a base table joined before
-// it, not on the null side of a LEFT JOIN, fk is NOT NULL and declared a
+// it, or a subquery passing a base table's column through (derived), not
+// on the null side of a LEFT JOIN, fk is NOT NULL and declared a
 // foreign key to T, and pk is T's single-column primary key; and nothing
 // but that equality is in the ON.
 func (q *query) fkSafe(j int, s *sqlgym.Schema) bool {
@@ -127,13 +142,24 @@ func (q *query) fkSafe(j int, s *sqlgym.Schema) bool {
 	}
 	alias := map[string]*sqlgym.Table{}
 	nullable := map[*sqlgym.Table]bool{}
+	derived := map[string]derivedTable{}
 	var joined *sqlgym.Table
 	var joinedAlias string
 	for i := 0; i <= j && i+1 < len(q.toks); i++ {
+		if q.word(i, "right", "full") && q.toks[i].depth == q.toks[j].depth {
+			return false // the tables before it may be NULL-extended
+		}
 		if !(q.word(i, "from", "join") || q.punct(i, ",") && q.toks[i].depth == q.toks[j].depth) || q.toks[i].depth != q.toks[j].depth {
 			continue
 		}
 		n := i + 1
+		if i != j && q.punct(n, "(") {
+			if d, name, ok := q.derived(n, s); ok {
+				d.nullable = q.word(i, "join") && (q.word(i-1, "left") || q.word(i-2, "left"))
+				derived[name] = d
+			}
+			continue
+		}
 		tb := s.Table(unquote(q.toks[n].Text))
 		if tb == nil || q.punct(n+1, ".") || q.punct(n+1, "(") {
 			if i == j {
@@ -184,11 +210,15 @@ func (q *query) fkSafe(j int, s *sqlgym.Schema) bool {
 		if pkSide[0] != joinedAlias || !strings.EqualFold(pkSide[1], joined.PrimaryKey[0]) {
 			continue
 		}
-		child := alias[fkSide[0]]
+		child, childCol := alias[fkSide[0]], fkSide[1]
+		if d, ok := derived[fkSide[0]]; ok && child == nil && !d.nullable {
+			// A subquery passing the child's column through.
+			child, childCol = d.table, d.cols[strings.ToLower(fkSide[1])]
+		}
 		if child == nil || child == joined || nullable[child] || fkSide[0] == joinedAlias {
 			continue
 		}
-		col := column(child, fkSide[1])
+		col := column(child, childCol)
 		if col == nil || !col.NotNull {
 			continue
 		}

@@ -114,17 +114,20 @@ func (q *query) missingGroupBys() []Mutant {
 		if len(keys) < 2 {
 			continue
 		}
-		for i, key := range keys {
-			var m string
-			if i+1 < len(keys) {
-				m = q.edit(q.toks[key[0]].Pos, q.toks[keys[i+1][0]].Pos, "")
-			} else {
-				m = q.edit(q.toks[keys[i-1][1]-1].End(), q.toks[key[1]-1].End(), "")
-			}
-			out = append(out, Mutant{Kind: MissingGroupBy, SQL: m})
+		for i := range keys {
+			out = append(out, Mutant{Kind: MissingGroupBy, SQL: q.dropGroupKey(keys, i)})
 		}
 	}
 	return out
+}
+
+// dropGroupKey is the text with key i of a GROUP BY's keys (len >= 2)
+// left out, with its comma.
+func (q *query) dropGroupKey(keys [][2]int, i int) string {
+	if i+1 < len(keys) {
+		return q.edit(q.toks[keys[i][0]].Pos, q.toks[keys[i+1][0]].Pos, "")
+	}
+	return q.edit(q.toks[keys[i-1][1]-1].End(), q.toks[keys[i][1]-1].End(), "")
 }
 
 // offByOneLiterals moves a number or a date compared against, in a WHERE,

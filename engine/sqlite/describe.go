@@ -32,8 +32,10 @@ func (e *Engine) Describe(ctx context.Context) (*sqlgym.Schema, error) {
 	defer stop()
 
 	s := &sqlgym.Schema{Dialect: sqlgym.DialectSQLite}
-	err = each(c, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY rowid`, nil, func(r row) {
+	ddl := map[string]string{}
+	err = each(c, `SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY rowid`, nil, func(r row) {
 		s.Tables = append(s.Tables, sqlgym.Table{Name: r.text(0)})
+		ddl[r.text(0)] = r.text(1)
 	})
 	if err != nil {
 		return nil, err
@@ -45,8 +47,9 @@ func (e *Engine) Describe(ctx context.Context) (*sqlgym.Schema, error) {
 			name string
 		}
 		var pks []pkCol
+		coll := collations(ddl[t.Name])
 		err := each(c, `SELECT name, type, "notnull", pk FROM pragma_table_info(?)`, []string{t.Name}, func(r row) {
-			col := sqlgym.Column{Name: r.text(0), Type: r.text(1), NotNull: r.int(2) != 0}
+			col := sqlgym.Column{Name: r.text(0), Type: r.text(1), NotNull: r.int(2) != 0, Collation: coll[strings.ToLower(r.text(0))]}
 			if p := r.int(3); p > 0 {
 				pks = append(pks, pkCol{p, col.Name})
 			}
