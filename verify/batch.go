@@ -24,6 +24,13 @@ type answerJob struct {
 	// fail is set when the answer's verdict was decided before comparing
 	// (a database that does not resolve).
 	fail *earlyFail
+
+	// cands are the distinct candidates its plans use; waiting counts
+	// those not done yet. The worker that finishes the last one judges
+	// the answer (judged), so judging needs no phase of its own.
+	cands   []*candidate
+	waiting atomic.Int32
+	judged  bool
 }
 
 type earlyFail struct {
@@ -73,6 +80,9 @@ type candidate struct {
 	// one goroutine that runs the candidate, read after the batch's
 	// candidates are done.
 	verdicts map[*compare.Gold]compare.Verdict
+
+	// jobs are the answers that use it, each once (see answerJob.cands).
+	jobs []*answerJob
 
 	// early is set by the planner when the candidate started before the
 	// batch was planned (batch.start): whichever of its worker and
@@ -318,6 +328,11 @@ func (b *batch) use(j *answerJob, m compare.Mode, ci int, c variantCheck) {
 		b.order = append(b.order, cd)
 	}
 	cd.rerun = cd.rerun || j.rerun
+	if !slices.Contains(j.cands, cd) {
+		j.cands = append(j.cands, cd)
+		j.waiting.Add(1)
+		cd.jobs = append(cd.jobs, j)
+	}
 	if uk := (useKey{c.key, m, j.task, c.url}); !b.seenUse[uk] {
 		b.seenUse[uk] = true
 		cd.uses = append(cd.uses, candUse{m, j.task, c.url, c.golds})
@@ -364,6 +379,7 @@ func (b *batch) start(cd *candidate, m compare.Mode, c variantCheck) {
 		if b.settle(cd, er) {
 			b.v.reuseOrRun(b.ctx, cd, b.goldRes)
 		}
+		b.done(cd)
 	})
 }
 
@@ -515,20 +531,26 @@ func (b *batch) finish() {
 	parked := b.parked
 	b.parked = nil
 	b.mu.Unlock()
-	var again []*candidate
+	var again, settled []*candidate
 	for _, p := range parked {
 		if b.settle(p.cd, p.er) {
 			again = append(again, p.cd)
+		} else {
+			settled = append(settled, p.cd)
 		}
 	}
 	for _, cd := range again {
-		b.submit(func() { v.reuseOrRun(ctx, cd, goldRes) })
+		b.submit(func() { v.reuseOrRun(ctx, cd, goldRes); b.done(cd) })
 	}
 	for _, cd := range run {
-		b.submit(func() { v.runCandidate(ctx, cd, goldRes) })
+		b.submit(func() { v.runCandidate(ctx, cd, goldRes); b.done(cd) })
 	}
 	for _, k := range ready {
-		b.submit(func() { v.digest(k.cd, k.rs, goldRes) })
+		b.submit(func() { v.digest(k.cd, k.rs, goldRes); b.done(k.cd) })
+	}
+	// Judging what they complete waits until everything is queued.
+	for _, cd := range settled {
+		b.done(cd)
 	}
 	if b.work != nil {
 		close(b.work)
@@ -546,10 +568,26 @@ func (b *batch) finish() {
 		v.parallel(len(again), func(i int) { v.runCandidate(ctx, again[i], goldRes) })
 	}
 
-	// Judging reads the finished verdicts only, so answers are judged in
-	// parallel too.
-	jobs, cands := b.jobs, b.cands
-	v.parallel(len(jobs), func(i int) { v.judge(jobs[i], goldRes, cands) })
+	// What is left to judge: answers that waited for a variant's run or
+	// skip, and answers with no candidate.
+	var left []*answerJob
+	for _, j := range b.jobs {
+		if !j.judged {
+			left = append(left, j)
+		}
+	}
+	v.parallel(len(left), func(i int) { v.judge(left[i], goldRes, b.cands) })
+}
+
+// done records that a candidate's verdicts are final, and judges the
+// answers that waited for it last.
+func (b *batch) done(cd *candidate) {
+	for _, j := range cd.jobs {
+		if j.waiting.Add(-1) == 0 {
+			b.v.judge(j, b.goldRes, b.cands)
+			j.judged = true
+		}
+	}
 }
 
 // matchedSomewhere reports whether any of the candidates, or a failure
