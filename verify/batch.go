@@ -99,14 +99,6 @@ type candUse struct {
 	golds []string
 }
 
-// useKey names one candUse of one candidate, to record each once.
-type useKey struct {
-	cand execKey
-	mode compare.Mode
-	task *sqlgym.Task
-	url  string
-}
-
 // batch is one VerifyBatch in progress. Answers are planned as they come
 // (add), and a candidate whose golds are known starts on a worker at once,
 // so statements run while the rest of the batch is planned: planning on
@@ -133,9 +125,9 @@ type batch struct {
 	pendingAt  map[execKey]bool
 	goldsDone  sync.WaitGroup
 
-	cands   map[execKey]*candidate
-	order   []*candidate
-	seenUse map[useKey]bool
+	cands map[execKey]*candidate
+	order []*candidate
+	modes []compare.Mode
 
 	work    chan func()
 	workers sync.WaitGroup
@@ -174,7 +166,7 @@ func (v *Verifier) newBatch(ctx context.Context, answers int) *batch {
 		urls: map[string][]string{}, urlErr: map[string]error{},
 		norm:    make(map[normKey]string, n),
 		goldRes: map[execKey]goldOut{}, goldByText: map[execKey]goldOut{}, pendingAt: map[execKey]bool{},
-		cands: make(map[execKey]*candidate, n), seenUse: make(map[useKey]bool, n),
+		cands: make(map[execKey]*candidate, n), modes: v.modes(),
 		jobs: make([]*answerJob, 0, n),
 	}
 }
@@ -239,7 +231,7 @@ func (b *batch) normalize(u, q string) string {
 func (b *batch) add(j *answerJob) {
 	v := b.v
 	b.jobs = append(b.jobs, j)
-	for _, m := range v.modes() {
+	for _, m := range b.modes {
 		ts := m == compare.TestSuite
 		us, err := b.variantsOf(j.task, ts)
 		if err != nil {
@@ -333,8 +325,9 @@ func (b *batch) use(j *answerJob, m compare.Mode, ci int, c variantCheck) {
 		j.waiting.Add(1)
 		cd.jobs = append(cd.jobs, j)
 	}
-	if uk := (useKey{c.key, m, j.task, c.url}); !b.seenUse[uk] {
-		b.seenUse[uk] = true
+	// Each (mode, task, variant) once: a scan, as a candidate has few
+	// uses (a statement shared by many tasks has one per task).
+	if !slices.ContainsFunc(cd.uses, func(u candUse) bool { return u.mode == m && u.task == j.task && u.url == c.url }) {
 		cd.uses = append(cd.uses, candUse{m, j.task, c.url, c.golds})
 	}
 	// Only a statement on an answer's first database may start before the
@@ -548,9 +541,21 @@ func (b *batch) finish() {
 	for _, k := range ready {
 		b.submit(func() { v.digest(k.cd, k.rs, goldRes); b.done(k.cd) })
 	}
-	// Judging what they complete waits until everything is queued.
+	// The answers they complete are judged on the workers, in a few
+	// items: judging here would leave the workers idle at the end.
+	var toJudge []*answerJob
 	for _, cd := range settled {
-		b.done(cd)
+		toJudge = b.doneLater(cd, toJudge)
+	}
+	for len(toJudge) > 0 {
+		n := min(len(toJudge), 16)
+		part := toJudge[:n]
+		toJudge = toJudge[n:]
+		b.submit(func() {
+			for _, j := range part {
+				b.judge(j)
+			}
+		})
 	}
 	if b.work != nil {
 		close(b.work)
@@ -584,10 +589,25 @@ func (b *batch) finish() {
 func (b *batch) done(cd *candidate) {
 	for _, j := range cd.jobs {
 		if j.waiting.Add(-1) == 0 {
-			b.v.judge(j, b.goldRes, b.cands)
-			j.judged = true
+			b.judge(j)
 		}
 	}
+}
+
+// doneLater is done for the caller: it returns the answers to judge
+// appended to js instead of judging them.
+func (b *batch) doneLater(cd *candidate, js []*answerJob) []*answerJob {
+	for _, j := range cd.jobs {
+		if j.waiting.Add(-1) == 0 {
+			js = append(js, j)
+		}
+	}
+	return js
+}
+
+func (b *batch) judge(j *answerJob) {
+	b.v.judge(j, b.goldRes, b.cands)
+	j.judged = true
 }
 
 // matchedSomewhere reports whether any of the candidates, or a failure
