@@ -79,7 +79,7 @@ type candidate struct {
 	// answers that share this candidate share its verdict. Written by the
 	// one goroutine that runs the candidate, read after the batch's
 	// candidates are done.
-	verdicts map[*compare.Gold]compare.Verdict
+	verdicts verdicts
 
 	// jobs are the answers that use it, each once (see answerJob.cands).
 	jobs []*answerJob
@@ -88,6 +88,25 @@ type candidate struct {
 	// batch was planned (batch.start): whichever of its worker and
 	// finish comes second settles its result.
 	early bool
+}
+
+// verdicts are a candidate's comparisons, one per prepared gold: a
+// candidate is judged against few golds, so a scan beats a map (and one
+// allocation per candidate less).
+type verdicts []goldVerdict
+
+type goldVerdict struct {
+	g  *compare.Gold
+	vd compare.Verdict
+}
+
+func (vs verdicts) of(g *compare.Gold) (compare.Verdict, bool) {
+	for _, gv := range vs {
+		if gv.g == g {
+			return gv.vd, true
+		}
+	}
+	return compare.Verdict{}, false
 }
 
 // candUse is one way answers use a candidate: under a mode, for a task,
@@ -618,8 +637,8 @@ func matchedSomewhere(cands map[execKey]*candidate, keys []execKey) bool {
 		if cd == nil || !cd.cause.scored() {
 			return true
 		}
-		for _, vd := range cd.verdicts {
-			if vd.Match {
+		for _, gv := range cd.verdicts {
+			if gv.vd.Match {
 				return true
 			}
 		}
@@ -738,7 +757,7 @@ func (v *Verifier) digest(cd *candidate, rs *sqlgym.ResultSet, golds map[execKey
 	if cd.err != nil || rs == nil {
 		return
 	}
-	cd.verdicts = map[*compare.Gold]compare.Verdict{}
+	cd.verdicts = make(verdicts, 0, len(cd.uses))
 	for _, u := range cd.uses {
 		for _, g := range u.golds {
 			k := execKey{u.url, g}
@@ -747,10 +766,10 @@ func (v *Verifier) digest(cd *candidate, rs *sqlgym.ResultSet, golds map[execKey
 				continue
 			}
 			pg := v.prepared(k, gr, u.mode, u.task)
-			vd, ok := cd.verdicts[pg]
+			vd, ok := cd.verdicts.of(pg)
 			if !ok {
 				vd = pg.Compare(rs)
-				cd.verdicts[pg] = vd
+				cd.verdicts = append(cd.verdicts, goldVerdict{pg, vd})
 			}
 			if vd.Match {
 				break
@@ -917,7 +936,7 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 		}
 		var best compare.Verdict
 		for i, g := range usable {
-			vd := cd.verdicts[v.prepared(execKey{c.url, g}, golds[execKey{c.url, g}], p.mode, t)]
+			vd, _ := cd.verdicts.of(v.prepared(execKey{c.url, g}, golds[execKey{c.url, g}], p.mode, t))
 			if i == 0 || vd.Score > best.Score || vd.Match && !best.Match {
 				best = vd
 			}
