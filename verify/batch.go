@@ -24,13 +24,6 @@ type answerJob struct {
 	// fail is set when the answer's verdict was decided before comparing
 	// (a database that does not resolve).
 	fail *earlyFail
-
-	// cands are the distinct candidates its plans use; waiting counts
-	// those not done yet. The worker that finishes the last one judges
-	// the answer (judged), so judging needs no phase of its own.
-	cands   []*candidate
-	waiting atomic.Int32
-	judged  bool
 }
 
 type earlyFail struct {
@@ -80,14 +73,6 @@ type candidate struct {
 	// one goroutine that runs the candidate, read after the batch's
 	// candidates are done.
 	verdicts verdicts
-
-	// jobs are the answers that use it, each once (see answerJob.cands).
-	jobs []*answerJob
-
-	// early is set by the planner when the candidate started before the
-	// batch was planned (batch.start): whichever of its worker and
-	// finish comes second settles its result.
-	early bool
 }
 
 // verdicts are a candidate's comparisons, one per prepared gold: a
@@ -118,379 +103,195 @@ type candUse struct {
 	golds []string
 }
 
-// batch is one VerifyBatch in progress. Answers are planned as they come
-// (add), and a candidate whose golds are known starts on a worker at once,
-// so statements run while the rest of the batch is planned: planning on
-// one core while the others waited was most of what the verifier added to
-// a batch of small statements. finish completes the plan, settles the
-// candidates that started early and runs the rest; the verdicts are those
-// of planning everything first.
-type batch struct {
-	v    *Verifier
-	ctx  context.Context
-	jobs []*answerJob
-
-	urls   map[string][]string // task DB name -> variant URLs (first is the database itself)
-	urlErr map[string]error
-	norm   map[normKey]string
-
-	// goldRes holds the golds known so far: the ones the verifier keeps
-	// are taken at once (memo.Map.Peek), the others run on the workers
-	// (pending) and join it in finish. Until then only the planner
-	// touches it; afterwards it is read-only.
-	goldRes    map[execKey]goldOut
-	goldByText map[execKey]goldOut // an answer with a gold's key is that gold
-	pending    []*pendingGold
-	pendingAt  map[execKey]bool
-	goldsDone  sync.WaitGroup
-
-	cands map[execKey]*candidate
-	order []*candidate
-	modes []compare.Mode
-
-	work    chan func()
-	workers sync.WaitGroup
-
-	mu sync.Mutex
-	// planned is set by finish once every use and row budget is known;
-	// parked holds the early starts that finished before, with their
-	// rows, for finish to settle.
-	planned bool
-	parked  []parkedRun
-}
-
-type parkedRun struct {
-	cd *candidate
-	er *execResult
-}
-
-// pendingGold is a gold not kept yet, waited for on a goroutine of its
-// own (the runs are bounded by Config.GoldRuns).
-type pendingGold struct {
-	key execKey
-	out goldOut
-}
-
-type normKey struct {
-	d sqlgym.Dialect
-	q string
-}
-
-func (v *Verifier) newBatch(ctx context.Context, answers int) *batch {
-	// Sizes for a GRPO batch, where about a third of the answers are
-	// distinct: growing these maps showed in the profile.
-	n := answers/3 + 8
-	return &batch{
-		v: v, ctx: ctx,
-		urls: map[string][]string{}, urlErr: map[string]error{},
-		norm:    make(map[normKey]string, n),
-		goldRes: map[execKey]goldOut{}, goldByText: map[execKey]goldOut{}, pendingAt: map[execKey]bool{},
-		cands: make(map[execKey]*candidate, n), modes: v.modes(),
-		jobs: make([]*answerJob, 0, n),
+func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
+	urls := map[string][]string{} // task DB name -> variant URLs (first is the database itself)
+	urlErr := map[string]error{}
+	variantsOf := func(t *sqlgym.Task, testsuite bool) ([]string, error) {
+		key := t.DB
+		testsuite = testsuite || v.cfg.Variants
+		if testsuite {
+			key = "\x00ts\x00" + t.DB
+		}
+		if u, ok := urls[key]; ok || urlErr[key] != nil {
+			return u, urlErr[key]
+		}
+		var us []string
+		var err error
+		switch {
+		case !testsuite:
+			var u string
+			u, err = v.dbs.Resolve(t.DB)
+			us = []string{u}
+		case len(t.DBVariants) > 0:
+			var u string
+			u, err = v.dbs.Resolve(t.DB)
+			us = []string{u}
+			for _, name := range t.DBVariants {
+				if err != nil {
+					break
+				}
+				var vu string
+				vu, err = v.dbs.Resolve(name)
+				if vu != u {
+					us = append(us, vu)
+				}
+			}
+		default:
+			us, err = v.dbs.Variants(t.DB)
+		}
+		if err != nil {
+			urlErr[key] = err
+			return nil, err
+		}
+		urls[key] = us
+		return us, nil
 	}
-}
 
-func (b *batch) variantsOf(t *sqlgym.Task, testsuite bool) ([]string, error) {
-	v := b.v
-	key := t.DB
-	testsuite = testsuite || v.cfg.Variants
-	if testsuite {
-		key = "\x00ts\x00" + t.DB
+	// Plan every answer under every mode. A candidate's key (for the batch
+	// and the cache) is tokenised by its engine's own rules, so that texts
+	// merge only where that engine reads the same statement: do it once
+	// per distinct text and dialect in the batch.
+	type normKey struct {
+		d sqlgym.Dialect
+		q string
 	}
-	if u, ok := b.urls[key]; ok || b.urlErr[key] != nil {
-		return u, b.urlErr[key]
+	// Sized for the batch: growing these maps showed in the profile.
+	norm := make(map[normKey]string, len(jobs))
+	normalize := func(u, q string) string {
+		k := normKey{sqlgym.URLDialect(u), q}
+		n, ok := norm[k]
+		if !ok {
+			n = sqltext.Key(k.d, q)
+			norm[k] = n
+		}
+		return n
 	}
-	var us []string
-	var err error
-	switch {
-	case !testsuite:
-		var u string
-		u, err = v.dbs.Resolve(t.DB)
-		us = []string{u}
-	case len(t.DBVariants) > 0:
-		var u string
-		u, err = v.dbs.Resolve(t.DB)
-		us = []string{u}
-		for _, name := range t.DBVariants {
+	modes := v.modes()
+	for _, j := range jobs {
+		for _, m := range modes {
+			ts := m == compare.TestSuite
+			us, err := variantsOf(j.task, ts)
 			if err != nil {
+				j.fail = &earlyFail{sqlgym.OutcomeGoldError, fmt.Sprintf("database %q: %v", j.task.DB, err)}
 				break
 			}
-			var vu string
-			vu, err = v.dbs.Resolve(name)
-			if vu != u {
-				us = append(us, vu)
-			}
-		}
-	default:
-		us, err = v.dbs.Variants(t.DB)
-	}
-	if err != nil {
-		b.urlErr[key] = err
-		return nil, err
-	}
-	b.urls[key] = us
-	return us, nil
-}
-
-// normalize keys a candidate (for the batch and the cache) by its
-// engine's own rules, so that texts merge only where that engine reads
-// the same statement: once per distinct text and dialect in the batch.
-func (b *batch) normalize(u, q string) string {
-	k := normKey{sqlgym.URLDialect(u), q}
-	n, ok := b.norm[k]
-	if !ok {
-		n = sqltext.Key(k.d, q)
-		b.norm[k] = n
-	}
-	return n
-}
-
-// add plans an answer under every mode, asks for the golds it needs and
-// records its candidates, starting those that can start.
-func (b *batch) add(j *answerJob) {
-	v := b.v
-	b.jobs = append(b.jobs, j)
-	for _, m := range b.modes {
-		ts := m == compare.TestSuite
-		us, err := b.variantsOf(j.task, ts)
-		if err != nil {
-			j.fail = &earlyFail{sqlgym.OutcomeGoldError, fmt.Sprintf("database %q: %v", j.task.DB, err)}
-			break
-		}
-		p := modePlan{mode: m}
-		pred := j.sql
-		// Both queries as the official test-suite evaluation rewrites
-		// them before running them (see sqltext.TestSuitePred).
-		if ts {
-			pred = sqltext.TestSuitePred(pred, v.cfg.KeepDistinct)
-		}
-		for _, u := range us {
-			// Each database runs the gold written for its engine
-			// (Task.GoldByDialect), so one task set serves a database
-			// loaded into several engines.
-			golds := j.task.GoldsFor(sqlgym.URLDialect(u))
+			p := modePlan{mode: m}
+			pred := j.sql
+			// Both queries as the official test-suite evaluation rewrites
+			// them before running them (see sqltext.TestSuitePred).
 			if ts {
-				for i, g := range golds {
-					golds[i] = sqltext.TestSuiteGold(g, v.cfg.KeepDistinct)
+				pred = sqltext.TestSuitePred(pred, v.cfg.KeepDistinct)
+			}
+			for _, u := range us {
+				// Each database runs the gold written for its engine
+				// (Task.GoldByDialect), so one task set serves a database
+				// loaded into several engines.
+				golds := j.task.GoldsFor(sqlgym.URLDialect(u))
+				if ts {
+					for i, g := range golds {
+						golds[i] = sqltext.TestSuiteGold(g, v.cfg.KeepDistinct)
+					}
+				}
+				p.checks = append(p.checks, variantCheck{url: u, golds: golds, pred: pred, key: execKey{u, normalize(u, pred)}})
+			}
+			j.plans = append(j.plans, p)
+		}
+	}
+
+	// Golds first: the candidates' row budgets depend on them.
+	var goldKeys []execKey
+	seenGold := map[execKey]bool{}
+	for _, j := range jobs {
+		for _, p := range j.plans {
+			for _, c := range p.checks {
+				for _, g := range c.golds {
+					k := execKey{c.url, g}
+					if !seenGold[k] {
+						seenGold[k] = true
+						goldKeys = append(goldKeys, k)
+					}
 				}
 			}
-			p.checks = append(p.checks, variantCheck{url: u, golds: golds, pred: pred, key: execKey{u, b.normalize(u, pred)}})
-		}
-		j.plans = append(j.plans, p)
-	}
-	for _, p := range j.plans {
-		for ci, c := range p.checks {
-			for _, g := range c.golds {
-				b.askGold(execKey{c.url, g})
-			}
-			b.use(j, p.mode, ci, c)
 		}
 	}
-}
-
-// askGold makes sure the gold will be known by finish: at once when the
-// verifier keeps it, else from a goroutine that waits for its run. Not a
-// worker: workers may wait for memory budget that only finish frees, and
-// finish waits for the golds.
-func (b *batch) askGold(k execKey) {
-	if _, ok := b.goldRes[k]; ok || b.pendingAt[k] {
-		return
-	}
-	if ge, err, ok := b.v.golds.Peek(k); ok {
-		b.knowGold(k, goldOutOf(b.ctx, ge, err))
-		return
-	}
-	b.pendingAt[k] = true
-	pg := &pendingGold{key: k}
-	b.pending = append(b.pending, pg)
-	b.goldsDone.Add(1)
-	go func() {
-		defer b.goldsDone.Done()
-		ge, err := b.v.gold(b.ctx, k.url, k.sql)
-		pg.out = goldOutOf(b.ctx, ge, err)
-	}()
-}
-
-func (b *batch) knowGold(k execKey, out goldOut) {
-	b.goldRes[k] = out
-	// A gold without an error has its entry (v.gold returns none only
-	// with an error), which keys its text once.
-	if out.err == nil {
-		b.goldByText[execKey{k.url, out.ge.key(k.url, k.sql)}] = out
-	}
-}
-
-func goldOutOf(ctx context.Context, ge *goldEntry, err error) goldOut {
-	out := goldOut{ge: ge, err: err, cause: causeOf(ctx, err)}
-	if ge != nil {
-		out.rs, out.cause = ge.rs, ge.cause
-	}
-	return out
-}
-
-// use records that an answer is judged on a candidate under a mode, on the
-// check's database, creating the candidate on its first use.
-func (b *batch) use(j *answerJob, m compare.Mode, ci int, c variantCheck) {
-	cd := b.cands[c.key]
-	fresh := cd == nil
-	if fresh {
-		cd = &candidate{key: c.key, sql: c.pred}
-		b.cands[c.key] = cd
-		b.order = append(b.order, cd)
-	}
-	cd.rerun = cd.rerun || j.rerun
-	if !slices.Contains(j.cands, cd) {
-		j.cands = append(j.cands, cd)
-		j.waiting.Add(1)
-		cd.jobs = append(cd.jobs, j)
-	}
-	// Each (mode, task, variant) once: a scan, as a candidate has few
-	// uses (a statement shared by many tasks has one per task).
-	if !slices.ContainsFunc(cd.uses, func(u candUse) bool { return u.mode == m && u.task == j.task && u.url == c.url }) {
-		cd.uses = append(cd.uses, candUse{m, j.task, c.url, c.golds})
-	}
-	// Only a statement on an answer's first database may start before the
-	// plan is complete: under Config.Variants the others may wait for it.
-	if fresh && ci == 0 {
-		b.start(cd, m, c)
-	}
-}
-
-// start runs a new candidate on a worker now when its golds are known,
-// with the row budget its first use needs. Later uses may need more
-// rows; settle then decides whether the result still serves.
-func (b *batch) start(cd *candidate, m compare.Mode, c variantCheck) {
-	if _, ok := b.goldByText[cd.key]; ok && !cd.rerun {
-		return // judged on the gold's result, once planned
-	}
-	var readAll bool
-	var stopAfter int
-	for _, g := range c.golds {
-		gr, ok := b.goldRes[execKey{c.url, g}]
-		if !ok {
-			return // the budget waits for the gold
-		}
-		if gr.err != nil {
-			continue
-		}
-		if n := compare.StopAfter(m, gr.rs); n <= 0 {
-			readAll = true
+	goldRes := make(map[execKey]goldOut, len(goldKeys))
+	// Golds the verifier keeps (every batch of a training loop but the
+	// first) are taken here at once; only the others need a parallel
+	// phase, whose goroutines would cost more than the look-ups.
+	missing := goldKeys[:0:0]
+	for _, k := range goldKeys {
+		if ge, err, ok := v.golds.Peek(k); ok {
+			goldRes[k] = goldOutOf(ctx, ge, err)
 		} else {
-			stopAfter = max(stopAfter, n)
+			missing = append(missing, k)
 		}
 	}
-	cd.early = b.trySubmit(func() {
-		er := b.v.execEarly(b.ctx, cd, readAll, stopAfter)
-		b.mu.Lock()
-		if !b.planned {
-			b.parked = append(b.parked, parkedRun{cd, er})
-			b.mu.Unlock()
-			return
-		}
-		b.mu.Unlock()
-		if b.settle(cd, er) {
-			b.v.reuseOrRun(b.ctx, cd, b.goldRes)
-		}
-		b.done(cd)
+	var mu sync.Mutex
+	v.parallel(len(missing), func(i int) {
+		k := missing[i]
+		ge, err := v.gold(ctx, k.url, k.sql)
+		out := goldOutOf(ctx, ge, err)
+		mu.Lock()
+		goldRes[k] = out
+		mu.Unlock()
 	})
-}
-
-// trySubmit hands work to the batch's workers, started on first use,
-// unless their queue is full: the planner must never wait for a worker,
-// which may be waiting for memory budget that parked results hold until
-// finish.
-func (b *batch) trySubmit(f func()) bool {
-	b.startWorkers()
-	select {
-	case b.work <- f:
-		return true
-	default:
-		return false
-	}
-}
-
-// submit hands work to the workers, waiting while their queue is full:
-// for finish, once nothing a worker waits for depends on the caller.
-func (b *batch) submit(f func()) {
-	b.startWorkers()
-	b.work <- f
-}
-
-func (b *batch) startWorkers() {
-	if b.work == nil {
-		b.work = make(chan func(), 2*cap(b.jobs)+16)
-		for range b.v.cfg.Concurrency {
-			b.workers.Add(1)
-			go func() {
-				defer b.workers.Done()
-				for f := range b.work {
-					f()
-				}
-			}()
+	// An answer whose key is a gold's, on the same database,
+	// is that gold: it is judged on the gold's result, not run again.
+	goldByText := map[execKey]goldOut{}
+	for k, gr := range goldRes {
+		// A gold without an error has its entry (v.gold returns none only
+		// with an error), which keys its text once.
+		if gr.err == nil {
+			goldByText[execKey{k.url, gr.ge.key(k.url, k.sql)}] = gr
 		}
 	}
-}
 
-// settle gives an early start's result to its candidate once the batch is
-// planned, as if the candidate had run under its final row budget. It
-// reports whether the candidate must run again, its result dropped: the
-// row budget grew after it started and the result was cut short by it.
-func (b *batch) settle(cd *candidate, er *execResult) bool {
-	v := b.v
-	if gr, ok := b.goldByText[cd.key]; ok && !cd.rerun {
-		// A gold's text after all, of a task planned after it started:
-		// judged on the gold's result like every such answer.
-		er.drop(v.budget)
-		v.digest(cd, gr.rs, b.goldRes)
-		return false
-	}
-	if !er.serves(cd) {
-		er.drop(v.budget)
-		return true
-	}
-	v.complete(cd, er, b.goldRes)
-	return false
-}
-
-// finish completes the plan once every answer is added, runs what has not
-// run, and judges.
-func (b *batch) finish() {
-	v, ctx := b.v, b.ctx
-	b.goldsDone.Wait()
-	for _, pg := range b.pending {
-		b.knowGold(pg.key, pg.out)
-	}
-	goldRes := b.goldRes
-	// Each candidate gets the largest row budget any use needs.
-	for _, cd := range b.order {
-		for _, u := range cd.uses {
-			for _, g := range u.golds {
-				gr := goldRes[execKey{u.url, g}]
-				if gr.err != nil {
-					continue
+	// Distinct candidates, each with the largest row budget any use needs
+	// and every (mode, task, variant) it is judged for.
+	cands := make(map[execKey]*candidate, len(jobs))
+	var order []*candidate
+	for _, j := range jobs {
+		for _, p := range j.plans {
+			for _, c := range p.checks {
+				cd := cands[c.key]
+				if cd == nil {
+					cd = &candidate{key: c.key, sql: c.pred}
+					cands[c.key] = cd
+					order = append(order, cd)
 				}
-				if n := compare.StopAfter(u.mode, gr.rs); n <= 0 {
-					cd.readAll = true
-				} else if n > cd.stopAfter {
-					cd.stopAfter = n
+				cd.rerun = cd.rerun || j.rerun
+				// Each (mode, task, variant) once: a scan, as a candidate
+				// has few uses (one shared by many tasks has one per task).
+				if !slices.ContainsFunc(cd.uses, func(u candUse) bool { return u.mode == p.mode && u.task == j.task && u.url == c.url }) {
+					cd.uses = append(cd.uses, candUse{p.mode, j.task, c.url, c.golds})
+				}
+				for _, g := range c.golds {
+					gr := goldRes[execKey{c.url, g}]
+					if gr.err != nil {
+						continue
+					}
+					n := compare.StopAfter(p.mode, gr.rs)
+					if n <= 0 {
+						cd.readAll = true
+					} else if n > cd.stopAfter {
+						cd.stopAfter = n
+					}
 				}
 			}
 		}
 	}
 	// Candidates with a result already (a gold's, or serve's cache) are
-	// only compared; the rest run, statements first so the longest start
-	// early.
-	run := b.order[:0:0]
+	// only compared; the rest run. Both happen in one parallel phase,
+	// statements first so the longest start early: comparing in this
+	// goroutine instead would leave the other cores idle meanwhile.
+	run := order[:0:0]
 	type known struct {
 		cd *candidate
 		rs *sqlgym.ResultSet
 	}
 	var ready []known
-	for _, cd := range b.order {
-		if cd.early {
-			continue
-		}
-		if gr, ok := b.goldByText[cd.key]; ok && !cd.rerun {
+	for _, cd := range order {
+		if gr, ok := goldByText[cd.key]; ok && !cd.rerun {
 			ready = append(ready, known{cd, gr.rs})
 			continue
 		}
@@ -508,13 +309,12 @@ func (b *batch) finish() {
 	// every variant, so a statement runs on the variants only after it
 	// matched on the original: most wrong answers then cost one run, not
 	// one per variant. F1's partial credit is the least score over all
-	// databases, so it needs every run. (Early starts are all on an
-	// original.)
+	// databases, so it needs every run.
 	var later []*candidate
 	counterparts := map[execKey][]execKey{}
-	if v.cfg.Variants && !slices.Contains(v.modes(), compare.F1) {
+	if v.cfg.Variants && !slices.Contains(modes, compare.F1) {
 		first := map[execKey]bool{}
-		for _, j := range b.jobs {
+		for _, j := range jobs {
 			for _, p := range j.plans {
 				if len(p.checks) == 0 {
 					continue
@@ -535,55 +335,18 @@ func (b *batch) finish() {
 		}
 		run = now
 	}
-	// The early starts that finished are settled here, before anything
-	// more is queued: they hold their rows' bytes, which workers may be
-	// waiting for. The others settle on their worker when they finish.
-	b.mu.Lock()
-	b.planned = true
-	parked := b.parked
-	b.parked = nil
-	b.mu.Unlock()
-	var again, settled []*candidate
-	for _, p := range parked {
-		if b.settle(p.cd, p.er) {
-			again = append(again, p.cd)
-		} else {
-			settled = append(settled, p.cd)
+	v.parallel(len(run)+len(ready), func(i int) {
+		if i < len(run) {
+			v.runCandidate(ctx, run[i], goldRes)
+			return
 		}
-	}
-	for _, cd := range again {
-		b.submit(func() { v.reuseOrRun(ctx, cd, goldRes); b.done(cd) })
-	}
-	for _, cd := range run {
-		b.submit(func() { v.runCandidate(ctx, cd, goldRes); b.done(cd) })
-	}
-	for _, k := range ready {
-		b.submit(func() { v.digest(k.cd, k.rs, goldRes); b.done(k.cd) })
-	}
-	// The answers they complete are judged on the workers, in a few
-	// items: judging here would leave the workers idle at the end.
-	var toJudge []*answerJob
-	for _, cd := range settled {
-		toJudge = b.doneLater(cd, toJudge)
-	}
-	for len(toJudge) > 0 {
-		n := min(len(toJudge), 16)
-		part := toJudge[:n]
-		toJudge = toJudge[n:]
-		b.submit(func() {
-			for _, j := range part {
-				b.judge(j)
-			}
-		})
-	}
-	if b.work != nil {
-		close(b.work)
-		b.workers.Wait()
-	}
+		k := ready[i-len(run)]
+		v.digest(k.cd, k.rs, goldRes)
+	})
 	if len(later) > 0 {
 		var again []*candidate
 		for _, cd := range later {
-			if matchedSomewhere(b.cands, counterparts[cd.key]) {
+			if matchedSomewhere(cands, counterparts[cd.key]) {
 				again = append(again, cd)
 			} else {
 				cd.skipped = true
@@ -592,41 +355,9 @@ func (b *batch) finish() {
 		v.parallel(len(again), func(i int) { v.runCandidate(ctx, again[i], goldRes) })
 	}
 
-	// What is left to judge: answers that waited for a variant's run or
-	// skip, and answers with no candidate.
-	var left []*answerJob
-	for _, j := range b.jobs {
-		if !j.judged {
-			left = append(left, j)
-		}
-	}
-	v.parallel(len(left), func(i int) { v.judge(left[i], goldRes, b.cands) })
-}
-
-// done records that a candidate's verdicts are final, and judges the
-// answers that waited for it last.
-func (b *batch) done(cd *candidate) {
-	for _, j := range cd.jobs {
-		if j.waiting.Add(-1) == 0 {
-			b.judge(j)
-		}
-	}
-}
-
-// doneLater is done for the caller: it returns the answers to judge
-// appended to js instead of judging them.
-func (b *batch) doneLater(cd *candidate, js []*answerJob) []*answerJob {
-	for _, j := range cd.jobs {
-		if j.waiting.Add(-1) == 0 {
-			js = append(js, j)
-		}
-	}
-	return js
-}
-
-func (b *batch) judge(j *answerJob) {
-	b.v.judge(j, b.goldRes, b.cands)
-	j.judged = true
+	// Judging reads the finished verdicts only, so answers are judged in
+	// parallel too.
+	v.parallel(len(jobs), func(i int) { v.judge(jobs[i], goldRes, cands) })
 }
 
 // matchedSomewhere reports whether any of the candidates, or a failure
@@ -646,108 +377,34 @@ func matchedSomewhere(cands map[execKey]*candidate, keys []execKey) bool {
 	return false
 }
 
-// execResult is one run of a candidate under a row budget, or its result
-// from serve's cache.
-type execResult struct {
-	rs    *sqlgym.ResultSet
-	err   error
-	cause cause
-	// The row budget it was read with.
-	readAll   bool
-	stopAfter int
-	// size is the result's bytes held against the verifier's budget
-	// until the rows are judged.
-	size   int64
-	cached bool
-}
-
-// serves reports whether the result is what running the candidate under
-// its final row budget would give: the same budget, or every row read.
-func (er *execResult) serves(cd *candidate) bool {
-	if er.readAll == cd.readAll && (cd.readAll || er.stopAfter == cd.stopAfter) {
-		return true
-	}
-	return er.err == nil && er.rs != nil && !er.rs.Capped
-}
-
-// drop gives the result's bytes back to the budget.
-func (er *execResult) drop(b *ByteBudget) {
-	b.hold(-er.size)
-	b.Release(er.size)
-}
-
-func (v *Verifier) limitsFor(readAll bool, stopAfter int) sqlgym.Limits {
-	lim := v.cfg.Limits
-	if !readAll {
-		lim.StopAfter = stopAfter
-	}
-	return lim
-}
-
-// execEarly is an early start: serve's cache, else a run under the row
-// budget known so far.
-func (v *Verifier) execEarly(ctx context.Context, cd *candidate, readAll bool, stopAfter int) *execResult {
-	if c := v.cfg.Cache; c != nil {
-		if rs, err, ok := c.get(cd.key, readAll, stopAfter); ok {
-			return &execResult{rs: rs, err: err, cause: causeOf(context.Background(), err), readAll: readAll, stopAfter: stopAfter, cached: true}
-		}
-	}
-	lim := v.limitsFor(readAll, stopAfter)
-	taken, err := v.budget.Acquire(ctx, lim.MaxBytes)
-	if err != nil {
-		return &execResult{err: err, cause: causeAbandoned, readAll: readAll, stopAfter: stopAfter}
-	}
-	return v.execHeld(ctx, cd, lim, taken, readAll, stopAfter)
-}
-
-// execHeld runs the candidate with taken bytes of budget, giving back
-// what the result does not use.
-func (v *Verifier) execHeld(ctx context.Context, cd *candidate, lim sqlgym.Limits, taken int64, readAll bool, stopAfter int) *execResult {
-	rs, err := v.exec(ctx, cd.key.url, cd.sql, lim)
-	er := &execResult{rs: rs, err: err, cause: causeOf(ctx, err), readAll: readAll, stopAfter: stopAfter}
-	if rs != nil {
-		er.size = min(rs.Bytes, taken)
-	}
-	v.budget.Release(taken - er.size)
-	v.budget.hold(er.size)
-	return er
-}
-
-// complete gives the candidate its result, judges the rows, keeps them in
-// serve's cache when they may be kept, and frees their bytes (the cache's
-// own bound counts them there).
-func (v *Verifier) complete(cd *candidate, er *execResult, golds map[execKey]goldOut) {
-	cd.err, cd.cause = er.err, er.cause
-	v.digest(cd, er.rs, golds)
-	if c := v.cfg.Cache; c != nil && !er.cached && cd.cause.memoisable() {
-		c.put(cd.key, er.rs, er.err, er.readAll, er.stopAfter)
-	}
-	er.drop(v.budget)
-}
-
-// runCandidate runs one candidate under its final row budget within the
-// verifier's byte budget: it takes the statement's byte cap before
-// running and gives it back as complete says.
+// runCandidate runs one candidate within the verifier's byte budget: it
+// takes the statement's byte cap before running, gives back what the
+// result does not use, and the rest once the rows are judged and dropped
+// (serve's cache may keep them; its own bound counts them there).
 func (v *Verifier) runCandidate(ctx context.Context, cd *candidate, golds map[execKey]goldOut) {
-	lim := v.limitsFor(cd.readAll, cd.stopAfter)
+	lim := v.cfg.Limits
+	if !cd.readAll {
+		lim.StopAfter = cd.stopAfter
+	}
 	taken, err := v.budget.Acquire(ctx, lim.MaxBytes)
 	if err != nil {
 		cd.err, cd.cause = err, causeAbandoned
 		return
 	}
-	v.complete(cd, v.execHeld(ctx, cd, lim, taken, cd.readAll, cd.stopAfter), golds)
-}
-
-// reuseOrRun is a candidate whose early start did not serve: serve's
-// cache under its final budget, else a run.
-func (v *Verifier) reuseOrRun(ctx context.Context, cd *candidate, golds map[execKey]goldOut) {
-	if c := v.cfg.Cache; c != nil {
-		if rs, err, ok := c.get(cd.key, cd.readAll, cd.stopAfter); ok {
-			v.complete(cd, &execResult{rs: rs, err: err, cause: causeOf(context.Background(), err), cached: true}, golds)
-			return
-		}
+	rs, err := v.exec(ctx, cd.key.url, cd.sql, lim)
+	cd.err, cd.cause = err, causeOf(ctx, err)
+	var size int64
+	if rs != nil {
+		size = min(rs.Bytes, taken)
 	}
-	v.runCandidate(ctx, cd, golds)
+	v.budget.Release(taken - size)
+	v.budget.hold(size)
+	v.digest(cd, rs, golds)
+	if c := v.cfg.Cache; c != nil && cd.cause.memoisable() {
+		c.put(cd.key, rs, err, cd.readAll, cd.stopAfter)
+	}
+	v.budget.hold(-size)
+	v.budget.Release(size)
 }
 
 // digest judges a candidate's rows against every gold its uses need, in
@@ -780,6 +437,14 @@ func (v *Verifier) digest(cd *candidate, rs *sqlgym.ResultSet, golds map[execKey
 	if v.cfg.Previews > 0 {
 		cd.preview = NewPreview(rs, v.cfg.Previews)
 	}
+}
+
+func goldOutOf(ctx context.Context, ge *goldEntry, err error) goldOut {
+	out := goldOut{ge: ge, err: err, cause: causeOf(ctx, err)}
+	if ge != nil {
+		out.rs, out.cause = ge.rs, ge.cause
+	}
+	return out
 }
 
 type goldOut struct {

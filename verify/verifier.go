@@ -241,7 +241,7 @@ func (v *Verifier) modes() []compare.Mode {
 func (v *Verifier) VerifyBatch(ctx context.Context, answers []Answer) []Result {
 	results := make([]Result, len(answers))
 	var (
-		b         *batch
+		jobs      []*answerJob
 		leads     = make(map[jobKey]*answerJob, len(answers)/4+1)
 		followers []follower
 	)
@@ -288,15 +288,10 @@ func (v *Verifier) VerifyBatch(ctx context.Context, answers []Answer) []Result {
 		}
 		j := &answerJob{res: r, task: task, sql: sql, rerun: a.Rerun}
 		leads[k] = j
-		// Planned now: its statements may start while the rest of the
-		// batch is read.
-		if b == nil {
-			b = v.newBatch(ctx, len(answers))
-		}
-		b.add(j)
+		jobs = append(jobs, j)
 	}
-	if b != nil {
-		b.finish()
+	if len(jobs) > 0 {
+		v.run(ctx, jobs)
 	}
 	// The followers' reward and score values, in one allocation.
 	vals := make([]float64, 0, 2*len(followers))
