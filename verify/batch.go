@@ -72,7 +72,26 @@ type candidate struct {
 	// answers that share this candidate share its verdict. Written by the
 	// one goroutine that runs the candidate, read after the batch's
 	// candidates are done.
-	verdicts map[*compare.Gold]compare.Verdict
+	verdicts verdicts
+}
+
+// verdicts are a candidate's comparisons, one per prepared gold: a
+// candidate is judged against few golds, so a scan beats a map (and one
+// allocation per candidate less).
+type verdicts []goldVerdict
+
+type goldVerdict struct {
+	g  *compare.Gold
+	vd compare.Verdict
+}
+
+func (vs verdicts) of(g *compare.Gold) (compare.Verdict, bool) {
+	for _, gv := range vs {
+		if gv.g == g {
+			return gv.vd, true
+		}
+	}
+	return compare.Verdict{}, false
 }
 
 // candUse is one way answers use a candidate: under a mode, for a task,
@@ -82,14 +101,6 @@ type candUse struct {
 	task  *sqlgym.Task
 	url   string
 	golds []string
-}
-
-// useKey names one candUse of one candidate, to record each once.
-type useKey struct {
-	cand execKey
-	mode compare.Mode
-	task *sqlgym.Task
-	url  string
 }
 
 func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
@@ -144,7 +155,8 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 		d sqlgym.Dialect
 		q string
 	}
-	norm := map[normKey]string{}
+	// Sized for the batch: growing these maps showed in the profile.
+	norm := make(map[normKey]string, len(jobs))
 	normalize := func(u, q string) string {
 		k := normKey{sqlgym.URLDialect(u), q}
 		n, ok := norm[k]
@@ -154,8 +166,9 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 		}
 		return n
 	}
+	modes := v.modes()
 	for _, j := range jobs {
-		for _, m := range v.modes() {
+		for _, m := range modes {
 			ts := m == compare.TestSuite
 			us, err := variantsOf(j.task, ts)
 			if err != nil {
@@ -202,14 +215,22 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 		}
 	}
 	goldRes := make(map[execKey]goldOut, len(goldKeys))
-	var mu sync.Mutex
-	v.parallel(len(goldKeys), func(i int) {
-		k := goldKeys[i]
-		ge, err := v.gold(ctx, k.url, k.sql)
-		out := goldOut{ge: ge, err: err, cause: causeOf(ctx, err)}
-		if ge != nil {
-			out.rs, out.cause = ge.rs, ge.cause
+	// Golds the verifier keeps (every batch of a training loop but the
+	// first) are taken here at once; only the others need a parallel
+	// phase, whose goroutines would cost more than the look-ups.
+	missing := goldKeys[:0:0]
+	for _, k := range goldKeys {
+		if ge, err, ok := v.golds.Peek(k); ok {
+			goldRes[k] = goldOutOf(ctx, ge, err)
+		} else {
+			missing = append(missing, k)
 		}
+	}
+	var mu sync.Mutex
+	v.parallel(len(missing), func(i int) {
+		k := missing[i]
+		ge, err := v.gold(ctx, k.url, k.sql)
+		out := goldOutOf(ctx, ge, err)
 		mu.Lock()
 		goldRes[k] = out
 		mu.Unlock()
@@ -227,9 +248,8 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 
 	// Distinct candidates, each with the largest row budget any use needs
 	// and every (mode, task, variant) it is judged for.
-	cands := map[execKey]*candidate{}
+	cands := make(map[execKey]*candidate, len(jobs))
 	var order []*candidate
-	seenUse := map[useKey]bool{}
 	for _, j := range jobs {
 		for _, p := range j.plans {
 			for _, c := range p.checks {
@@ -240,8 +260,9 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 					order = append(order, cd)
 				}
 				cd.rerun = cd.rerun || j.rerun
-				if uk := (useKey{c.key, p.mode, j.task, c.url}); !seenUse[uk] {
-					seenUse[uk] = true
+				// Each (mode, task, variant) once: a scan, as a candidate
+				// has few uses (one shared by many tasks has one per task).
+				if !slices.ContainsFunc(cd.uses, func(u candUse) bool { return u.mode == p.mode && u.task == j.task && u.url == c.url }) {
 					cd.uses = append(cd.uses, candUse{p.mode, j.task, c.url, c.golds})
 				}
 				for _, g := range c.golds {
@@ -291,7 +312,7 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 	// databases, so it needs every run.
 	var later []*candidate
 	counterparts := map[execKey][]execKey{}
-	if v.cfg.Variants && !slices.Contains(v.modes(), compare.F1) {
+	if v.cfg.Variants && !slices.Contains(modes, compare.F1) {
 		first := map[execKey]bool{}
 		for _, j := range jobs {
 			for _, p := range j.plans {
@@ -347,8 +368,8 @@ func matchedSomewhere(cands map[execKey]*candidate, keys []execKey) bool {
 		if cd == nil || !cd.cause.scored() {
 			return true
 		}
-		for _, vd := range cd.verdicts {
-			if vd.Match {
+		for _, gv := range cd.verdicts {
+			if gv.vd.Match {
 				return true
 			}
 		}
@@ -393,7 +414,7 @@ func (v *Verifier) digest(cd *candidate, rs *sqlgym.ResultSet, golds map[execKey
 	if cd.err != nil || rs == nil {
 		return
 	}
-	cd.verdicts = map[*compare.Gold]compare.Verdict{}
+	cd.verdicts = make(verdicts, 0, len(cd.uses))
 	for _, u := range cd.uses {
 		for _, g := range u.golds {
 			k := execKey{u.url, g}
@@ -402,10 +423,10 @@ func (v *Verifier) digest(cd *candidate, rs *sqlgym.ResultSet, golds map[execKey
 				continue
 			}
 			pg := v.prepared(k, gr, u.mode, u.task)
-			vd, ok := cd.verdicts[pg]
+			vd, ok := cd.verdicts.of(pg)
 			if !ok {
 				vd = pg.Compare(rs)
-				cd.verdicts[pg] = vd
+				cd.verdicts = append(cd.verdicts, goldVerdict{pg, vd})
 			}
 			if vd.Match {
 				break
@@ -416,6 +437,14 @@ func (v *Verifier) digest(cd *candidate, rs *sqlgym.ResultSet, golds map[execKey
 	if v.cfg.Previews > 0 {
 		cd.preview = NewPreview(rs, v.cfg.Previews)
 	}
+}
+
+func goldOutOf(ctx context.Context, ge *goldEntry, err error) goldOut {
+	out := goldOut{ge: ge, err: err, cause: causeOf(ctx, err)}
+	if ge != nil {
+		out.rs, out.cause = ge.rs, ge.cause
+	}
+	return out
 }
 
 type goldOut struct {
@@ -572,7 +601,7 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 		}
 		var best compare.Verdict
 		for i, g := range usable {
-			vd := cd.verdicts[v.prepared(execKey{c.url, g}, golds[execKey{c.url, g}], p.mode, t)]
+			vd, _ := cd.verdicts.of(v.prepared(execKey{c.url, g}, golds[execKey{c.url, g}], p.mode, t))
 			if i == 0 || vd.Score > best.Score || vd.Match && !best.Match {
 				best = vd
 			}

@@ -31,12 +31,14 @@ type ByteBudget struct {
 	mu             sync.Mutex
 	taken, peak    int64
 	held, peakHeld int64
-	wake           chan struct{} // closed when bytes are given back
+	// wake is closed when bytes are given back; made only when someone
+	// waits, as most releases find no one waiting.
+	wake chan struct{}
 }
 
 // NewByteBudget makes a budget of limit bytes (at least 1).
 func NewByteBudget(limit int64) *ByteBudget {
-	return &ByteBudget{limit: max(limit, 1), wake: make(chan struct{})}
+	return &ByteBudget{limit: max(limit, 1)}
 }
 
 // BudgetStats are a budget's counters. Taken is what is reserved now and
@@ -71,6 +73,9 @@ func (b *ByteBudget) Acquire(ctx context.Context, n int64) (int64, error) {
 			b.mu.Unlock()
 			return n, nil
 		}
+		if b.wake == nil {
+			b.wake = make(chan struct{})
+		}
 		wake := b.wake
 		b.mu.Unlock()
 		select {
@@ -104,8 +109,10 @@ func (b *ByteBudget) Release(n int64) {
 	}
 	b.mu.Lock()
 	b.taken -= n
-	close(b.wake)
-	b.wake = make(chan struct{})
+	if b.wake != nil {
+		close(b.wake)
+		b.wake = nil
+	}
 	b.mu.Unlock()
 }
 

@@ -23,7 +23,7 @@ func (v *Verifier) classifyRows(cd *candidate, rs *sqlgym.ResultSet, golds map[e
 			if gr.err != nil || gr.rs == nil {
 				continue
 			}
-			if vd, ok := cd.verdicts[v.prepared(k, gr, u.mode, u.task)]; !ok || vd.Match {
+			if vd, ok := cd.verdicts.of(v.prepared(k, gr, u.mode, u.task)); !ok || vd.Match {
 				continue
 			}
 			if _, done := cd.failures[k]; done {

@@ -53,6 +53,27 @@ func (m *Map[K, V]) Do(ctx context.Context, key K, fn func() (V, error), keep fu
 	}
 }
 
+// Peek returns the kept outcome for key without starting or waiting for
+// a run: ok is false when none is kept yet (never run, in flight, or
+// forgotten). A caller that plans work can take what is known at once and
+// hand the rest to Do on another goroutine.
+func (m *Map[K, V]) Peek(key K) (v V, err error, ok bool) {
+	m.mu.Lock()
+	c, found := m.m[key]
+	m.mu.Unlock()
+	if !found {
+		return v, nil, false
+	}
+	// An outcome not kept is forgotten before done closes (see run), so a
+	// closed done here is always a kept outcome.
+	select {
+	case <-c.done:
+		return c.v, c.err, true
+	default:
+		return v, nil, false
+	}
+}
+
 func (m *Map[K, V]) run(key K, c *call[V], fn func() (V, error), keep func(V, error) bool) {
 	defer close(c.done)
 	defer func() {

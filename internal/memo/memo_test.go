@@ -111,3 +111,38 @@ func TestPanicIsAnErrorNotKept(t *testing.T) {
 		t.Fatal("a panicking run's outcome was kept")
 	}
 }
+
+// Peek sees only kept outcomes: nothing before a run, nothing while it is
+// in flight, nothing once an outcome not kept is forgotten; and it never
+// starts a run.
+func TestPeekSeesOnlyKeptOutcomes(t *testing.T) {
+	var m Map[string, int]
+	if _, _, ok := m.Peek("a"); ok {
+		t.Fatal("peek on an empty map found an outcome")
+	}
+	if m.Len() != 0 {
+		t.Fatal("peek started a run")
+	}
+	release := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.Do(context.Background(), "a", func() (int, error) { <-release; return 7, nil }, keepSuccess)
+	}()
+	for m.Len() == 0 {
+		runtime.Gosched()
+	}
+	if _, _, ok := m.Peek("a"); ok {
+		t.Fatal("peek found the outcome of a run still in flight")
+	}
+	close(release)
+	<-done
+	if v, err, ok := m.Peek("a"); !ok || v != 7 || err != nil {
+		t.Fatalf("peek after the run: %d, %v, %v; want 7, nil, true", v, err, ok)
+	}
+	down := errors.New("down")
+	m.Do(context.Background(), "b", func() (int, error) { return 0, down }, keepSuccess)
+	if _, _, ok := m.Peek("b"); ok {
+		t.Fatal("peek found an outcome that was not kept")
+	}
+}
