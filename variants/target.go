@@ -122,10 +122,7 @@ func (t *fileTarget) build(ctx context.Context, idx int, trial bool, gs []group)
 }
 
 func (t *fileTarget) golds(ctx context.Context, url string, golds []string, lim sqlgym.Limits) (map[string]goldState, error) {
-	if t.d == sqlgym.DialectSQLite {
-		return checkGolds(ctx, t.path(url), golds, lim)
-	}
-	return checkGoldsDuckDB(ctx, t.path(url), golds, lim)
+	return checkGoldsURL(ctx, url, golds, lim)
 }
 
 func (t *fileTarget) original(context.Context) (string, error) {
@@ -215,7 +212,7 @@ func (t *pgTarget) build(ctx context.Context, idx int, trial bool, gs []group) (
 }
 
 func (t *pgTarget) golds(ctx context.Context, url string, golds []string, lim sqlgym.Limits) (map[string]goldState, error) {
-	return checkGoldsPostgres(ctx, t.dsn, t.schemaOf(url), golds, lim)
+	return checkGoldsURL(ctx, url, golds, lim)
 }
 
 func (t *pgTarget) original(context.Context) (string, error) {

@@ -92,3 +92,9 @@ func editGroup(ctx context.Context, conn *sql.Conn, stmts []string) (bool, error
 	}
 	return true, nil
 }
+
+// SeparateInstances reports whether two engines on one file may differ in
+// their settings (Threads, MemoryLimit): true where engines run in worker
+// processes, each its own DuckDB instance; in-process, DuckDB refuses a
+// second configuration of a file it has open.
+func SeparateInstances() bool { return workersSupported }
