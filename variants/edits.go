@@ -241,6 +241,32 @@ func values(c screen.Comparison, col *sqlgym.Column) []string {
 	return out
 }
 
+// step is what takes a column's value one past the table's extreme, up
+// or down: one, which SQLite adds to anything; on the typed engines a day
+// for a timestamp (which takes no integer) and nothing for a type with no
+// order to step (a boolean, a UUID, an interval), which keeps the copied
+// value.
+func (p *planner) step(c *sqlgym.Column, up bool) (string, bool) {
+	sign := "+"
+	if !up {
+		sign = "-"
+	}
+	if p.dialect == "" || p.dialect == sqlgym.DialectSQLite {
+		return sign + " 1", true
+	}
+	t := baseType(c)
+	switch {
+	case strings.HasPrefix(t, "timestamp"), t == "datetime":
+		return sign + " INTERVAL '1 day'", true
+	case t == "interval", t == "point":
+		return "", false
+	case t == "date", isInt(c), strings.Contains(t, "numeric"), strings.Contains(t, "decimal"),
+		strings.Contains(t, "real"), strings.Contains(t, "double"), strings.Contains(t, "float"):
+		return sign + " 1", true
+	}
+	return "", false
+}
+
 func baseType(c *sqlgym.Column) string {
 	t, _, _ := strings.Cut(strings.ToLower(c.Type), "(")
 	return strings.TrimSpace(t)
@@ -297,9 +323,9 @@ func (p *planner) plan() []group {
 				if inKey(t, col.Name) || fkOf(t, col.Name) != nil || isText(col) || strings.EqualFold(col.Name, c.Column) {
 					continue
 				}
-				step := "+ 1"
-				if dir == "MIN" {
-					step = "- 1"
+				step, ok := p.step(col, dir == "MAX")
+				if !ok {
+					continue
 				}
 				set[strings.ToLower(col.Name)] = fmt.Sprintf("(SELECT %s(%s) FROM %s) %s", dir, quoteIdent(col.Name), quoteIdent(t.Name), step)
 			}
