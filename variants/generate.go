@@ -70,8 +70,8 @@ type Generator struct {
 	url    string
 	tgt    target
 	tasks  []sqlgym.Task
-	schema   *sqlgym.Schema
-	opt      Options
+	schema *sqlgym.Schema
+	opt    Options
 
 	golds      []string
 	goldStates map[string]goldState
