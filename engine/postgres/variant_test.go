@@ -1,0 +1,103 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/sqlgym/sqlgym"
+)
+
+// TestCopyAndEditSchema checks the copy a variant starts from: the same
+// rows (equal digests), the constraints of the original on the copy's own
+// tables (a foreign key pointing at the copy, not at the original), views
+// over the copy, readable by the original's reader; and EditSchema's
+// groups: all or nothing, the others kept.
+func TestCopyAndEditSchema(t *testing.T) {
+	s := newSandbox(t, []string{
+		`CREATE TABLE parent (id INTEGER PRIMARY KEY, name VARCHAR(10) NOT NULL UNIQUE)`,
+		`CREATE TABLE child (id INTEGER PRIMARY KEY, parent_id INTEGER NOT NULL REFERENCES parent (id),
+			n INTEGER CHECK (n > 0), at TIMESTAMP)`,
+		`CREATE TABLE loose (x INTEGER, y TEXT)`,
+		`CREATE VIEW big AS SELECT id, n FROM child WHERE n > 5`,
+		`INSERT INTO parent VALUES (1, 'a'), (2, 'b')`,
+		`INSERT INTO child VALUES (1, 1, 3, '2024-01-01 10:00'), (2, 2, 7, NULL), (3, 1, 9, NULL)`,
+		`INSERT INTO loose VALUES (1, 'p'), (1, 'p'), (2, NULL)`,
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	to := s.schema + "_c0"
+	t.Cleanup(func() { DropSchema(context.Background(), s.admin, to) })
+	if err := CopySchema(ctx, s.admin, s.schema, to); err != nil {
+		t.Fatal(err)
+	}
+	d0, err := Digest(ctx, s.admin, s.schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d1, err := Digest(ctx, s.admin, to); err != nil || d1 != d0 {
+		t.Fatalf("the copy's digest %s (%v), the original's %s: want equal", d1, err, d0)
+	}
+	var ue *sqlgym.UserError
+	if err := CopySchema(ctx, s.admin, s.schema, to); !errors.As(err, &ue) {
+		t.Fatalf("copying over an existing schema: %v, want a UserError", err)
+	}
+
+	groups := [][]string{
+		{`INSERT INTO child VALUES (4, 3, 1, NULL)`},                                            // no parent 3
+		{`INSERT INTO child VALUES (5, 1, 0, NULL)`},                                            // CHECK
+		{`INSERT INTO parent VALUES (3, 'a')`},                                                  // UNIQUE
+		{`INSERT INTO child VALUES (6, 1, NULL, NULL)`, `UPDATE child SET id = 1 WHERE id = 6`}, // key, all or nothing
+		{`INSERT INTO parent VALUES (3, 'c')`, `INSERT INTO child VALUES (7, 3, 8, (SELECT MAX(at) FROM child) + INTERVAL '1 day')`},
+		{`UPDATE loose SET y = NULL WHERE ctid = (SELECT ctid FROM loose ORDER BY ctid LIMIT 1 OFFSET 1)`},
+	}
+	applied, err := EditSchema(ctx, s.admin, to, groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []bool{false, false, false, false, true, true}
+	for i := range want {
+		if applied[i] != want[i] {
+			t.Errorf("group %d (%s): applied %v, want %v", i+1, groups[i][0], applied[i], want[i])
+		}
+	}
+	if d, _ := Digest(ctx, s.admin, s.schema); d != d0 {
+		t.Errorf("editing the copy changed the original")
+	}
+
+	// The original's reader reads the copy, and its view reads the copy's
+	// rows.
+	eng, err := Open(ctx, s.reader, Options{Schema: to})
+	if err != nil {
+		t.Fatalf("open the copy as the original's reader: %v", err)
+	}
+	defer eng.Close()
+	for q, n := range map[string]int64{
+		`SELECT count(*) FROM big`:                                 3,
+		`SELECT count(*) FROM child WHERE id = 6`:                  0,
+		`SELECT count(*) FROM loose WHERE y IS NULL`:               2,
+		`SELECT count(*) FROM child WHERE at = '2024-01-02 10:00'`: 1,
+	} {
+		res, err := eng.Query(ctx, q, sqlgym.Limits{})
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if got := res.Rows[0][0].Int; got != n {
+			t.Errorf("%s = %d, want %d", q, got, n)
+		}
+	}
+	if got, err := SchemasLike(ctx, s.admin, "^"+s.schema+"_c[0-9]+$"); err != nil || len(got) != 1 || got[0] != to {
+		t.Errorf("SchemasLike = %v, %v; want [%s]", got, err, to)
+	}
+	if err := RenameSchema(ctx, s.admin, to, s.schema+"_v1"); err != nil {
+		t.Fatal(err)
+	}
+	to = s.schema + "_v1"
+	if err := DropSchema(ctx, s.admin, to); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := SchemasLike(ctx, s.admin, "^"+s.schema+"_"); len(got) != 0 {
+		t.Errorf("schemas left: %v", got)
+	}
+}
