@@ -198,7 +198,7 @@ func (t *pgTarget) build(ctx context.Context, idx int, trial bool, gs []group) (
 	if err := postgres.DropSchema(ctx, t.admin, s); err != nil {
 		return "", nil, err
 	}
-	if err := postgres.CopySchema(ctx, t.admin, t.schema, s); err != nil {
+	if err := postgres.CopySchema(ctx, t.admin, t.schema, s, postgres.DSNUser(t.dsn)); err != nil {
 		return "", nil, err
 	}
 	if !slices.Contains(t.made, s) {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/sqlgym/sqlgym"
@@ -19,10 +20,12 @@ import (
 // ALL EXCLUDING DEFAULTS: a copied default would still draw from the
 // original's sequences), the rows copied in physical order, then the
 // foreign keys added between the copies, then the views. The roles that
-// may read from get USAGE on to and SELECT on its tables, so the sandbox's
-// reader role reads the copy as it reads the original. A schema to that
-// exists already is refused.
-func CopySchema(ctx context.Context, dsn, from, to string) error {
+// may use from (PUBLIC aside) and the roles named in readers get USAGE on
+// to and SELECT on its tables and views, so the sandbox's reader role
+// reads the copy as it reads the original: readers names it for a from
+// such as public, which every role may use. A schema to that exists
+// already is refused.
+func CopySchema(ctx context.Context, dsn, from, to string, readers ...string) error {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return infra(ctx, fmt.Errorf("copy schema: %w", err))
@@ -67,9 +70,14 @@ func CopySchema(ctx context.Context, dsn, from, to string) error {
 	if err != nil {
 		return fmt.Errorf("copy schema %s: list views: %w", src, err)
 	}
-	readers, err := schemaReaders(ctx, tx, from)
+	users, err := schemaReaders(ctx, tx, from)
 	if err != nil {
 		return err
+	}
+	for _, r := range readers {
+		if r != "" && !slices.Contains(users, r) {
+			users = append(users, r)
+		}
 	}
 	stmts := []string{"CREATE SCHEMA " + dst}
 	for _, t := range tables {
@@ -81,7 +89,7 @@ func CopySchema(ctx context.Context, dsn, from, to string) error {
 	stmts = append(stmts, "SET LOCAL search_path TO "+dst)
 	stmts = append(stmts, fks...)
 	stmts = append(stmts, views...)
-	for _, r := range readers {
+	for _, r := range users {
 		role := pgx.Identifier{r}.Sanitize()
 		stmts = append(stmts, "GRANT USAGE ON SCHEMA "+dst+" TO "+role,
 			"GRANT SELECT ON ALL TABLES IN SCHEMA "+dst+" TO "+role)
@@ -198,4 +206,13 @@ func adminExec(ctx context.Context, dsn, stmt string) error {
 		return fmt.Errorf("%s: %w", abbreviate(stmt), err)
 	}
 	return nil
+}
+
+// DSNUser is the role a DSN logs in as ("" when the DSN does not parse).
+func DSNUser(dsn string) string {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return ""
+	}
+	return cfg.User
 }

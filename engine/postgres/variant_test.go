@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/testenv"
 )
 
 // TestCopyAndEditSchema checks the copy a variant starts from: the same
@@ -87,6 +88,35 @@ func TestCopyAndEditSchema(t *testing.T) {
 			t.Errorf("%s = %d, want %d", q, got, n)
 		}
 	}
+	// A role with no right on the original (public, say, which every role
+	// may use, so that no grant names the reader) reads the copy when
+	// named among the readers, and cannot otherwise.
+	other := testenv.UniqueName("sqlgym_r")
+	testenv.PostgresExec(t, s.admin, "CREATE ROLE "+other+" LOGIN")
+	to2 := s.schema + "_c1"
+	t.Cleanup(func() {
+		DropSchema(context.Background(), s.admin, to2)
+		testenv.PostgresExec(t, s.admin, "DROP ROLE IF EXISTS "+other)
+	})
+	if err := CopySchema(ctx, s.admin, s.schema, to2, other); err != nil {
+		t.Fatal(err)
+	}
+	for schema, ok := range map[string]bool{to2: true, to: false} {
+		e, err := Open(ctx, withUser(t, s.admin, other), Options{Schema: schema})
+		if ok != (err == nil) {
+			t.Errorf("open %s as a role named among the readers %v: %v", schema, ok, err)
+		}
+		if err == nil {
+			if _, err := e.Query(ctx, `SELECT count(*) FROM child`, sqlgym.Limits{}); err != nil {
+				t.Errorf("read %s as %s: %v", schema, other, err)
+			}
+			e.Close()
+		}
+	}
+	if err := DropSchema(ctx, s.admin, to2); err != nil {
+		t.Fatal(err)
+	}
+
 	if got, err := SchemasLike(ctx, s.admin, "^"+s.schema+"_c[0-9]+$"); err != nil || len(got) != 1 || got[0] != to {
 		t.Errorf("SchemasLike = %v, %v; want [%s]", got, err, to)
 	}
