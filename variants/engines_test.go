@@ -80,7 +80,7 @@ type engineCase struct {
 	dir  string
 }
 
-func newCatalog(t *testing.T, refs ...string) *catalog.Catalog {
+func newCatalog(t testing.TB, refs ...string) *catalog.Catalog {
 	t.Helper()
 	cat, err := catalog.New(catalog.Config{Refs: refs, CacheDir: t.TempDir()})
 	if err != nil {
@@ -354,7 +354,7 @@ func TestPostgresVariants(t *testing.T) {
 }
 
 // dropLike drops the schemas whose names start with prefix_.
-func dropLike(t *testing.T, admin, prefix string) {
+func dropLike(t testing.TB, admin, prefix string) {
 	ctx := context.Background()
 	ss, err := postgres.SchemasLike(ctx, admin, "^"+prefix+"_")
 	if err != nil {

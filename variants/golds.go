@@ -55,7 +55,7 @@ func checkGolds(ctx context.Context, path string, golds []string, lim sqlgym.Lim
 // cannot hold a file open twice with different settings, and both runs
 // have one thread.
 func checkGoldsDuckDB(ctx context.Context, path string, golds []string, lim sqlgym.Limits) (map[string]goldState, error) {
-	a, err := duckdb.Open(path, duckdb.Options{PoolSize: 1, Threads: 1})
+	a, err := duckdb.Open(path, duckdb.Options{PoolSize: 1, Threads: 1, InProcess: duckdb.SeparateInstances()})
 	if err != nil {
 		return nil, fmt.Errorf("gold check: %w", err)
 	}
