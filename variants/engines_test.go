@@ -59,7 +59,11 @@ func engineTasks(db string) []sqlgym.Task {
 		}
 		out = append(out, t)
 	}
-	return append(out, sqlgym.Task{ID: "notes", DB: db, SQL: "SELECT COUNT(*) FROM notes WHERE body = 'note 1'", Complexity: "filter"})
+	return append(out,
+		sqlgym.Task{ID: "notes", DB: db, SQL: "SELECT COUNT(*) FROM notes WHERE body = 'note 1'", Complexity: "filter"},
+		// For the rewrites of the no-false-negatives check: BETWEEN, IN.
+		sqlgym.Task{ID: "between", DB: db, SQL: "SELECT order_id FROM orders WHERE amount BETWEEN 40 AND 80", Complexity: "filter"},
+		sqlgym.Task{ID: "paid", DB: db, SQL: "SELECT name FROM customers WHERE customer_id IN (SELECT customer_id FROM orders WHERE status = 'paid')", Complexity: "subquery"})
 }
 
 // constraintChecks are queries that count the rows breaking the toy's
@@ -208,6 +212,14 @@ func checkEngine(t *testing.T, ec engineCase, variantURL func(Kept) string) *DBR
 	if gold.Outcome != sqlgym.OutcomeCorrect {
 		t.Errorf("with --variants the gold itself is %s (%s)", gold.Outcome, gold.Detail)
 	}
+
+	// No false negatives: rewrites of every gold that mean the same on any
+	// data stay correct on the variants.
+	all := engineTasks(ec.name)
+	for i := range all {
+		all[i].DBVariants = task.DBVariants
+	}
+	noFalseNegatives(t, ec.cat, all, 15)
 	return res
 }
 
