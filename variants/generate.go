@@ -168,7 +168,7 @@ func NewGenerator(ctx context.Context, dbs verify.Databases, name, url string, t
 	switch loc.Dialect {
 	case sqlgym.DialectSQLite, sqlgym.DialectDuckDB, sqlgym.DialectPostgres:
 	default:
-		return nil, fmt.Errorf("database %q is %s: %w (leave its tasks out of --tasks)", name, loc.Dialect, ErrNotSQLite)
+		return nil, fmt.Errorf("database %q is %s: %w (leave its tasks out of --tasks)", name, loc.Dialect, ErrNoEngine)
 	}
 	eng, err := dbs.EngineURL(ctx, url)
 	if err != nil {

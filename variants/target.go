@@ -40,10 +40,9 @@ type target interface {
 	close(ctx context.Context) error
 }
 
-// ErrNotSQLite is returned for databases the generator cannot vary (no
-// engine layer for their dialect). The name stays for callers that
-// skipped such databases when only SQLite could be varied.
-var ErrNotSQLite = errors.New("variants: no engine layer for this kind of database")
+// ErrNoEngine is returned for databases the generator cannot vary: no
+// engine layer for their dialect.
+var ErrNoEngine = errors.New("variants: no engine layer for this kind of database")
 
 // newTarget makes the target of the database at url, writing files (a
 // SQLite or DuckDB database) to dir.
@@ -75,7 +74,7 @@ func (g *Generator) newTarget(ctx context.Context, dir string) (target, error) {
 		}
 		return t, nil
 	}
-	return nil, fmt.Errorf("database %q is %s: %w", g.name, loc.Dialect, ErrNotSQLite)
+	return nil, fmt.Errorf("database %q is %s: %w", g.name, loc.Dialect, ErrNoEngine)
 }
 
 // fileTarget is a SQLite or DuckDB file: candidates are copies of it.

@@ -162,7 +162,7 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 			return err
 		}
 		g, err := variants.NewGenerator(ctx, cat, name, url, byDB[name], vopt)
-		if errors.Is(err, variants.ErrNotSQLite) {
+		if errors.Is(err, variants.ErrNoEngine) {
 			skipped[name] = err.Error()
 			after = append(after, byDB[name]...)
 			continue
