@@ -18,7 +18,7 @@ type Report struct {
 	Seed        uint64       `json:"seed"`
 	MaxVariants int          `json:"max_variants"`
 	Databases   []*DBResult  `json:"databases"`
-	// Skipped names databases left out, with why (not SQLite).
+	// Skipped names databases left out, with why (no engine layer for them).
 	Skipped map[string]string `json:"skipped,omitempty"`
 
 	Screened    int     `json:"screened"`
