@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/sqlgym/sqlgym"
@@ -16,9 +17,11 @@ import (
 
 // CopySchema creates schema to as a copy of schema from: every table
 // created like the original with its columns, NOT NULL, CHECK, primary key
-// and UNIQUE constraints and indexes (CREATE TABLE ... LIKE ... INCLUDING
-// ALL EXCLUDING DEFAULTS: a copied default would still draw from the
-// original's sequences), the rows copied in physical order, then the
+// and UNIQUE constraints, indexes and generated columns (CREATE TABLE ...
+// LIKE ... INCLUDING ALL EXCLUDING DEFAULTS EXCLUDING IDENTITY: a copied
+// default would still draw from the original's sequences, and an identity
+// column GENERATED ALWAYS would refuse the explicit keys that the
+// variants' new rows carry), the rows copied in physical order, then the
 // foreign keys added between the copies, then the views. The roles that
 // may use from (PUBLIC aside) and the roles named in readers get USAGE on
 // to and SELECT on its tables and views, so the sandbox's reader role
@@ -82,9 +85,18 @@ func CopySchema(ctx context.Context, dsn, from, to string, readers ...string) er
 	stmts := []string{"CREATE SCHEMA " + dst}
 	for _, t := range tables {
 		st, dt := src+"."+pgx.Identifier{t}.Sanitize(), dst+"."+pgx.Identifier{t}.Sanitize()
+		// A generated column takes no value: the copy computes it again.
+		cols, err := collect(ctx, tx, `SELECT quote_ident(a.attname) FROM pg_catalog.pg_attribute a
+			JOIN pg_catalog.pg_class c ON c.oid = a.attrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+			WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+			ORDER BY a.attnum`, from, t)
+		if err != nil {
+			return fmt.Errorf("copy schema %s: columns of %s: %w", src, t, err)
+		}
+		list := strings.Join(cols, ", ")
 		stmts = append(stmts,
-			fmt.Sprintf("CREATE TABLE %s (LIKE %s INCLUDING ALL EXCLUDING DEFAULTS)", dt, st),
-			fmt.Sprintf("INSERT INTO %s SELECT * FROM %s ORDER BY ctid", dt, st))
+			fmt.Sprintf("CREATE TABLE %s (LIKE %s INCLUDING ALL EXCLUDING DEFAULTS EXCLUDING IDENTITY)", dt, st),
+			fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s ORDER BY ctid", dt, list, list, st))
 	}
 	stmts = append(stmts, "SET LOCAL search_path TO "+dst)
 	stmts = append(stmts, fks...)
