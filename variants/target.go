@@ -99,6 +99,26 @@ func (t *fileTarget) url(path string) string { return string(t.d) + ":" + path }
 
 func (t *fileTarget) path(url string) string { return strings.TrimPrefix(url, string(t.d)+":") }
 
+// copy copies the original file to path, with a DuckDB file's write-ahead
+// log when one is beside it (changes not yet checkpointed into the file,
+// which DuckDB replays on opening the copy).
+func (t *fileTarget) copy(path string) error {
+	if err := copyFile(path, t.orig); err != nil {
+		return err
+	}
+	if t.d != sqlgym.DialectDuckDB {
+		return nil
+	}
+	if _, err := os.Stat(t.orig + ".wal"); err == nil {
+		return copyFile(path+".wal", t.orig+".wal")
+	}
+	// A log left by an earlier copy at path would be replayed into this one.
+	if err := os.Remove(path + ".wal"); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("copy database: %w", err)
+	}
+	return nil
+}
+
 func (t *fileTarget) digest(context.Context) (string, error) { return sqlgym.FileDigest(t.orig) }
 
 func (t *fileTarget) build(ctx context.Context, idx int, trial bool, gs []group) (string, []string, error) {
@@ -106,7 +126,7 @@ func (t *fileTarget) build(ctx context.Context, idx int, trial bool, gs []group)
 	if trial {
 		path += ".trial"
 	}
-	if err := copyFile(path, t.orig); err != nil {
+	if err := t.copy(path); err != nil {
 		return "", nil, err
 	}
 	if t.d == sqlgym.DialectSQLite {
@@ -126,7 +146,7 @@ func (t *fileTarget) golds(ctx context.Context, url string, golds []string, lim 
 
 func (t *fileTarget) original(context.Context) (string, error) {
 	path := filepath.Join(t.dir, t.name+t.ext())
-	if err := copyFile(path, t.orig); err != nil {
+	if err := t.copy(path); err != nil {
 		return "", err
 	}
 	return t.url(path), nil
