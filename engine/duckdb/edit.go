@@ -17,9 +17,16 @@ import (
 // transaction of its own, and a group with a statement that breaks a
 // constraint (NOT NULL, UNIQUE, primary and foreign keys, CHECK: DuckDB
 // enforces them all at the statement) is rolled back whole and reported
-// false in applied. The groups that applied are committed one by one, and
-// the write-ahead log is folded into the file at the end so the variant
-// is one file. The error is for a file that cannot be edited at all.
+// false in applied. The write-ahead log is folded into the file at the end
+// so the variant is one file. The error is for a file that cannot be
+// edited at all.
+//
+// A commit costs a write to the log each, which made one transaction per
+// group the larger part of a candidate's cost; so a run of groups is
+// first tried in one transaction, and only a run that fails is halved
+// until the failing groups stand alone. Each group still sees exactly the
+// groups before it that applied, as it would one by one: a run commits
+// only when every group in it succeeded in order.
 //
 // Edit never runs model SQL: its statements come from sqlgym itself.
 func Edit(ctx context.Context, path string, groups [][]string) (applied []bool, err error) {
@@ -53,12 +60,36 @@ func Edit(ctx context.Context, path string, groups [][]string) (applied []bool, 
 	}
 	defer conn.Close()
 	applied = make([]bool, len(groups))
-	for i, g := range groups {
-		ok, err := editGroup(ctx, conn, g)
-		if err != nil {
-			return nil, fmt.Errorf("edit duckdb database %s: group %d: %w", path, i+1, err)
+	var run func(lo, hi int) error
+	run = func(lo, hi int) error {
+		if lo >= hi {
+			return nil
 		}
-		applied[i] = ok
+		var stmts []string
+		for _, g := range groups[lo:hi] {
+			stmts = append(stmts, g...)
+		}
+		ok, err := editGroup(ctx, conn, stmts)
+		if err != nil {
+			return fmt.Errorf("groups %d to %d: %w", lo+1, hi, err)
+		}
+		if ok {
+			for i := lo; i < hi; i++ {
+				applied[i] = true
+			}
+			return nil
+		}
+		if hi-lo == 1 {
+			return nil
+		}
+		mid := (lo + hi) / 2
+		if err := run(lo, mid); err != nil {
+			return err
+		}
+		return run(mid, hi)
+	}
+	if err := run(0, len(groups)); err != nil {
+		return nil, fmt.Errorf("edit duckdb database %s: %w", path, err)
 	}
 	if _, err := conn.ExecContext(ctx, "CHECKPOINT"); err != nil {
 		return nil, fmt.Errorf("edit duckdb database %s: checkpoint: %w", path, err)
@@ -66,8 +97,8 @@ func Edit(ctx context.Context, path string, groups [][]string) (applied []bool, 
 	return applied, nil
 }
 
-// editGroup runs one group in its own transaction: false when a statement
-// failed and the group was rolled back, an error when the transaction
+// editGroup runs statements in one transaction: false when a statement
+// failed and the transaction was rolled back, an error when the transaction
 // itself could not be run.
 func editGroup(ctx context.Context, conn *sql.Conn, stmts []string) (bool, error) {
 	tx, err := conn.BeginTx(ctx, nil)
