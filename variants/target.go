@@ -59,6 +59,12 @@ func (g *Generator) newTarget(ctx context.Context, dir string) (target, error) {
 		}
 		return &fileTarget{d: loc.Dialect, name: g.name, orig: loc.Path, dir: dir, tmp: tmp}, nil
 	case sqlgym.DialectPostgres:
+		// The server cuts identifiers at 63 bytes: NAME_c12_t must fit, or
+		// two candidates' schemas would be one.
+		if long := fmt.Sprintf("%s_c%d_t", g.name, g.opt.Candidates); len(long) > 63 {
+			return nil, sqlgym.Userf("give the database a shorter name in --db NAME=URL and in the tasks",
+				"database name %q is too long for its variant schemas (%s is over PostgreSQL's 63 bytes)", g.name, long)
+		}
 		t := &pgTarget{name: g.name, dsn: loc.DSN, admin: g.opt.PostgresAdmin, schema: loc.Schema}
 		if t.admin == "" {
 			t.admin = loc.DSN
