@@ -363,6 +363,16 @@ func TestPostgresVariants(t *testing.T) {
 	ec.opt.Replace = true
 	again := ec.run(t, 7, "")
 	sameVariants(t, res, again, true)
+
+	// A name whose candidate schemas PostgreSQL would cut short is refused.
+	long := strings.Repeat("n", 60)
+	g, err = NewGenerator(ctx, ec.cat, long, url, engineTasks(long), Options{Candidates: 6, PostgresAdmin: admin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Run(ctx, ""); err == nil || !strings.Contains(err.Error(), "too long") {
+		t.Errorf("a 60-byte database name: %v, want a refusal", err)
+	}
 }
 
 // dropLike drops the schemas whose names start with prefix_.
