@@ -65,13 +65,16 @@ func (o Options) withDefaults() Options {
 
 // Generator makes the variants of one database.
 type Generator struct {
-	dbs    verify.Databases
-	name   string
-	url    string
-	tgt    target
-	tasks  []sqlgym.Task
-	schema *sqlgym.Schema
-	opt    Options
+	dbs   verify.Databases
+	name  string
+	url   string
+	tgt   target
+	tasks []sqlgym.Task
+	// dialect is the database's engine: the golds generated for are
+	// the tasks' golds for it (Task.GoldFor).
+	dialect sqlgym.Dialect
+	schema  *sqlgym.Schema
+	opt     Options
 
 	golds      []string
 	goldStates map[string]goldState
@@ -178,10 +181,10 @@ func NewGenerator(ctx context.Context, dbs verify.Databases, name, url string, t
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", name, err)
 	}
-	g := &Generator{dbs: dbs, name: name, url: url, tasks: tasks, schema: schema, opt: opt.withDefaults()}
+	g := &Generator{dbs: dbs, name: name, url: url, tasks: tasks, dialect: loc.Dialect, schema: schema, opt: opt.withDefaults()}
 	seen := map[string]bool{}
 	for _, t := range tasks {
-		for _, s := range t.Golds() {
+		for _, s := range t.GoldsFor(loc.Dialect) {
 			if !seen[s] {
 				seen[s] = true
 				g.golds = append(g.golds, s)
@@ -222,7 +225,8 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 		return nil, err
 	}
 	schemas := map[string]*sqlgym.Schema{g.name: g.schema}
-	sopt := screen.Options{MaxPerKind: opt.MaxPerKind, Schemas: schemas}
+	sopt := screen.Options{MaxPerKind: opt.MaxPerKind, Schemas: schemas,
+		Dialect: func(string) sqlgym.Dialect { return g.dialect }}
 	cfg := verify.Config{Mode: opt.Mode, Limits: opt.Limits}
 
 	// Before: the mutants the original cannot tell from their gold.
@@ -358,7 +362,7 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 			continue
 		}
 		full := map[string]screen.Mutant{}
-		for _, m := range screen.MutateSchema(t.SQL, opt.MaxPerKind, g.schema) {
+		for _, m := range screen.MutateSchema(t.GoldFor(g.dialect), opt.MaxPerKind, g.schema) {
 			full[m.SQL] = m
 		}
 		weakKinds := map[screen.Kind]bool{}
@@ -368,7 +372,7 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 			if fm, ok := full[m.SQL]; ok {
 				m = fm
 			}
-			if ok, _ := screen.Equivalent(t.SQL, m, g.schema); ok {
+			if ok, _ := screen.Equivalent(t.GoldFor(g.dialect), m, g.schema); ok {
 				equiv++
 				if _, seen := weakKinds[m.Kind]; !seen {
 					weakKinds[m.Kind] = false
@@ -397,12 +401,12 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 	for _, t := range marked {
 		if nearMiss(t, func(m screen.Mutant) bool {
 			fm := m
-			for _, x := range screen.MutateSchema(t.SQL, opt.MaxPerKind, g.schema) {
+			for _, x := range screen.MutateSchema(t.GoldFor(g.dialect), opt.MaxPerKind, g.schema) {
 				if x.SQL == m.SQL {
 					fm = x
 				}
 			}
-			ok, _ := screen.Equivalent(t.SQL, fm, g.schema)
+			ok, _ := screen.Equivalent(t.GoldFor(g.dialect), fm, g.schema)
 			return ok
 		}) {
 			res.NearMissAfter++
