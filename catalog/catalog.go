@@ -185,8 +185,10 @@ func (c *Catalog) deeperDBDir(name string) string {
 
 // Variants lists the database URLs a test-suite comparison runs on for a
 // name: every *.sqlite file in the folder of the resolved SQLite file (the
-// Spider test-suite layout), the resolved database first. Other kinds have
-// no variants but themselves. The built-in shop has its shipped variants
+// Spider test-suite layout), and every *.duckdb file beside a DuckDB file,
+// the resolved database first, when that folder is named after the
+// database. A PostgreSQL database's variant schemas are listed only by the
+// tasks' db_variants, so here it has no variants but itself. The built-in shop has its shipped variants
 // when the catalog was built with Config.ShopVariants.
 func (c *Catalog) Variants(name string) ([]string, error) {
 	u, err := c.Resolve(name)
@@ -208,19 +210,25 @@ func (c *Catalog) Variants(name string) ([]string, error) {
 		return out, nil
 	}
 	loc, err := engine.ParseURL(u)
-	if err != nil || loc.Dialect != sqlgym.DialectSQLite || name == ShopName && c.refs[name] == "" {
+	if err != nil || loc.Dialect == sqlgym.DialectPostgres || name == ShopName && c.refs[name] == "" {
 		return []string{u}, err
 	}
 	dir := filepath.Dir(loc.Path)
 	if filepath.Base(dir) != name {
 		return []string{u}, nil
 	}
-	matches, _ := filepath.Glob(filepath.Join(dir, "*.sqlite"))
+	// A DuckDB database's variants are DuckDB files beside it, as
+	// `sqlgym variants` writes them: DIR/NAME/NAME_vK.duckdb.
+	ext := ".sqlite"
+	if loc.Dialect == sqlgym.DialectDuckDB {
+		ext = ".duckdb"
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "*"+ext))
 	sort.Strings(matches)
 	out := []string{u}
 	for _, m := range matches {
 		if m != loc.Path {
-			out = append(out, "sqlite:"+m)
+			out = append(out, string(loc.Dialect)+":"+m)
 		}
 	}
 	return out, nil

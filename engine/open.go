@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -19,11 +20,16 @@ type Location struct {
 	// connection string.
 	Path string
 	DSN  string
+	// Schema is the PostgreSQL schema a URL's schema= query parameter
+	// selects (a variant schema, say), taken out of DSN since the server
+	// does not know the parameter; it wins over Options.PostgresSchema.
+	Schema string
 }
 
 // ParseURL reads sqlite:PATH, duckdb:PATH, postgres://... or
 // postgresql://...; a bare path ending in .sqlite, .sqlite3, .db or .duckdb
-// is taken by its extension.
+// is taken by its extension. A PostgreSQL URL may end in schema=NAME among
+// its query parameters: the schema its tables are in.
 func ParseURL(u string) (Location, error) {
 	switch {
 	case strings.HasPrefix(u, "sqlite:"):
@@ -31,7 +37,8 @@ func ParseURL(u string) (Location, error) {
 	case strings.HasPrefix(u, "duckdb:"):
 		return Location{Dialect: sqlgym.DialectDuckDB, Path: strings.TrimPrefix(strings.TrimPrefix(u, "duckdb:"), "//")}, nil
 	case strings.HasPrefix(u, "postgres://"), strings.HasPrefix(u, "postgresql://"):
-		return Location{Dialect: sqlgym.DialectPostgres, DSN: u}, nil
+		dsn, schema := cutSchema(u)
+		return Location{Dialect: sqlgym.DialectPostgres, DSN: dsn, Schema: schema}, nil
 	}
 	switch strings.ToLower(filepath.Ext(u)) {
 	case ".sqlite", ".sqlite3", ".db":
@@ -46,7 +53,7 @@ func ParseURL(u string) (Location, error) {
 // String is the URL form of the location.
 func (l Location) String() string {
 	if l.Dialect == sqlgym.DialectPostgres {
-		return l.DSN
+		return WithSchema(l.DSN, l.Schema)
 	}
 	return string(l.Dialect) + ":" + l.Path
 }
@@ -89,11 +96,60 @@ func OpenLocation(ctx context.Context, loc Location, opts Options) (sqlgym.Engin
 		}
 		return e, nil
 	case sqlgym.DialectPostgres:
-		e, err := postgres.Open(ctx, loc.DSN, postgres.Options{Schema: opts.PostgresSchema})
+		schema := opts.PostgresSchema
+		if loc.Schema != "" {
+			schema = loc.Schema
+		}
+		e, err := postgres.Open(ctx, loc.DSN, postgres.Options{Schema: schema})
 		if err != nil {
 			return nil, err
 		}
 		return e, nil
 	}
 	return nil, fmt.Errorf("open %s: no engine for dialect %q", loc, loc.Dialect)
+}
+
+// cutSchema takes the schema= parameter out of a PostgreSQL URL's query,
+// leaving the other parameters in their order (the DSN text is a cache
+// and digest key elsewhere, so it must not be rewritten needlessly).
+func cutSchema(u string) (dsn, schema string) {
+	base, query, ok := strings.Cut(u, "?")
+	if !ok {
+		return u, ""
+	}
+	frag := ""
+	if i := strings.IndexByte(query, '#'); i >= 0 {
+		query, frag = query[:i], query[i:]
+	}
+	var keep []string
+	for _, p := range strings.Split(query, "&") {
+		if v, ok := strings.CutPrefix(p, "schema="); ok {
+			if s, err := url.QueryUnescape(v); err == nil {
+				schema = s
+			} else {
+				schema = v
+			}
+			continue
+		}
+		if p != "" {
+			keep = append(keep, p)
+		}
+	}
+	if len(keep) == 0 {
+		return base + frag, schema
+	}
+	return base + "?" + strings.Join(keep, "&") + frag, schema
+}
+
+// WithSchema is the PostgreSQL URL dsn selecting schema (ParseURL's
+// schema= parameter); dsn itself when schema is empty.
+func WithSchema(dsn, schema string) string {
+	if schema == "" {
+		return dsn
+	}
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + "schema=" + url.QueryEscape(schema)
 }

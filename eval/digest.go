@@ -48,7 +48,11 @@ func dbDigests(ctx context.Context, dbs Databases, tasks []sqlgym.Task, pgSchema
 		var d string
 		switch loc.Dialect {
 		case sqlgym.DialectPostgres:
-			d, err = postgresDigest(ctx, dbs, name, loc.DSN, pgSchema)
+			schema := pgSchema
+			if loc.Schema != "" {
+				schema = loc.Schema // the URL's own schema= wins, as engine.OpenLocation has it
+			}
+			d, err = postgresDigest(ctx, dbs, name, loc.DSN, schema)
 		default:
 			d, err = fileDigest(loc.Path)
 		}

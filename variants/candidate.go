@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/sqlgym/sqlgym/engine/sqlite"
@@ -16,7 +15,7 @@ import (
 // changes applied, every gold still running and deterministic on it.
 type candidate struct {
 	index  int
-	path   string
+	url    string
 	stmts  []string // the statements that applied, in order: they rebuild it
 	groups int
 	golds  map[string]goldState
@@ -40,12 +39,10 @@ func copyFile(dst, src string) error {
 	return out.Close()
 }
 
-// build writes the original with the groups' statements applied at path
-// and returns the statements that applied.
-func build(ctx context.Context, orig, path string, gs []group) ([]string, error) {
-	if err := copyFile(path, orig); err != nil {
-		return nil, err
-	}
+// build applies the groups' statements to the SQLite copy of the original
+// at path, each in its own savepoint (sqlite.Edit), and returns the
+// statements that applied.
+func build(ctx context.Context, path string, gs []group) ([]string, error) {
 	var stmts []string
 	for _, g := range gs {
 		stmts = append(stmts, g.stmts...)
@@ -68,27 +65,26 @@ func build(ctx context.Context, orig, path string, gs []group) ([]string, error)
 // changes one table, so suspects are the groups on the tables those golds
 // read, found by halving (repair). A last check of every gold decides; a
 // candidate still breaking one after two repairs is not used (nil).
-func (g *Generator) makeCandidate(ctx context.Context, idx int, gs []group, tmp string) (*candidate, error) {
-	path := filepath.Join(tmp, fmt.Sprintf("candidate_%02d.sqlite", idx))
-	stmts, err := build(ctx, g.origPath, path, gs)
+func (g *Generator) makeCandidate(ctx context.Context, idx int, gs []group) (*candidate, error) {
+	url, stmts, err := g.tgt.build(ctx, idx, false, gs)
 	if err != nil {
 		return nil, err
 	}
-	st, err := checkGolds(ctx, path, g.golds, g.opt.Limits)
+	st, err := g.tgt.golds(ctx, url, g.golds, g.opt.Limits)
 	if err != nil {
 		return nil, err
 	}
 	bad := broken(g.goldStates, st)
 	for round := 0; len(bad) > 0 && round < 2; round++ {
-		keep, err := g.repair(ctx, gs, bad, path)
+		keep, err := g.repair(ctx, idx, gs, bad)
 		if err != nil {
 			return nil, err
 		}
 		gs = keep
-		if stmts, err = build(ctx, g.origPath, path, gs); err != nil {
+		if url, stmts, err = g.tgt.build(ctx, idx, false, gs); err != nil {
 			return nil, err
 		}
-		if st, err = checkGolds(ctx, path, g.golds, g.opt.Limits); err != nil {
+		if st, err = g.tgt.golds(ctx, url, g.golds, g.opt.Limits); err != nil {
 			return nil, err
 		}
 		bad = broken(g.goldStates, st)
@@ -96,14 +92,12 @@ func (g *Generator) makeCandidate(ctx context.Context, idx int, gs []group, tmp 
 	if len(bad) > 0 {
 		return nil, nil
 	}
-	return &candidate{index: idx, path: path, stmts: stmts, groups: len(gs), golds: st}, nil
+	return &candidate{index: idx, url: url, stmts: stmts, groups: len(gs), golds: st}, nil
 }
 
 // repair returns the groups kept: added half by half, a half kept when the
 // golds in bad stay fine with it.
-func (g *Generator) repair(ctx context.Context, gs []group, bad []string, path string) ([]group, error) {
-	trial := path + ".trial"
-	defer os.Remove(trial)
+func (g *Generator) repair(ctx context.Context, idx int, gs []group, bad []string) ([]group, error) {
 	// Each group changes one table; a group on a table no broken gold
 	// reads cannot be what broke them, and goes in untried.
 	read := map[string]bool{}
@@ -132,10 +126,11 @@ func (g *Generator) repair(ctx context.Context, gs []group, bad []string, path s
 		}
 		trials++
 		with := append(append([]group(nil), accepted...), part...)
-		if _, err := build(ctx, g.origPath, trial, with); err != nil {
+		trial, _, err := g.tgt.build(ctx, idx, true, with)
+		if err != nil {
 			return err
 		}
-		st, err := checkGolds(ctx, trial, bad, g.opt.Limits)
+		st, err := g.tgt.golds(ctx, trial, bad, g.opt.Limits)
 		if err != nil {
 			return err
 		}

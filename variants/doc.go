@@ -16,15 +16,27 @@
 // Every change is a SQL statement on the original rows that picks its row
 // by key order (planner), so a variant is the original plus a list of
 // statements: the manifest records them, and the built-in shop ships its
-// variants as such a list (shopdb/variants.json). The statements run
-// through sqlite.Edit with foreign keys on, each in its own savepoint, so a
-// change that breaks a declared constraint (type affinity aside: NOT
-// NULL, UNIQUE, primary and foreign keys, CHECK) is left out.
+// variants as such a list (shopdb/variants.json). The planner writes them
+// in the target engine's dialect (rowid or ctid for a table without a key,
+// typed steps past a column's extreme), SQLite's text unchanged.
+//
+// An engine layer (target.go) makes the working copies: a SQLite or DuckDB
+// database's candidates are copies of its file, a PostgreSQL database's
+// are schemas NAME_cK in the same database (postgres.CopySchema), and a
+// kept one becomes DIR/NAME/NAME_vK.sqlite, .duckdb, or schema NAME_vK.
+// The statements run with the engine's constraints enforced, each change
+// all or nothing: on SQLite through sqlite.Edit, with foreign keys on,
+// each statement in its own savepoint; on DuckDB (no savepoints) a
+// transaction per change group (duckdb.Edit); on PostgreSQL a savepoint
+// per group (postgres.EditSchema). A change that breaks a declared
+// constraint (type affinity aside on SQLite: NOT NULL, UNIQUE, primary and
+// foreign keys, CHECK) is left out.
 //
 // A candidate must keep every gold that runs deterministically on the
 // original running deterministically: each gold goes through the author
-// execution filter on two engines over the file, one with SQLite's
-// reverse_unordered_selects, so a LIMIT through tied keys or a bare
+// execution filter on two engines over the candidate (on SQLite one with
+// reverse_unordered_selects; on DuckDB one with one thread and one with
+// two; on PostgreSQL two sessions), so a LIMIT through tied keys or a bare
 // column shows as "unstable"; the groups that break a gold are taken out
 // by halving (makeCandidate).
 package variants

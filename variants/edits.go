@@ -31,14 +31,35 @@ type planner struct {
 	comps  []screen.Comparison
 	ths    []screen.Threshold
 	serial int // makes every invented text key unique
+	// dialect is the target's: SQLite when empty (see rowid and always).
+	dialect sqlgym.Dialect
+}
+
+// rowid is the column that names a row physically in the target: SQLite's
+// and DuckDB's rowid, PostgreSQL's ctid (stable within the one
+// transaction that builds a candidate, since nothing else writes there).
+func (p *planner) rowid() string {
+	if p.dialect == sqlgym.DialectPostgres {
+		return "ctid"
+	}
+	return "rowid"
+}
+
+// always is a WHERE condition that every row meets: PostgreSQL wants a
+// boolean where SQLite and DuckDB take 1.
+func (p *planner) always() string {
+	if p.dialect == sqlgym.DialectPostgres {
+		return "TRUE"
+	}
+	return "1"
 }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // order is the deterministic row order of a table: its key, else rowid.
-func order(t *sqlgym.Table) string {
+func (p *planner) order(t *sqlgym.Table) string {
 	if len(t.PrimaryKey) == 0 {
-		return "rowid"
+		return p.rowid()
 	}
 	var ks []string
 	for _, k := range t.PrimaryKey {
@@ -107,19 +128,19 @@ func (p *planner) copyFrom(t *sqlgym.Table, from, alias, where string, k, n int,
 		exprs = append(exprs, e)
 	}
 	if where == "" {
-		where = "1"
+		where = p.always()
 	}
 	// The gold's own condition names the table's columns bare or by the
 	// table's name, both of which resolve in the inner SELECT; one naming
 	// an alias fails to prepare, and Edit leaves that statement out.
-	src := fmt.Sprintf("SELECT * FROM %s WHERE %s ORDER BY %s", quoteIdent(t.Name), where, order(t))
+	src := fmt.Sprintf("SELECT * FROM %s WHERE %s ORDER BY %s", quoteIdent(t.Name), where, p.order(t))
 	if from != "" {
 		var ks []string
 		for _, c := range t.PrimaryKey {
 			ks = append(ks, alias+"."+quoteIdent(c))
 		}
 		if len(ks) == 0 {
-			ks = []string{alias + ".rowid"}
+			ks = []string{alias + "." + p.rowid()}
 		}
 		src = fmt.Sprintf("SELECT %s.* FROM %s WHERE %s ORDER BY %s", alias, from, where, strings.Join(ks, ", "))
 	}
@@ -165,9 +186,9 @@ func isCompositeFK(t *sqlgym.Table, name string) bool {
 }
 
 // updateRow sets a column of the k-th row of t (in key order).
-func updateRow(t *sqlgym.Table, k int, col, expr string) string {
-	return fmt.Sprintf("UPDATE %s SET %s = %s WHERE rowid = (SELECT rowid FROM %s ORDER BY %s LIMIT 1 OFFSET %d)",
-		quoteIdent(t.Name), quoteIdent(col), expr, quoteIdent(t.Name), order(t), k)
+func (p *planner) updateRow(t *sqlgym.Table, k int, col, expr string) string {
+	return fmt.Sprintf("UPDATE %s SET %s = %s WHERE %s = (SELECT %s FROM %s ORDER BY %s LIMIT 1 OFFSET %d)",
+		quoteIdent(t.Name), quoteIdent(col), expr, p.rowid(), p.rowid(), quoteIdent(t.Name), p.order(t), k)
 }
 
 // values returns the literals on and next to a compared literal: the
@@ -220,6 +241,32 @@ func values(c screen.Comparison, col *sqlgym.Column) []string {
 	return out
 }
 
+// step is what takes a column's value one past the table's extreme, up
+// or down: one, which SQLite adds to anything; on the typed engines a day
+// for a timestamp (which takes no integer) and nothing for a type with no
+// order to step (a boolean, a UUID, an interval), which keeps the copied
+// value.
+func (p *planner) step(c *sqlgym.Column, up bool) (string, bool) {
+	sign := "+"
+	if !up {
+		sign = "-"
+	}
+	if p.dialect == "" || p.dialect == sqlgym.DialectSQLite {
+		return sign + " 1", true
+	}
+	t := baseType(c)
+	switch {
+	case strings.HasPrefix(t, "timestamp"), t == "datetime":
+		return sign + " INTERVAL '1 day'", true
+	case t == "interval", t == "point":
+		return "", false
+	case t == "date", isInt(c), strings.Contains(t, "numeric"), strings.Contains(t, "decimal"),
+		strings.Contains(t, "real"), strings.Contains(t, "double"), strings.Contains(t, "float"):
+		return sign + " 1", true
+	}
+	return "", false
+}
+
 func baseType(c *sqlgym.Column) string {
 	t, _, _ := strings.Cut(strings.ToLower(c.Type), "(")
 	return strings.TrimSpace(t)
@@ -246,7 +293,7 @@ func (p *planner) plan() []group {
 			switch p.rng.IntN(3) {
 			case 0:
 				gs = append(gs, group{"boundary " + c.Table + "." + c.Column + "=" + v,
-					[]string{updateRow(t, p.rng.IntN(int(t.Rows)), col.Name, v)}})
+					[]string{p.updateRow(t, p.rng.IntN(int(t.Rows)), col.Name, v)}})
 			default:
 				where := ""
 				if c.Others != "" && p.rng.IntN(4) != 0 {
@@ -276,9 +323,9 @@ func (p *planner) plan() []group {
 				if inKey(t, col.Name) || fkOf(t, col.Name) != nil || isText(col) || strings.EqualFold(col.Name, c.Column) {
 					continue
 				}
-				step := "+ 1"
-				if dir == "MIN" {
-					step = "- 1"
+				step, ok := p.step(col, dir == "MAX")
+				if !ok {
+					continue
 				}
 				set[strings.ToLower(col.Name)] = fmt.Sprintf("(SELECT %s(%s) FROM %s) %s", dir, quoteIdent(col.Name), quoteIdent(t.Name), step)
 			}
@@ -309,7 +356,7 @@ func (p *planner) plan() []group {
 					continue
 				}
 				v = fmt.Sprintf("(SELECT %s FROM %s ORDER BY %s LIMIT 1 OFFSET %d)", quoteIdent(fk.RefColumns[0]),
-					quoteIdent(parent.Name), order(parent), p.rng.IntN(int(parent.Rows)))
+					quoteIdent(parent.Name), p.order(parent), p.rng.IntN(int(parent.Rows)))
 			case isInt(col):
 				v = fmt.Sprintf("(SELECT COALESCE(MAX(%s), 0) + %d FROM %s)", quoteIdent(col.Name), 1000+p.rng.IntN(1000), quoteIdent(t.Name))
 			case isText(col):
@@ -340,7 +387,7 @@ func (p *planner) plan() []group {
 			if c.NotNull || inKey(t, c.Name) || p.rng.IntN(2) == 0 {
 				continue
 			}
-			gs = append(gs, group{"null " + t.Name + "." + c.Name, []string{updateRow(t, p.rng.IntN(n), c.Name, "NULL")}})
+			gs = append(gs, group{"null " + t.Name + "." + c.Name, []string{p.updateRow(t, p.rng.IntN(n), c.Name, "NULL")}})
 		}
 		// Extra child rows, moved to another parent: group sizes change,
 		// and some groups become single rows.
@@ -351,7 +398,7 @@ func (p *planner) plan() []group {
 			}
 			for range 1 + p.rng.IntN(3) {
 				v := fmt.Sprintf("(SELECT %s FROM %s ORDER BY %s LIMIT 1 OFFSET %d)", quoteIdent(fk.RefColumns[0]),
-					quoteIdent(parent.Name), order(parent), p.rng.IntN(int(parent.Rows)))
+					quoteIdent(parent.Name), p.order(parent), p.rng.IntN(int(parent.Rows)))
 				gs = append(gs, group{"child " + t.Name + "->" + parent.Name,
 					[]string{p.copyRow(t, "", p.rng.IntN(n), map[string]string{strings.ToLower(fk.Columns[0]): v})}})
 			}

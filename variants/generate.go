@@ -2,11 +2,8 @@ package variants
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"time"
@@ -34,6 +31,18 @@ type Options struct {
 	Mode       compare.Mode
 	MaxPerKind int
 	Limits     sqlgym.Limits
+	// PostgresAdmin is the DSN of a role that may create schemas in a
+	// PostgreSQL database being varied (the database's own DSN when
+	// empty): the candidates and variants are schemas it makes, read with
+	// the database's DSN as the verifier reads them.
+	PostgresAdmin string
+	// PostgresSchema is the schema of a PostgreSQL database whose URL has
+	// no schema= (public when empty too).
+	PostgresSchema string
+	// Replace drops a PostgreSQL database's variant and candidate schemas
+	// left by an earlier run (NAME_vK, NAME_cK); without it they are
+	// refused. Files are the caller's to clear.
+	Replace bool
 	// Log, when set, gets a line per step.
 	Log func(format string, args ...any)
 }
@@ -56,13 +65,16 @@ func (o Options) withDefaults() Options {
 
 // Generator makes the variants of one database.
 type Generator struct {
-	dbs      verify.Databases
-	name     string
-	url      string
-	origPath string
-	tasks    []sqlgym.Task
-	schema   *sqlgym.Schema
-	opt      Options
+	dbs   verify.Databases
+	name  string
+	url   string
+	tgt   target
+	tasks []sqlgym.Task
+	// dialect is the database's engine: the golds generated for are
+	// the tasks' golds for it (Task.GoldFor).
+	dialect sqlgym.Dialect
+	schema  *sqlgym.Schema
+	opt     Options
 
 	golds      []string
 	goldStates map[string]goldState
@@ -109,8 +121,11 @@ type DBResult struct {
 
 // Kept is one kept variant database.
 type Kept struct {
-	Name   string `json:"name"`
+	Name string `json:"name"`
+	// Path is a SQLite or DuckDB variant's file; URL a PostgreSQL
+	// variant's, which names its schema (schema=NAME_vK).
 	Path   string `json:"path"`
+	URL    string `json:"url,omitempty"`
 	Digest string `json:"digest"`
 	// Candidate is the candidate's index (its seed stream).
 	Candidate int `json:"candidate"`
@@ -146,9 +161,6 @@ type KilledMutant struct {
 	Variant string      `json:"variant"`
 }
 
-// ErrNotSQLite is returned for databases the generator cannot copy yet.
-var ErrNotSQLite = errors.New("variants: only SQLite databases can be varied")
-
 // NewGenerator prepares the generation for the database named name (URL
 // url) and its tasks; dbs resolves every other name.
 func NewGenerator(ctx context.Context, dbs verify.Databases, name, url string, tasks []sqlgym.Task, opt Options) (*Generator, error) {
@@ -156,8 +168,10 @@ func NewGenerator(ctx context.Context, dbs verify.Databases, name, url string, t
 	if err != nil {
 		return nil, err
 	}
-	if loc.Dialect != sqlgym.DialectSQLite {
-		return nil, fmt.Errorf("database %q is %s: %w (give a SQLite copy of it, or leave its tasks out of --tasks)", name, loc.Dialect, ErrNotSQLite)
+	switch loc.Dialect {
+	case sqlgym.DialectSQLite, sqlgym.DialectDuckDB, sqlgym.DialectPostgres:
+	default:
+		return nil, fmt.Errorf("database %q is %s: %w (leave its tasks out of --tasks)", name, loc.Dialect, ErrNoEngine)
 	}
 	eng, err := dbs.EngineURL(ctx, url)
 	if err != nil {
@@ -167,10 +181,10 @@ func NewGenerator(ctx context.Context, dbs verify.Databases, name, url string, t
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", name, err)
 	}
-	g := &Generator{dbs: dbs, name: name, url: url, origPath: loc.Path, tasks: tasks, schema: schema, opt: opt.withDefaults()}
+	g := &Generator{dbs: dbs, name: name, url: url, tasks: tasks, dialect: loc.Dialect, schema: schema, opt: opt.withDefaults()}
 	seen := map[string]bool{}
 	for _, t := range tasks {
-		for _, s := range t.Golds() {
+		for _, s := range t.GoldsFor(loc.Dialect) {
 			if !seen[s] {
 				seen[s] = true
 				g.golds = append(g.golds, s)
@@ -187,17 +201,32 @@ func mutantID(task, sql string) string { return task + "\x00" + sql }
 
 // Run fuzzes the candidates, keeps the few that kill the most surviving
 // mutants and writes them as dir/NAME_vK.sqlite beside a copy of the
-// original, dir/NAME.sqlite. dir must exist and be empty of those names.
-func (g *Generator) Run(ctx context.Context, dir string) (*DBResult, error) {
+// original, dir/NAME.sqlite; a DuckDB database's as dir/NAME_vK.duckdb
+// beside dir/NAME.duckdb; a PostgreSQL database's as schemas NAME_vK in
+// its database (dir is not used). dir must exist and be empty of those
+// names.
+func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err error) {
 	start := time.Now()
 	opt := g.opt
-	res := &DBResult{Name: g.name, URL: g.url, Seed: opt.Seed, Tasks: len(g.tasks), Killed: map[string][]KilledMutant{}}
-	var err error
-	if res.Digest, err = sqlgym.FileDigest(g.origPath); err != nil {
+	res = &DBResult{Name: g.name, URL: g.url, Seed: opt.Seed, Tasks: len(g.tasks), Killed: map[string][]KilledMutant{}}
+	if g.tgt, err = g.newTarget(ctx, dir); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := g.tgt.close(ctx); cerr != nil && err == nil {
+			res, err = nil, fmt.Errorf("remove candidates: %w", cerr)
+		}
+	}()
+	if res.Digest, err = g.tgt.digest(ctx); err != nil {
+		return nil, err
+	}
+	orig, err := g.tgt.original(ctx)
+	if err != nil {
 		return nil, err
 	}
 	schemas := map[string]*sqlgym.Schema{g.name: g.schema}
-	sopt := screen.Options{MaxPerKind: opt.MaxPerKind, Schemas: schemas}
+	sopt := screen.Options{MaxPerKind: opt.MaxPerKind, Schemas: schemas,
+		Dialect: func(string) sqlgym.Dialect { return g.dialect }}
 	cfg := verify.Config{Mode: opt.Mode, Limits: opt.Limits}
 
 	// Before: the mutants the original cannot tell from their gold.
@@ -220,7 +249,7 @@ func (g *Generator) Run(ctx context.Context, dir string) (*DBResult, error) {
 	}
 	opt.Log("%s: %d of %d screened tasks weak, %d surviving mutants", g.name, rep.Weak, rep.Screened, len(survivors))
 
-	if g.goldStates, err = checkGolds(ctx, g.origPath, g.golds, opt.Limits); err != nil {
+	if g.goldStates, err = g.tgt.golds(ctx, orig, g.golds, opt.Limits); err != nil {
 		return nil, err
 	}
 	var comps []screen.Comparison
@@ -232,18 +261,13 @@ func (g *Generator) Run(ctx context.Context, dir string) (*DBResult, error) {
 	}
 	comps, ths = dedup(comps), dedup(ths)
 
-	tmp, err := os.MkdirTemp(dir, ".candidates-")
-	if err != nil {
-		return nil, fmt.Errorf("candidates folder: %w", err)
-	}
-	defer os.RemoveAll(tmp)
 	var cands []*candidate
 	for i := 0; i < opt.Candidates && len(survivors) > 0; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		p := &planner{schema: g.schema, rng: rand.New(rand.NewPCG(opt.Seed, uint64(i))), comps: comps, ths: ths}
-		c, err := g.makeCandidate(ctx, i, p.plan(), tmp)
+		p := &planner{schema: g.schema, rng: rand.New(rand.NewPCG(opt.Seed, uint64(i))), comps: comps, ths: ths, dialect: g.tgt.dialect()}
+		c, err := g.makeCandidate(ctx, i, p.plan())
 		if err != nil {
 			return nil, err
 		}
@@ -252,7 +276,7 @@ func (g *Generator) Run(ctx context.Context, dir string) (*DBResult, error) {
 			res.CandidatesDropped++
 			continue
 		}
-		if c.killed, err = g.kills(ctx, c.path, weakTasks, sopt, survivors); err != nil {
+		if c.killed, err = g.kills(ctx, c.url, weakTasks, sopt, survivors); err != nil {
 			return nil, err
 		}
 		opt.Log("%s: candidate %d: %d groups, %d statements, kills %d of %d", g.name, i, c.groups, len(c.stmts), len(c.killed), len(survivors))
@@ -293,22 +317,20 @@ func (g *Generator) Run(ctx context.Context, dir string) (*DBResult, error) {
 		res.Variants = append(res.Variants, Kept{Name: name, Candidate: c.index, Kills: len(c.killed), NewKills: gain, Statements: c.stmts})
 	}
 
-	// Write the original's copy and the kept variants.
-	orig := filepath.Join(dir, g.name+".sqlite")
-	if err := copyFile(orig, g.origPath); err != nil {
-		return nil, err
-	}
-	urls := []string{"sqlite:" + orig}
+	// Write the kept variants beside the original's copy.
+	urls := []string{orig}
 	for i := range res.Variants {
 		k := &res.Variants[i]
-		k.Path = filepath.Join(dir, k.Name+".sqlite")
-		if err := os.Rename(kept[i].path, k.Path); err != nil {
-			return nil, fmt.Errorf("write variant: %w", err)
-		}
-		if k.Digest, err = sqlgym.FileDigest(k.Path); err != nil {
+		w, err := g.tgt.keep(ctx, kept[i].url, k.Name)
+		if err != nil {
 			return nil, err
 		}
-		urls = append(urls, "sqlite:"+k.Path)
+		k.Path, k.URL, k.Digest = w.Path, w.URL, w.Digest
+		u := w.URL
+		if u == "" {
+			u = string(g.tgt.dialect()) + ":" + w.Path
+		}
+		urls = append(urls, u)
 	}
 	for _, s := range g.golds {
 		if !nonEmpty(g.goldStates, kept, s) {
@@ -340,7 +362,7 @@ func (g *Generator) Run(ctx context.Context, dir string) (*DBResult, error) {
 			continue
 		}
 		full := map[string]screen.Mutant{}
-		for _, m := range screen.MutateSchema(t.SQL, opt.MaxPerKind, g.schema) {
+		for _, m := range screen.MutateSchema(t.GoldFor(g.dialect), opt.MaxPerKind, g.schema) {
 			full[m.SQL] = m
 		}
 		weakKinds := map[screen.Kind]bool{}
@@ -350,7 +372,7 @@ func (g *Generator) Run(ctx context.Context, dir string) (*DBResult, error) {
 			if fm, ok := full[m.SQL]; ok {
 				m = fm
 			}
-			if ok, _ := screen.Equivalent(t.SQL, m, g.schema); ok {
+			if ok, _ := screen.Equivalent(t.GoldFor(g.dialect), m, g.schema); ok {
 				equiv++
 				if _, seen := weakKinds[m.Kind]; !seen {
 					weakKinds[m.Kind] = false
@@ -379,12 +401,12 @@ func (g *Generator) Run(ctx context.Context, dir string) (*DBResult, error) {
 	for _, t := range marked {
 		if nearMiss(t, func(m screen.Mutant) bool {
 			fm := m
-			for _, x := range screen.MutateSchema(t.SQL, opt.MaxPerKind, g.schema) {
+			for _, x := range screen.MutateSchema(t.GoldFor(g.dialect), opt.MaxPerKind, g.schema) {
 				if x.SQL == m.SQL {
 					fm = x
 				}
 			}
-			ok, _ := screen.Equivalent(t.SQL, fm, g.schema)
+			ok, _ := screen.Equivalent(t.GoldFor(g.dialect), fm, g.schema)
 			return ok
 		}) {
 			res.NearMissAfter++
@@ -413,8 +435,13 @@ func (r *DBResult) TasksAfter() []sqlgym.Task { return r.tasksAfter }
 
 // kills screens the weak tasks on the candidate alone and returns the
 // surviving mutants it tells from their golds.
-func (g *Generator) kills(ctx context.Context, path string, weak []sqlgym.Task, sopt screen.Options, survivors map[string]screen.Mutant) (map[string]bool, error) {
-	over := &overlay{Databases: g.dbs, name: g.name, urls: []string{"sqlite:" + path}}
+func (g *Generator) kills(ctx context.Context, url string, weak []sqlgym.Task, sopt screen.Options, survivors map[string]screen.Mutant) (map[string]bool, error) {
+	eng, err := openCandidate(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("open candidate: %w", err)
+	}
+	defer eng.Close()
+	over := &overlay{Databases: g.dbs, name: g.name, urls: []string{url}, own: eng}
 	_, marked, err := screen.Screen(ctx, verify.New(over, weak, verify.Config{Mode: g.opt.Mode, Limits: g.opt.Limits}), weak, sopt)
 	if err != nil {
 		return nil, err
@@ -454,6 +481,15 @@ type overlay struct {
 	verify.Databases
 	name string
 	urls []string
+	// own, when set, is the engine of urls[0], opened by the caller.
+	own sqlgym.Engine
+}
+
+func (o *overlay) EngineURL(ctx context.Context, url string) (sqlgym.Engine, error) {
+	if o.own != nil && url == o.urls[0] {
+		return o.own, nil
+	}
+	return o.Databases.EngineURL(ctx, url)
 }
 
 func (o *overlay) Resolve(name string) (string, error) {

@@ -6,6 +6,9 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/author"
+	"github.com/sqlgym/sqlgym/engine"
+	"github.com/sqlgym/sqlgym/engine/duckdb"
+	"github.com/sqlgym/sqlgym/engine/postgres"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
 	"github.com/sqlgym/sqlgym/screen"
 )
@@ -39,6 +42,77 @@ func checkGolds(ctx context.Context, path string, golds []string, lim sqlgym.Lim
 		return nil, fmt.Errorf("gold check: %w", err)
 	}
 	defer b.Close()
+	return filterGolds(ctx, a, b, golds, lim)
+}
+
+// checkGoldsDuckDB is checkGolds on a DuckDB file. DuckDB has no switch
+// that reverses scans; what makes its unordered results vary is
+// parallelism, so the second run has two threads where the first (and
+// the verifier, by default) has one: a gold whose rows depend on the
+// order in which threads finish shows as "unstable", and the tie check
+// catches a LIMIT through tied keys either way. Both run in worker
+// processes as the verifier's do; where there are none (not Linux) DuckDB
+// cannot hold a file open twice with different settings, and both runs
+// have one thread.
+func checkGoldsDuckDB(ctx context.Context, path string, golds []string, lim sqlgym.Limits) (map[string]goldState, error) {
+	a, err := duckdb.Open(path, duckdb.Options{PoolSize: 1, Threads: 1, InProcess: duckdb.SeparateInstances()})
+	if err != nil {
+		return nil, fmt.Errorf("gold check: %w", err)
+	}
+	defer a.Close()
+	threads := 1
+	if duckdb.SeparateInstances() {
+		threads = 2
+	}
+	b, err := duckdb.Open(path, duckdb.Options{PoolSize: 1, Threads: threads})
+	if err != nil {
+		return nil, fmt.Errorf("gold check: %w", err)
+	}
+	defer b.Close()
+	return filterGolds(ctx, a, b, golds, lim)
+}
+
+// checkGoldsPostgres is checkGolds on a PostgreSQL schema, read with the
+// reader's dsn as the verifier reads it. PostgreSQL cannot be told to
+// scan backwards, so the two runs are on two sessions and differ only as
+// the server's plans and synchronized scans make them; the tie check
+// does the rest.
+func checkGoldsPostgres(ctx context.Context, dsn, schema string, golds []string, lim sqlgym.Limits) (map[string]goldState, error) {
+	opt := postgres.Options{Schema: schema, MaxConns: 1, NoLoadRetry: true}
+	a, err := postgres.Open(ctx, dsn, opt)
+	if err != nil {
+		return nil, fmt.Errorf("gold check: %w", err)
+	}
+	defer a.Close()
+	b, err := postgres.Open(ctx, dsn, opt)
+	if err != nil {
+		return nil, fmt.Errorf("gold check: %w", err)
+	}
+	defer b.Close()
+	return filterGolds(ctx, a, b, golds, lim)
+}
+
+// checkGoldsURL is the gold check for the database at url, by its
+// engine.
+func checkGoldsURL(ctx context.Context, url string, golds []string, lim sqlgym.Limits) (map[string]goldState, error) {
+	loc, err := engine.ParseURL(url)
+	if err != nil {
+		return nil, err
+	}
+	switch loc.Dialect {
+	case sqlgym.DialectSQLite:
+		return checkGolds(ctx, loc.Path, golds, lim)
+	case sqlgym.DialectDuckDB:
+		return checkGoldsDuckDB(ctx, loc.Path, golds, lim)
+	case sqlgym.DialectPostgres:
+		return checkGoldsPostgres(ctx, loc.DSN, loc.Schema, golds, lim)
+	}
+	return nil, fmt.Errorf("gold check: no engine for %s", loc.Dialect)
+}
+
+// filterGolds runs each gold through the author execution filter on a
+// and b.
+func filterGolds(ctx context.Context, a, b sqlgym.Engine, golds []string, lim sqlgym.Limits) (map[string]goldState, error) {
 	f := author.Filter{A: a, B: b, MinRows: 1, MaxRows: maxGoldRows, Limits: lim.GoldLimits()}
 	out := make(map[string]goldState, len(golds))
 	for _, g := range golds {

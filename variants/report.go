@@ -18,7 +18,7 @@ type Report struct {
 	Seed        uint64       `json:"seed"`
 	MaxVariants int          `json:"max_variants"`
 	Databases   []*DBResult  `json:"databases"`
-	// Skipped names databases left out, with why (not SQLite).
+	// Skipped names databases left out, with why (no engine layer for them).
 	Skipped map[string]string `json:"skipped,omitempty"`
 
 	Screened    int     `json:"screened"`
@@ -114,7 +114,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, d := range r.Databases {
 		fmt.Fprintf(w, "%s: %d tasks, %d candidates (%d dropped), %d golds empty everywhere\n", d.Name, d.Tasks, d.CandidatesTried, d.CandidatesDropped, d.GoldsEmpty)
 		for _, v := range d.Variants {
-			fmt.Fprintf(w, "  %-20s kills %4d (%4d new)  %4d statements  %s\n", v.Name, v.Kills, v.NewKills, len(v.Statements), v.Path)
+			fmt.Fprintf(w, "  %-20s kills %4d (%4d new)  %4d statements  %s\n", v.Name, v.Kills, v.NewKills, len(v.Statements), v.Where())
 		}
 	}
 	for name, why := range r.Skipped {
@@ -163,4 +163,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Where is the variant's file, or a PostgreSQL variant's URL.
+func (k Kept) Where() string {
+	if k.Path != "" {
+		return k.Path
+	}
+	return k.URL
 }

@@ -28,7 +28,7 @@ func addDBFlags(cmd *cobra.Command, f *dbFlags) {
 
 // variantsUsage is --variants' help, the same in verify, eval, serve and
 // screen.
-const variantsUsage = "judge on the original database and every variant (the tasks' db_variants, else DIR/NAME/*.sqlite beside --db-dir's file, or the built-in shop's shipped variants): correct only when it matches on all"
+const variantsUsage = "judge on the original database and every variant (the tasks' db_variants, else DIR/NAME/*.sqlite (*.duckdb) beside the database's file, or the built-in shop's shipped variants): correct only when it matches on all"
 
 func addVariantsFlag(cmd *cobra.Command, f *dbFlags) {
 	cmd.Flags().BoolVar(&f.Variants, "variants", false, variantsUsage)

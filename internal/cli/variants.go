@@ -31,6 +31,7 @@ type variantsOptions struct {
 	Replace     bool
 	Timeout     time.Duration
 	JSON        bool
+	PGAdmin     string
 	DB          dbFlags
 }
 
@@ -48,15 +49,21 @@ size, namesakes, NULLs and extra child rows; every change keeps the schema's
 constraints, and every gold still runs, deterministically, on every variant.
 
 --out DIR receives DIR/NAME/NAME.sqlite (a copy of the original) and
-DIR/NAME/NAME_vK.sqlite (Spider's test-suite layout), DIR/tasks.jsonl (the
-tasks with "db_variants" and their weak marks judged on all of them),
-DIR/manifest.json (seeds, digests, each variant's statements, per task the
-mutants killed) and DIR/report.md. An existing DIR/NAME is refused without
---replace. Judge on the variants with --variants in verify, eval, serve and
-screen. Only SQLite databases can be varied so far. See docs/authoring.md,
-"Variant databases".`,
+DIR/NAME/NAME_vK.sqlite (Spider's test-suite layout); a DuckDB database's
+are DIR/NAME/NAME.duckdb and DIR/NAME/NAME_vK.duckdb. A PostgreSQL
+database's variants are schemas NAME_vK in its own database, made by the
+role of --pg-admin (default: the --db URL's role) and readable by the roles
+that read the original schema; their URLs end in schema=NAME_vK. DIR also
+receives DIR/tasks.jsonl (the tasks with "db_variants", the variants' URLs,
+and their weak marks judged on all of them), DIR/manifest.json (seeds,
+digests, each variant's statements, per task the mutants killed) and
+DIR/report.md. An existing DIR/NAME, or existing NAME_vK schemas, are
+refused without --replace. Judge on the variants with --variants in verify,
+eval, serve and screen. See docs/authoring.md, "Variant databases".`,
 		Example: `  sqlgym variants --tasks shop --out shop-variants
   sqlgym variants --tasks tasks.jsonl --db mydb=sqlite:my.sqlite --out variants --max-variants 3 --seed 7
+  sqlgym variants --tasks tasks.jsonl --db mydb=duckdb:my.duckdb --out variants
+  sqlgym variants --tasks tasks.jsonl --db 'mydb=postgres://reader@db:5432/app?schema=shop' --pg-admin postgres://owner@db:5432/app --out variants
   sqlgym verify --tasks variants/tasks.jsonl --db mydb=sqlite:my.sqlite --variants --predictions preds.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runVariants(cmd.Context(), io, opts) },
@@ -72,6 +79,7 @@ screen. Only SQLite databases can be varied so far. See docs/authoring.md,
 	f.BoolVar(&opts.Replace, "replace", false, "overwrite the variants of a database already in --out")
 	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement (SQLite: its default step budget decides)")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	f.StringVar(&opts.PGAdmin, "pg-admin", "", "PostgreSQL DSN of a role that may create the variant schemas in the database (default: the database's own)")
 	addDBFlags(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
 	_ = cmd.MarkFlagRequired("out")
@@ -122,7 +130,20 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
+	// A PostgreSQL database's variants are schemas, which its generator
+	// refuses to overwrite itself; the others are files in DIR/NAME.
+	files := map[string]bool{}
+	for _, name := range names {
+		url, err := cat.Resolve(name)
+		if err != nil {
+			return err
+		}
+		files[name] = sqlgym.URLDialect(url) != sqlgym.DialectPostgres
+	}
 	for _, name := range append(append([]string(nil), names...), "tasks.jsonl", "manifest.json", "report.md") {
+		if isDB, ok := files[name]; ok && !isDB {
+			continue
+		}
 		dir := filepath.Join(out, name)
 		if _, err := os.Stat(dir); err == nil && !opts.Replace {
 			return sqlgym.Userf("give --replace to overwrite them, or another --out", "%s already holds variants of %s", dir, name)
@@ -130,6 +151,7 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 	}
 	vopt := variants.Options{MaxVariants: opts.MaxVariants, Candidates: opts.Candidates, Seed: opts.Seed, Mode: mode,
 		MaxPerKind: opts.MaxPerKind, Limits: sqlgym.Limits{Timeout: opts.Timeout},
+		PostgresAdmin: opts.PGAdmin, PostgresSchema: opts.DB.PGSchema, Replace: opts.Replace,
 		Log: func(format string, args ...any) { fmt.Fprintf(io.ErrOut, format+"\n", args...) }}
 	var results []*variants.DBResult
 	skipped := map[string]string{}
@@ -140,7 +162,7 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 			return err
 		}
 		g, err := variants.NewGenerator(ctx, cat, name, url, byDB[name], vopt)
-		if errors.Is(err, variants.ErrNotSQLite) {
+		if errors.Is(err, variants.ErrNoEngine) {
 			skipped[name] = err.Error()
 			after = append(after, byDB[name]...)
 			continue
@@ -148,14 +170,17 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 		if err != nil {
 			return err
 		}
-		dir := filepath.Join(out, name)
-		if opts.Replace {
-			if err := os.RemoveAll(dir); err != nil {
-				return fmt.Errorf("--replace: %w", err)
+		dir := ""
+		if files[name] {
+			dir = filepath.Join(out, name)
+			if opts.Replace {
+				if err := os.RemoveAll(dir); err != nil {
+					return fmt.Errorf("--replace: %w", err)
+				}
 			}
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("--out: %w", err)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("--out: %w", err)
+			}
 		}
 		res, err := g.Run(ctx, dir)
 		if err != nil {
@@ -165,9 +190,13 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 		after = append(after, res.TasksAfter()...)
 	}
 	if len(results) == 0 {
-		return fmt.Errorf("no database could be varied (only SQLite can, so far)")
+		return fmt.Errorf("no database could be varied (%d skipped)", len(skipped))
 	}
 	rep := variants.Summarize(mode, opts.Seed, opts.MaxVariants, results, skipped)
+	// Only PostgreSQL databases may have written no folder under it.
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
 	if err := writeTaskFile(filepath.Join(out, "tasks.jsonl"), inTaskOrder(tasks, after)); err != nil {
 		return err
 	}
