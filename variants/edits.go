@@ -230,6 +230,23 @@ func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") +
 // plan writes one candidate's groups.
 func (p *planner) plan() []group {
 	var gs []group
+	for _, f := range p.families() {
+		gs = append(gs, f...)
+	}
+	return gs
+}
+
+// families are plan's groups by the kind of edit, in plan's order: edits
+// of one family rarely undo each other, edits of two may (a boundary row
+// moved out of the filter by a relabel), so a gold's own edits are tried
+// family by family (aims).
+func (p *planner) families() [][]group {
+	return [][]group{p.boundaries(), p.outsides(), p.groupSizes(), p.tableEdits()}
+}
+
+// boundaries writes the rows on and next to every compared literal.
+func (p *planner) boundaries() []group {
+	var gs []group
 	// Rows on and next to every literal the golds compare against: copies
 	// of rows that meet the gold's other conditions where the gold tells
 	// them, else of any row, and changed rows, which keep their children.
@@ -242,7 +259,20 @@ func (p *planner) plan() []group {
 		if col == nil || inKey(t, col.Name) || fkOf(t, col.Name) != nil {
 			continue
 		}
-		for _, v := range values(c, col) {
+		for vi, v := range values(c, col) {
+			if vi < 3 && c.Others != "" {
+				// On the literal and a step either side, always a row
+				// that meets the gold's other conditions, copied and
+				// changed: the random choice below may miss them.
+				set := map[string]string{strings.ToLower(col.Name): v}
+				gs = append(gs, group{"boundary copy " + c.Table + "." + c.Column + "=" + v + " within",
+					[]string{p.copyFrom(t, c.From, c.Alias, c.Others, p.rng.IntN(3), 1, set)}})
+				if c.From == "" {
+					gs = append(gs, group{"boundary " + c.Table + "." + c.Column + "=" + v + " within",
+						[]string{fmt.Sprintf("UPDATE %s SET %s = %s WHERE rowid = (SELECT rowid FROM %s WHERE %s ORDER BY %s LIMIT 1 OFFSET %d)",
+							quoteIdent(t.Name), quoteIdent(col.Name), v, quoteIdent(t.Name), c.Others, order(t), p.rng.IntN(3))}})
+				}
+			}
 			switch p.rng.IntN(3) {
 			case 0:
 				gs = append(gs, group{"boundary " + c.Table + "." + c.Column + "=" + v,
@@ -257,6 +287,12 @@ func (p *planner) plan() []group {
 			}
 		}
 	}
+	return gs
+}
+
+// outsides writes rows that fail one condition of a gold.
+func (p *planner) outsides() []group {
+	var gs []group
 	// Rows that fail one condition of a gold and meet its others: with
 	// extreme values, they tell a dropped or flipped condition by any
 	// aggregate over the table; as plain copies in bulk, by counts.
@@ -286,6 +322,12 @@ func (p *planner) plan() []group {
 		}
 		gs = append(gs, group{"bulk outside " + c.Cond, []string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(5), 1+p.rng.IntN(30), nil)}})
 	}
+	return gs
+}
+
+// groupSizes writes new groups of a HAVING threshold's size.
+func (p *planner) groupSizes() []group {
+	var gs []group
 	// Groups of exactly the HAVING threshold's size, one less and one more.
 	for _, th := range p.ths {
 		t := p.schema.Table(th.Table)
@@ -323,6 +365,12 @@ func (p *planner) plan() []group {
 			gs = append(gs, g)
 		}
 	}
+	return gs
+}
+
+// tableEdits writes namesakes, NULLs and extra child rows.
+func (p *planner) tableEdits() []group {
+	var gs []group
 	for ti := range p.schema.Tables {
 		t := &p.schema.Tables[ti]
 		if t.Rows == 0 || strings.HasPrefix(strings.ToLower(t.Name), "sqlite_") {

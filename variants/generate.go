@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -223,74 +222,31 @@ func (g *Generator) Run(ctx context.Context, dir string) (*DBResult, error) {
 	if g.goldStates, err = checkGolds(ctx, g.origPath, g.golds, opt.Limits); err != nil {
 		return nil, err
 	}
-	var comps []screen.Comparison
-	var ths []screen.Threshold
-	for _, s := range g.golds {
-		c, th := screen.Compared(s, g.schema)
-		comps = append(comps, c...)
-		ths = append(ths, th...)
-	}
-	comps, ths = dedup(comps), dedup(ths)
-
 	tmp, err := os.MkdirTemp(dir, ".candidates-")
 	if err != nil {
 		return nil, fmt.Errorf("candidates folder: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	var cands []*candidate
-	for i := 0; i < opt.Candidates && len(survivors) > 0; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		p := &planner{schema: g.schema, rng: rand.New(rand.NewPCG(opt.Seed, uint64(i))), comps: comps, ths: ths}
-		c, err := g.makeCandidate(ctx, i, p.plan(), tmp)
+	// Each weak task's own edits, then as few variants as carry them.
+	var kept []*candidate
+	killedBy := map[string]string{}
+	if len(survivors) > 0 {
+		aims, err := g.aims(ctx, weakTasks, sopt, survivors, tmp)
 		if err != nil {
 			return nil, err
 		}
-		res.CandidatesTried++
-		if c == nil {
-			res.CandidatesDropped++
-			continue
-		}
-		if c.killed, err = g.kills(ctx, c.path, weakTasks, sopt, survivors); err != nil {
+		packed, first, err := g.assemble(ctx, aims, weakTasks, sopt, survivors, tmp, res)
+		if err != nil {
 			return nil, err
 		}
-		opt.Log("%s: candidate %d: %d groups, %d statements, kills %d of %d", g.name, i, c.groups, len(c.stmts), len(c.killed), len(survivors))
-		cands = append(cands, c)
-	}
-
-	// Greedy set cover: each round keeps the candidate that kills the most
-	// mutants no kept one kills yet.
-	killedBy := map[string]string{}
-	var kept []*candidate
-	for len(kept) < opt.MaxVariants {
-		best, gain := -1, 0
-		for ci, c := range cands {
-			if slices.Contains(kept, c) {
-				continue
-			}
-			n := 0
-			for id := range c.killed {
-				if _, done := killedBy[id]; !done {
-					n++
-				}
-			}
-			if n > gain {
-				best, gain = ci, n
-			}
+		for i, p := range packed {
+			kept = append(kept, p.c)
+			res.Variants = append(res.Variants, Kept{Name: fmt.Sprintf("%s_v%d", g.name, i+1), Candidate: p.c.index,
+				Kills: len(p.c.killed), NewKills: p.newKills, Statements: p.c.stmts})
 		}
-		if best < 0 {
-			break
+		for id, i := range first {
+			killedBy[id] = res.Variants[i].Name
 		}
-		c := cands[best]
-		kept = append(kept, c)
-		name := fmt.Sprintf("%s_v%d", g.name, len(kept))
-		for id := range c.killed {
-			if _, done := killedBy[id]; !done {
-				killedBy[id] = name
-			}
-		}
-		res.Variants = append(res.Variants, Kept{Name: name, Candidate: c.index, Kills: len(c.killed), NewKills: gain, Statements: c.stmts})
 	}
 
 	// Write the original's copy and the kept variants.

@@ -1,0 +1,259 @@
+package variants
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"math/rand/v2"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/engine"
+	"github.com/sqlgym/sqlgym/screen"
+	"github.com/sqlgym/sqlgym/sqltext"
+	"github.com/sqlgym/sqlgym/verify"
+)
+
+// aim is what one weak task's own edits do: the few groups, planned from
+// its golds alone and applied alone to the original, that kill some of
+// its surviving mutants (kills). Planning per task keeps a task's edits
+// from being diluted among every other gold's, and the halving below
+// keeps only the groups the kills need, so variants stay near the
+// original's size (each row a variant adds is read by every answer
+// judged on it).
+type aim struct {
+	task   string
+	family int // index in planner.aimedFamilies
+	groups []group
+	kills  map[string]bool
+}
+
+// maxAimTrials bounds the builds spent shrinking one task's groups; past
+// it the groups left stay, which only makes the variant larger.
+const maxAimTrials = 24
+
+// aimAlone is the size up to which a family's groups are tried one by
+// one rather than together.
+const aimAlone = 12
+
+// aimPlans is how many plans (seed streams) a task gets until one kills.
+const aimPlans = 2
+
+// aims plans, for each weak task in order, the edits of its own golds,
+// keeps those that kill and shrinks them to what the kills need.
+func (g *Generator) aims(ctx context.Context, weak []sqlgym.Task, sopt screen.Options, survivors map[string]screen.Mutant, tmp string) ([]aim, error) {
+	trial := filepath.Join(tmp, "aim.sqlite")
+	var out []aim
+	missed := 0
+	for i, t := range weak {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		comps, ths := compsOf(t.Golds(), g.schema)
+		read := readTables(t.Golds())
+		var found []aim
+		for k := 0; k < aimPlans && len(found) == 0; k++ {
+			p := &planner{schema: g.schema, rng: rand.New(rand.NewPCG(g.opt.Seed, uint64(1<<32+i*aimPlans+k))), comps: comps, ths: ths}
+			for fi, fam := range p.aimedFamilies(t.SQL) {
+				var gs []group
+				for _, gr := range fam {
+					// Edits of tables the gold does not read cannot
+					// change its result.
+					if tb := groupTable(gr); tb == "" || read[tb] {
+						gs = append(gs, gr)
+					}
+				}
+				if len(gs) == 0 {
+					continue
+				}
+				if len(gs) <= aimAlone {
+					// Few groups, often computed from the data (a
+					// group resized, a row on a subquery's value),
+					// which two of undo: each is tried alone.
+					for _, gr := range gs {
+						kills, err := g.trialKills(ctx, trial, []group{gr}, t, sopt, survivors)
+						if err != nil {
+							return nil, err
+						}
+						if len(kills) > 0 {
+							found = append(found, aim{task: t.ID, family: fi, groups: []group{gr}, kills: kills})
+						}
+					}
+					continue
+				}
+				kills, err := g.trialKills(ctx, trial, gs, t, sopt, survivors)
+				if err != nil {
+					return nil, err
+				}
+				if len(kills) == 0 {
+					continue
+				}
+				if gs, err = g.shrink(ctx, trial, gs, t, kills, sopt, survivors); err != nil {
+					return nil, err
+				}
+				found = append(found, aim{task: t.ID, family: fi, groups: gs, kills: kills})
+			}
+		}
+		if os.Getenv("ZZ_DEBUG") != "" {
+			fmt.Fprintln(os.Stderr, "ZZ aim", t.ID, len(found))
+		}
+		if len(found) == 0 {
+			missed++
+			continue
+		}
+		out = append(out, cover(found)...)
+	}
+	union := 0
+	for _, a := range out {
+		union += len(a.kills)
+	}
+	g.opt.Log("%s: %d of %d weak tasks have own edits that kill (%d aims, %d mutants), %d have none", g.name, len(weak)-missed, len(weak), len(out), union, missed)
+	return out, nil
+}
+
+// shrink drops groups, a chunk at a time from halves down to single
+// groups, while the rest still kill every mutant in want.
+func (g *Generator) shrink(ctx context.Context, trial string, gs []group, t sqlgym.Task, want map[string]bool, sopt screen.Options, survivors map[string]screen.Mutant) ([]group, error) {
+	trials := 0
+	for n := 2; len(gs) > 1 && trials < maxAimTrials; {
+		size := (len(gs) + n - 1) / n
+		dropped := false
+		for lo := 0; lo < len(gs) && trials < maxAimTrials; lo += size {
+			hi := min(lo+size, len(gs))
+			rest := append(append([]group(nil), gs[:lo]...), gs[hi:]...)
+			if len(rest) == 0 {
+				continue
+			}
+			trials++
+			k, err := g.trialKills(ctx, trial, rest, t, sopt, survivors)
+			if err != nil {
+				return nil, err
+			}
+			if covers(k, want) {
+				gs, dropped = rest, true
+				n = max(n-1, 2)
+				break
+			}
+		}
+		if !dropped {
+			if size == 1 {
+				break
+			}
+			n = min(2*n, len(gs))
+		}
+	}
+	return gs, nil
+}
+
+// cover keeps, of one task's aims, those that add a kill, most kills
+// first (ties in family order).
+func cover(as []aim) []aim {
+	done := map[string]bool{}
+	var out []aim
+	for {
+		best, gain := -1, 0
+		for i, a := range as {
+			n := 0
+			for id := range a.kills {
+				if !done[id] {
+					n++
+				}
+			}
+			if n > gain {
+				best, gain = i, n
+			}
+		}
+		if best < 0 {
+			return out
+		}
+		for id := range as[best].kills {
+			done[id] = true
+		}
+		out = append(out, as[best])
+	}
+}
+
+func covers(have, want map[string]bool) bool {
+	for id := range want {
+		if !have[id] {
+			return false
+		}
+	}
+	return true
+}
+
+// trialKills builds the original with gs at path and returns the
+// surviving mutants of t it kills there. The trial file is rebuilt in
+// place for every trial, so it gets its own engine, closed after, never
+// the catalog's (which keeps an engine per URL for good).
+func (g *Generator) trialKills(ctx context.Context, path string, gs []group, t sqlgym.Task, sopt screen.Options, survivors map[string]screen.Mutant) (map[string]bool, error) {
+	if _, err := build(ctx, g.origPath, path, gs); err != nil {
+		return nil, err
+	}
+	url := "sqlite:" + path
+	eng, err := engine.Open(ctx, url, engine.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("trial: %w", err)
+	}
+	defer eng.Close()
+	dbs := &trialDBs{overlay: overlay{Databases: g.dbs, name: g.name, urls: []string{url}}, url: url, eng: eng}
+	weak := []sqlgym.Task{t}
+	_, marked, err := screen.Screen(ctx, verify.New(dbs, weak, verify.Config{Mode: g.opt.Mode, Limits: g.opt.Limits}), weak, sopt)
+	if err != nil {
+		return nil, err
+	}
+	still := map[string]bool{}
+	for _, m := range screen.WeakMutants(marked[0]) {
+		still[m.SQL] = true
+	}
+	out := map[string]bool{}
+	for _, m := range screen.WeakMutants(t) {
+		id := mutantID(t.ID, m.SQL)
+		if _, ok := survivors[id]; ok && !still[m.SQL] {
+			out[id] = true
+		}
+	}
+	return out, nil
+}
+
+// trialDBs is an overlay whose one URL opens to a given engine.
+type trialDBs struct {
+	overlay
+	url string
+	eng sqlgym.Engine
+}
+
+func (d *trialDBs) Resolve(name string) (string, error)    { return d.overlay.Resolve(name) }
+func (d *trialDBs) Variants(name string) ([]string, error) { return d.overlay.Variants(name) }
+func (d *trialDBs) EngineURL(ctx context.Context, url string) (sqlgym.Engine, error) {
+	if url == d.url {
+		return d.eng, nil
+	}
+	return d.overlay.EngineURL(ctx, url)
+}
+
+// readTables is the lower-cased words of the golds: a superset of the
+// tables they read.
+func readTables(golds []string) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range golds {
+		for _, tok := range sqltext.Tokens(s) {
+			if tok.Kind == sqltext.Word || tok.Kind == sqltext.QuotedIdent {
+				out[strings.ToLower(strings.Trim(tok.Text, "\"`[]"))] = true
+			}
+		}
+	}
+	return out
+}
+
+// sortedIDs is a set's members in order.
+func sortedIDs(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for id := range set {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,292 @@
+package variants
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/screen"
+	"github.com/sqlgym/sqlgym/sqltext"
+)
+
+// The edits here are planned for one gold at a time (aimed): they change
+// what the gold's own conditions see, where plan's edits only add rows
+// next to them. They target what plan cannot reach: a group key a CHECK
+// bounds (no new group can be inserted, an existing one must be resized),
+// a filter every value of a column already passes (a value must be moved
+// out of it), a column whose extreme a CHECK refuses (only one column set
+// at a time, to its current extreme), and a comparison with a subquery's
+// value (a row placed exactly on it).
+
+// aimedFamilies is the groups planned for one gold, by family: plan's
+// own, with the aimed ones beside the family they resemble.
+// familyOrder is the order the families' groups are applied in a
+// variant (groupsOf).
+var familyOrder = []int{0, 1, 2, 5, 3, 4}
+
+func (p *planner) aimedFamilies(gold string) [][]group {
+	return [][]group{
+		p.relabels(),
+		p.boundaries(),
+		append(p.outsides(), p.extremes()...),
+		append(p.groupSizes(), p.resizes()...),
+		append(p.subqueryTies(gold), p.dateDiffTies(gold)...),
+		p.tableEdits(),
+	}
+}
+
+// resizes brings an existing group of a single-table HAVING COUNT gold to
+// exactly the threshold and one either side: grown by copies of one of
+// its rows, or shrunk by deleting rows or moving them to the smallest
+// other group. The group chosen is the one nearest the size, so the edit
+// changes as few rows as it can.
+func (p *planner) resizes() []group {
+	var gs []group
+	for _, th := range p.ths {
+		t := p.schema.Table(th.Table)
+		if t == nil || th.GroupBy == "" || t.Rows == 0 {
+			continue
+		}
+		col := column(t, th.GroupBy)
+		if col == nil || inKey(t, col.Name) {
+			continue
+		}
+		key, tab := quoteIdent(col.Name), quoteIdent(t.Name)
+		filter := "1"
+		if th.Others != "" {
+			filter = "(" + th.Others + ")"
+		}
+		for _, n := range []int64{th.N, th.N + 1, th.N - 1} {
+			if n <= 0 || n > 500 {
+				continue
+			}
+			// The group with fewer than n rows nearest to n, and the one
+			// with more.
+			below := fmt.Sprintf("(SELECT %s FROM %s WHERE %s AND %s IS NOT NULL GROUP BY %s HAVING COUNT(*) < %d ORDER BY COUNT(*) DESC, %s LIMIT 1)",
+				key, tab, filter, key, key, n, key)
+			above := fmt.Sprintf("(SELECT %s FROM %s WHERE %s AND %s IS NOT NULL GROUP BY %s HAVING COUNT(*) > %d ORDER BY COUNT(*), %s LIMIT 1)",
+				key, tab, filter, key, key, n, key)
+			missing := fmt.Sprintf("(%d - (SELECT COUNT(*) FROM %s WHERE %s AND %s = %s))", n, tab, filter, key, below)
+			extra := fmt.Sprintf("((SELECT COUNT(*) FROM %s WHERE %s AND %s = %s) - %d)", tab, filter, key, above, n)
+			gs = append(gs, group{fmt.Sprintf("grow a %s.%s group to %d", t.Name, col.Name, n),
+				[]string{p.copyCount(t, fmt.Sprintf("%s AND %s = %s", filter, key, below), missing)}})
+			surplus := fmt.Sprintf("SELECT rowid FROM %s WHERE %s AND %s = %s ORDER BY rowid DESC LIMIT %s", tab, filter, key, above, extra)
+			gs = append(gs, group{fmt.Sprintf("shrink a %s.%s group to %d", t.Name, col.Name, n),
+				[]string{fmt.Sprintf("DELETE FROM %s WHERE rowid IN (%s)", tab, surplus)}})
+			smallest := fmt.Sprintf("(SELECT %s FROM %s WHERE %s IS NOT NULL AND %s <> %s GROUP BY %s ORDER BY COUNT(*), %s LIMIT 1)",
+				key, tab, key, key, above, key, key)
+			gs = append(gs, group{fmt.Sprintf("move rows out of a %s.%s group to %d", t.Name, col.Name, n),
+				[]string{fmt.Sprintf("UPDATE %s SET %s = %s WHERE rowid IN (%s)", tab, key, smallest, surplus)}})
+		}
+	}
+	return gs
+}
+
+// copyCount is copyRows with the number of copies an expression computed
+// when the statement runs; where picks the first row in key order.
+func (p *planner) copyCount(t *sqlgym.Table, where, count string) string {
+	s := p.copyRows(t, where, 0, 1, nil)
+	// copyRows writes "... WHERE i < 1)": the bound becomes the count.
+	return strings.Replace(s, "WHERE i < 1)", "WHERE i < "+count+")", 1)
+}
+
+// relabels move a value of a column out of a gold's filter: the rows that
+// meet the condition and hold the k-th value among them get the
+// condition's column set to a value from a row that fails it, so the
+// value stays in the table and leaves the filtered rows (what tells
+// COUNT(DISTINCT x) ... WHERE c from the query without c when every x
+// passes c). One row moved out is planned too, for aggregates.
+func (p *planner) relabels() []group {
+	var gs []group
+	for _, c := range p.comps {
+		t := p.schema.Table(c.Table)
+		if t == nil || t.Rows == 0 || c.Cond == "" || c.From != "" {
+			continue
+		}
+		cc := column(t, c.Column)
+		if cc == nil || inKey(t, cc.Name) || fkOf(t, cc.Name) != nil {
+			continue
+		}
+		tab, target := quoteIdent(t.Name), quoteIdent(cc.Name)
+		within := "(" + c.Cond + ")"
+		if c.Others != "" {
+			within += " AND (" + c.Others + ")"
+		}
+		outside := fmt.Sprintf("(SELECT %s FROM %s WHERE NOT (%s) AND %s IS NOT NULL ORDER BY %s LIMIT 1 OFFSET %d)",
+			target, tab, c.Cond, target, order(t), p.rng.IntN(3))
+		for ci := range t.Columns {
+			col := &t.Columns[ci]
+			if strings.EqualFold(col.Name, cc.Name) || inKey(t, col.Name) || p.identifying(t, col) {
+				continue
+			}
+			name := quoteIdent(col.Name)
+			v := fmt.Sprintf("(SELECT %s FROM %s WHERE %s GROUP BY %s ORDER BY COUNT(*), %s LIMIT 1)", name, tab, within, name, name)
+			gs = append(gs, group{"relabel " + t.Name + "." + col.Name + " out of " + c.Cond,
+				[]string{fmt.Sprintf("UPDATE %s SET %s = %s WHERE %s AND %s = %s", tab, target, outside, within, name, v)}})
+		}
+		gs = append(gs, group{"move a row out of " + c.Cond,
+			[]string{fmt.Sprintf("UPDATE %s SET %s = %s WHERE rowid = (SELECT rowid FROM %s WHERE %s ORDER BY %s LIMIT 1 OFFSET %d)",
+				tab, target, outside, tab, within, order(t), p.rng.IntN(3))}})
+	}
+	return gs
+}
+
+// extremes copy a row that fails one condition of a gold and meets its
+// others with one numeric column at the table's extreme, past it and on
+// it: plan sets every column at once, which a single CHECK refuses.
+func (p *planner) extremes() []group {
+	var gs []group
+	for _, c := range p.comps {
+		t := p.schema.Table(c.Table)
+		if t == nil || t.Rows == 0 || c.Cond == "" {
+			continue
+		}
+		where := "NOT (" + c.Cond + ")"
+		if c.Others != "" {
+			where += " AND " + c.Others
+		}
+		for ci := range t.Columns {
+			col := &t.Columns[ci]
+			if inKey(t, col.Name) || fkOf(t, col.Name) != nil || isText(col) || p.identifying(t, col) || strings.EqualFold(col.Name, c.Column) {
+				continue
+			}
+			for _, e := range []string{"MAX(%s) + 1", "MAX(%s)", "MIN(%s) - 1", "MIN(%s)"} {
+				v := fmt.Sprintf("(SELECT "+e+" FROM %s)", quoteIdent(col.Name), quoteIdent(t.Name))
+				gs = append(gs, group{"extreme " + t.Name + "." + col.Name + " outside " + c.Cond,
+					[]string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(3), 1, map[string]string{strings.ToLower(col.Name): v})}})
+			}
+		}
+	}
+	return gs
+}
+
+// subqueryTies copy a row with a column set exactly to the value of the
+// scalar subquery the gold compares it with (col > (SELECT AVG(col) ...)):
+// the row tells > from >=. A copy equal to a mean leaves the mean as it
+// was, up to rounding, which the kill check judges. The copy meets the
+// gold's other literal conditions on the table, when there are some.
+func (p *planner) subqueryTies(gold string) []group {
+	var toks []sqltext.Token
+	for _, t := range sqltext.Tokens(gold) {
+		if t.Significant() {
+			toks = append(toks, t)
+		}
+	}
+	var gs []group
+	for i := 0; i+3 < len(toks); i++ {
+		op := toks[i+1]
+		if op.Kind != sqltext.Operator || !strings.Contains("<<=>>=", op.Text) || !toks[i+2].IsPunct("(") || !toks[i+3].IsWord("select") {
+			continue
+		}
+		name := strings.Trim(toks[i].Text, "\"`[]")
+		end := closingParen(toks, i+2)
+		if end < 0 {
+			continue
+		}
+		sub := gold[toks[i+2].Pos:toks[end].End()]
+		for ti := range p.schema.Tables {
+			t := &p.schema.Tables[ti]
+			col := column(t, name)
+			if col == nil || t.Rows == 0 || !mentions(toks, t.Name) || inKey(t, col.Name) || fkOf(t, col.Name) != nil {
+				continue
+			}
+			var conds []string
+			for _, c := range p.comps {
+				if !strings.EqualFold(c.Table, t.Name) {
+					continue
+				}
+				switch {
+				case c.Cond != "" && c.From == "" && !strings.Contains(strings.ToLower(c.Cond), "select"):
+					conds = append(conds, "("+c.Cond+")")
+				case slices.Contains([]string{"=", "<", ">", "<=", ">=", "<>"}, c.Op):
+					// A condition of a gold whose FROM holds a subquery
+					// has no Cond: rebuilt from its parts.
+					conds = append(conds, "("+quoteIdent(c.Column)+" "+c.Op+" "+c.Literal+")")
+				}
+			}
+			where := strings.Join(dedup(conds), " AND ")
+			for k := range 2 {
+				gs = append(gs, group{"tie " + t.Name + "." + col.Name + " with " + sub,
+					[]string{p.copyRow(t, where, k, map[string]string{strings.ToLower(col.Name): sub})}})
+			}
+		}
+	}
+	return gs
+}
+
+// dateDiffTies copy a row with the two dates a gold subtracts
+// (julianday(a) - julianday(b) > N) exactly N days apart, at midnight, so
+// the difference is N to the last bit: the row tells > from >=.
+func (p *planner) dateDiffTies(gold string) []group {
+	var toks []sqltext.Token
+	for _, t := range sqltext.Tokens(gold) {
+		if t.Significant() {
+			toks = append(toks, t)
+		}
+	}
+	var gs []group
+	for i := 0; i+10 < len(toks); i++ {
+		if !toks[i].IsWord("julianday") || !toks[i+1].IsPunct("(") || !toks[i+3].IsPunct(")") || toks[i+4].Text != "-" ||
+			!toks[i+5].IsWord("julianday") || !toks[i+6].IsPunct("(") || !toks[i+8].IsPunct(")") ||
+			toks[i+9].Kind != sqltext.Operator || toks[i+10].Kind != sqltext.Number {
+			continue
+		}
+		a, b := strings.Trim(toks[i+2].Text, "\"`[]"), strings.Trim(toks[i+7].Text, "\"`[]")
+		n := toks[i+10].Text
+		for ti := range p.schema.Tables {
+			t := &p.schema.Tables[ti]
+			ca, cb := column(t, a), column(t, b)
+			if ca == nil || cb == nil || t.Rows == 0 || !mentions(toks, t.Name) {
+				continue
+			}
+			qa, qb := quoteIdent(ca.Name), quoteIdent(cb.Name)
+			where := qa + " IS NOT NULL AND " + qb + " IS NOT NULL"
+			for k := range 2 {
+				gs = append(gs, group{"dates " + n + " days apart in " + t.Name,
+					[]string{p.copyRow(t, where, k, map[string]string{
+						strings.ToLower(ca.Name): fmt.Sprintf("date(src.%s, '+%s days')", qb, n),
+						strings.ToLower(cb.Name): fmt.Sprintf("date(src.%s)", qb),
+					})}})
+			}
+		}
+	}
+	return gs
+}
+
+func closingParen(toks []sqltext.Token, open int) int {
+	depth := 0
+	for i := open; i < len(toks); i++ {
+		switch {
+		case toks[i].IsPunct("("):
+			depth++
+		case toks[i].IsPunct(")"):
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func mentions(toks []sqltext.Token, table string) bool {
+	for _, t := range toks {
+		if (t.Kind == sqltext.Word || t.Kind == sqltext.QuotedIdent) && strings.EqualFold(strings.Trim(t.Text, "\"`[]"), table) {
+			return true
+		}
+	}
+	return false
+}
+
+// compsOf is the comparisons and thresholds of one task's golds.
+func compsOf(golds []string, s *sqlgym.Schema) ([]screen.Comparison, []screen.Threshold) {
+	var comps []screen.Comparison
+	var ths []screen.Threshold
+	for _, g := range golds {
+		c, th := screen.Compared(g, s)
+		comps = append(comps, c...)
+		ths = append(ths, th...)
+	}
+	return dedup(comps), dedup(ths)
+}
