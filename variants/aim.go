@@ -3,8 +3,8 @@ package variants
 import (
 	"context"
 	"fmt"
-	"os"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"

@@ -1,6 +1,7 @@
 package variants
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -147,6 +148,15 @@ func (g *Generator) pack(ctx context.Context, idx int, as []aim, tmp string) (*c
 		if err := try(suspects); err != nil {
 			return nil, err
 		}
+		if os.Getenv("ZZ_DEBUG") != "" {
+			for _, a := range as {
+				if !slices.ContainsFunc(accepted, func(b aim) bool {
+					return b.task == a.task && b.family == a.family && len(b.groups) == len(a.groups) && b.groups[0].stmts[0] == a.groups[0].stmts[0]
+				}) {
+					fmt.Fprintf(os.Stderr, "ZZ removed %d %s %s\n", idx, a.task, a.groups[0].what)
+				}
+			}
+		}
 		as = accepted
 	}
 	return nil, nil
@@ -160,11 +170,14 @@ func (g *Generator) pack(ctx context.Context, idx int, as []aim, tmp string) (*c
 func groupsOf(as []aim) []group {
 	var out []group
 	for _, f := range familyOrder {
+		var fam []group
 		for _, a := range as {
 			if a.family == f {
-				out = append(out, a.groups...)
+				fam = append(fam, a.groups...)
 			}
 		}
+		slices.SortStableFunc(fam, func(a, b group) int { return cmp.Compare(a.rank, b.rank) })
+		out = append(out, fam...)
 	}
 	return out
 }

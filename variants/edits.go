@@ -19,6 +19,10 @@ import (
 type group struct {
 	what  string
 	stmts []string
+	// rank orders a resize among the others of a variant: smallest
+	// size first, so that a later one, looking for the group nearest its
+	// own size, does not pick the group an earlier one sized.
+	rank int64
 }
 
 // planner writes a candidate's changes as SQL on the original rows: every
@@ -265,25 +269,25 @@ func (p *planner) boundaries() []group {
 				// that meets the gold's other conditions, copied and
 				// changed: the random choice below may miss them.
 				set := map[string]string{strings.ToLower(col.Name): v}
-				gs = append(gs, group{"boundary copy " + c.Table + "." + c.Column + "=" + v + " within",
-					[]string{p.copyFrom(t, c.From, c.Alias, c.Others, p.rng.IntN(3), 1, set)}})
+				gs = append(gs, group{what: "boundary copy " + c.Table + "." + c.Column + "=" + v + " within",
+					stmts: []string{p.copyFrom(t, c.From, c.Alias, c.Others, p.rng.IntN(3), 1, set)}})
 				if c.From == "" {
-					gs = append(gs, group{"boundary " + c.Table + "." + c.Column + "=" + v + " within",
-						[]string{fmt.Sprintf("UPDATE %s SET %s = %s WHERE rowid = (SELECT rowid FROM %s WHERE %s ORDER BY %s LIMIT 1 OFFSET %d)",
+					gs = append(gs, group{what: "boundary " + c.Table + "." + c.Column + "=" + v + " within",
+						stmts: []string{fmt.Sprintf("UPDATE %s SET %s = %s WHERE rowid = (SELECT rowid FROM %s WHERE %s ORDER BY %s LIMIT 1 OFFSET %d)",
 							quoteIdent(t.Name), quoteIdent(col.Name), v, quoteIdent(t.Name), c.Others, order(t), p.rng.IntN(3))}})
 				}
 			}
 			switch p.rng.IntN(3) {
 			case 0:
-				gs = append(gs, group{"boundary " + c.Table + "." + c.Column + "=" + v,
-					[]string{updateRow(t, p.rng.IntN(int(t.Rows)), col.Name, v)}})
+				gs = append(gs, group{what: "boundary " + c.Table + "." + c.Column + "=" + v,
+					stmts: []string{updateRow(t, p.rng.IntN(int(t.Rows)), col.Name, v)}})
 			default:
 				where := ""
 				if c.Others != "" && p.rng.IntN(4) != 0 {
 					where = c.Others
 				}
-				gs = append(gs, group{"boundary copy " + c.Table + "." + c.Column + "=" + v,
-					[]string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(3), 1, map[string]string{strings.ToLower(col.Name): v})}})
+				gs = append(gs, group{what: "boundary copy " + c.Table + "." + c.Column + "=" + v,
+					stmts: []string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(3), 1, map[string]string{strings.ToLower(col.Name): v})}})
 			}
 		}
 	}
@@ -318,9 +322,9 @@ func (p *planner) outsides() []group {
 				}
 				set[strings.ToLower(col.Name)] = fmt.Sprintf("(SELECT %s(%s) FROM %s) %s", dir, quoteIdent(col.Name), quoteIdent(t.Name), step)
 			}
-			gs = append(gs, group{"extreme " + dir + " outside " + c.Cond, []string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(3), 1, set)}})
+			gs = append(gs, group{what: "extreme " + dir + " outside " + c.Cond, stmts: []string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(3), 1, set)}})
 		}
-		gs = append(gs, group{"bulk outside " + c.Cond, []string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(5), 1+p.rng.IntN(30), nil)}})
+		gs = append(gs, group{what: "bulk outside " + c.Cond, stmts: []string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(5), 1+p.rng.IntN(30), nil)}})
 	}
 	return gs
 }
@@ -380,7 +384,7 @@ func (p *planner) tableEdits() []group {
 		// Namesakes: a copy under a new key, every other value the same;
 		// a parent copied so is also a parent with no children.
 		for range 1 + p.rng.IntN(3) {
-			gs = append(gs, group{"namesake " + t.Name, []string{p.copyRow(t, "", p.rng.IntN(n), nil)}})
+			gs = append(gs, group{what: "namesake " + t.Name, stmts: []string{p.copyRow(t, "", p.rng.IntN(n), nil)}})
 		}
 		// NULLs in nullable columns.
 		for ci := range t.Columns {
@@ -388,7 +392,7 @@ func (p *planner) tableEdits() []group {
 			if c.NotNull || inKey(t, c.Name) || p.rng.IntN(2) == 0 {
 				continue
 			}
-			gs = append(gs, group{"null " + t.Name + "." + c.Name, []string{updateRow(t, p.rng.IntN(n), c.Name, "NULL")}})
+			gs = append(gs, group{what: "null " + t.Name + "." + c.Name, stmts: []string{updateRow(t, p.rng.IntN(n), c.Name, "NULL")}})
 		}
 		// Extra child rows, moved to another parent: group sizes change,
 		// and some groups become single rows.
@@ -400,8 +404,8 @@ func (p *planner) tableEdits() []group {
 			for range 1 + p.rng.IntN(3) {
 				v := fmt.Sprintf("(SELECT %s FROM %s ORDER BY %s LIMIT 1 OFFSET %d)", quoteIdent(fk.RefColumns[0]),
 					quoteIdent(parent.Name), order(parent), p.rng.IntN(int(parent.Rows)))
-				gs = append(gs, group{"child " + t.Name + "->" + parent.Name,
-					[]string{p.copyRow(t, "", p.rng.IntN(n), map[string]string{strings.ToLower(fk.Columns[0]): v})}})
+				gs = append(gs, group{what: "child " + t.Name + "->" + parent.Name,
+					stmts: []string{p.copyRow(t, "", p.rng.IntN(n), map[string]string{strings.ToLower(fk.Columns[0]): v})}})
 			}
 		}
 	}

@@ -69,15 +69,15 @@ func (p *planner) resizes() []group {
 				key, tab, filter, key, key, n, key)
 			missing := fmt.Sprintf("(%d - (SELECT COUNT(*) FROM %s WHERE %s AND %s = %s))", n, tab, filter, key, below)
 			extra := fmt.Sprintf("((SELECT COUNT(*) FROM %s WHERE %s AND %s = %s) - %d)", tab, filter, key, above, n)
-			gs = append(gs, group{fmt.Sprintf("grow a %s.%s group to %d", t.Name, col.Name, n),
-				[]string{p.copyCount(t, fmt.Sprintf("%s AND %s = %s", filter, key, below), missing)}})
+			gs = append(gs, group{what: fmt.Sprintf("grow a %s.%s group to %d", t.Name, col.Name, n), rank: n,
+				stmts: []string{p.copyCount(t, fmt.Sprintf("%s AND %s = %s", filter, key, below), missing)}})
 			surplus := fmt.Sprintf("SELECT rowid FROM %s WHERE %s AND %s = %s ORDER BY rowid DESC LIMIT %s", tab, filter, key, above, extra)
-			gs = append(gs, group{fmt.Sprintf("shrink a %s.%s group to %d", t.Name, col.Name, n),
-				[]string{fmt.Sprintf("DELETE FROM %s WHERE rowid IN (%s)", tab, surplus)}})
+			gs = append(gs, group{what: fmt.Sprintf("shrink a %s.%s group to %d", t.Name, col.Name, n), rank: n,
+				stmts: []string{fmt.Sprintf("DELETE FROM %s WHERE rowid IN (%s)", tab, surplus)}})
 			smallest := fmt.Sprintf("(SELECT %s FROM %s WHERE %s IS NOT NULL AND %s <> %s GROUP BY %s ORDER BY COUNT(*), %s LIMIT 1)",
 				key, tab, key, key, above, key, key)
-			gs = append(gs, group{fmt.Sprintf("move rows out of a %s.%s group to %d", t.Name, col.Name, n),
-				[]string{fmt.Sprintf("UPDATE %s SET %s = %s WHERE rowid IN (%s)", tab, key, smallest, surplus)}})
+			gs = append(gs, group{what: fmt.Sprintf("move rows out of a %s.%s group to %d", t.Name, col.Name, n), rank: n,
+				stmts: []string{fmt.Sprintf("UPDATE %s SET %s = %s WHERE rowid IN (%s)", tab, key, smallest, surplus)}})
 		}
 	}
 	return gs
@@ -122,11 +122,11 @@ func (p *planner) relabels() []group {
 			}
 			name := quoteIdent(col.Name)
 			v := fmt.Sprintf("(SELECT %s FROM %s WHERE %s GROUP BY %s ORDER BY COUNT(*), %s LIMIT 1)", name, tab, within, name, name)
-			gs = append(gs, group{"relabel " + t.Name + "." + col.Name + " out of " + c.Cond,
-				[]string{fmt.Sprintf("UPDATE %s SET %s = %s WHERE %s AND %s = %s", tab, target, outside, within, name, v)}})
+			gs = append(gs, group{what: "relabel " + t.Name + "." + col.Name + " out of " + c.Cond,
+				stmts: []string{fmt.Sprintf("UPDATE %s SET %s = %s WHERE %s AND %s = %s", tab, target, outside, within, name, v)}})
 		}
-		gs = append(gs, group{"move a row out of " + c.Cond,
-			[]string{fmt.Sprintf("UPDATE %s SET %s = %s WHERE rowid = (SELECT rowid FROM %s WHERE %s ORDER BY %s LIMIT 1 OFFSET %d)",
+		gs = append(gs, group{what: "move a row out of " + c.Cond,
+			stmts: []string{fmt.Sprintf("UPDATE %s SET %s = %s WHERE rowid = (SELECT rowid FROM %s WHERE %s ORDER BY %s LIMIT 1 OFFSET %d)",
 				tab, target, outside, tab, within, order(t), p.rng.IntN(3))}})
 	}
 	return gs
@@ -153,8 +153,8 @@ func (p *planner) extremes() []group {
 			}
 			for _, e := range []string{"MAX(%s) + 1", "MAX(%s)", "MIN(%s) - 1", "MIN(%s)"} {
 				v := fmt.Sprintf("(SELECT "+e+" FROM %s)", quoteIdent(col.Name), quoteIdent(t.Name))
-				gs = append(gs, group{"extreme " + t.Name + "." + col.Name + " outside " + c.Cond,
-					[]string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(3), 1, map[string]string{strings.ToLower(col.Name): v})}})
+				gs = append(gs, group{what: "extreme " + t.Name + "." + col.Name + " outside " + c.Cond,
+					stmts: []string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(3), 1, map[string]string{strings.ToLower(col.Name): v})}})
 			}
 		}
 	}
@@ -206,9 +206,13 @@ func (p *planner) subqueryTies(gold string) []group {
 				}
 			}
 			where := strings.Join(dedup(conds), " AND ")
+			// The copy moves a mean it is part of by a rounding error:
+			// set to the subquery's value again, twice, it settles on
+			// it (the subquery is read before the row changes).
+			again := fmt.Sprintf("UPDATE %s SET %s = %s WHERE rowid = (SELECT MAX(rowid) FROM %s)", quoteIdent(t.Name), quoteIdent(col.Name), sub, quoteIdent(t.Name))
 			for k := range 2 {
-				gs = append(gs, group{"tie " + t.Name + "." + col.Name + " with " + sub,
-					[]string{p.copyRow(t, where, k, map[string]string{strings.ToLower(col.Name): sub})}})
+				gs = append(gs, group{what: "tie " + t.Name + "." + col.Name + " with " + sub,
+					stmts: []string{p.copyRow(t, where, k, map[string]string{strings.ToLower(col.Name): sub}), again, again}})
 			}
 		}
 	}
@@ -243,8 +247,8 @@ func (p *planner) dateDiffTies(gold string) []group {
 			qa, qb := quoteIdent(ca.Name), quoteIdent(cb.Name)
 			where := qa + " IS NOT NULL AND " + qb + " IS NOT NULL"
 			for k := range 2 {
-				gs = append(gs, group{"dates " + n + " days apart in " + t.Name,
-					[]string{p.copyRow(t, where, k, map[string]string{
+				gs = append(gs, group{what: "dates " + n + " days apart in " + t.Name,
+					stmts: []string{p.copyRow(t, where, k, map[string]string{
 						strings.ToLower(ca.Name): fmt.Sprintf("date(src.%s, '+%s days')", qb, n),
 						strings.ToLower(cb.Name): fmt.Sprintf("date(src.%s)", qb),
 					})}})
