@@ -55,7 +55,10 @@ func (g *Generator) aims(ctx context.Context, weak []sqlgym.Task, sopt screen.Op
 		read := readTables(t.Golds())
 		var found []aim
 		for k := 0; k < aimPlans && len(found) == 0; k++ {
-			p := &planner{schema: g.schema, rng: rand.New(rand.NewPCG(g.opt.Seed, uint64(1<<32+i*aimPlans+k))), comps: comps, ths: ths}
+			// Invented keys and group names are numbered per plan, so
+			// two tasks' edits never invent the same one.
+			stream := i*aimPlans + k
+			p := &planner{schema: g.schema, rng: rand.New(rand.NewPCG(g.opt.Seed, uint64(1<<32+stream))), comps: comps, ths: ths, serial: stream * 100_000}
 			for fi, fam := range p.aimedFamilies(t.SQL) {
 				var gs []group
 				for _, gr := range fam {
@@ -98,6 +101,9 @@ func (g *Generator) aims(ctx context.Context, weak []sqlgym.Task, sopt screen.Op
 		}
 		if os.Getenv("ZZ_DEBUG") != "" {
 			fmt.Fprintln(os.Stderr, "ZZ aim", t.ID, len(found))
+			for _, f := range cover(found) {
+				fmt.Fprintln(os.Stderr, "ZZ   ", f.family, len(f.kills), f.groups[0].what, f.groups[0].stmts)
+			}
 		}
 		if len(found) == 0 {
 			missed++
