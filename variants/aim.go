@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -97,12 +96,6 @@ func (g *Generator) aims(ctx context.Context, weak []sqlgym.Task, sopt screen.Op
 					return nil, err
 				}
 				found = append(found, aim{task: t.ID, family: fi, groups: gs, kills: kills})
-			}
-		}
-		if os.Getenv("ZZ_DEBUG") != "" {
-			fmt.Fprintln(os.Stderr, "ZZ aim", t.ID, len(found))
-			for _, f := range cover(found) {
-				fmt.Fprintln(os.Stderr, "ZZ   ", f.family, len(f.kills), f.groups[0].what, f.groups[0].stmts)
 			}
 		}
 		if len(found) == 0 {

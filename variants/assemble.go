@@ -18,9 +18,9 @@ type assembled struct {
 	newKills int
 }
 
-// assemble packs the aims into at most MaxVariants variants. The first
-// gets every aim's groups; makeCandidate takes out the groups that break a
-// gold, and the variant is screened for what it kills. Edits of different
+// assemble packs the aims into at most MaxVariants variants, building at
+// most Candidates. The first gets every aim's groups; pack takes out the
+// aims that break a gold, and the variant is screened for what it kills. Edits of different
 // tasks can undo each other (rows added to one group for one task resize
 // it for another), so the aims with a kill still missing go to the next
 // variant, on their own: fewer edits, less interference. A variant that
@@ -30,7 +30,7 @@ func (g *Generator) assemble(ctx context.Context, aims []aim, weak []sqlgym.Task
 	killedBy := map[string]int{} // mutant id -> index of the first variant killing it
 	var kept []assembled
 	pending := aims
-	for idx := 0; len(kept) < g.opt.MaxVariants && len(pending) > 0; idx++ {
+	for idx := 0; idx < g.opt.Candidates && len(kept) < g.opt.MaxVariants && len(pending) > 0; idx++ {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
@@ -63,15 +63,6 @@ func (g *Generator) assemble(ctx context.Context, aims []aim, weak []sqlgym.Task
 			}
 		}
 		kept = append(kept, assembled{c: c, newKills: gain})
-		if os.Getenv("ZZ_DEBUG") != "" {
-			for _, a := range pending {
-				for id := range a.kills {
-					if !c.killed[id] {
-						fmt.Fprintf(os.Stderr, "ZZ lost %d %s %q\n", idx, a.task, id)
-					}
-				}
-			}
-		}
 		var next []aim
 		for _, a := range pending {
 			for id := range a.kills {
@@ -147,15 +138,6 @@ func (g *Generator) pack(ctx context.Context, idx int, as []aim, tmp string) (*c
 		}
 		if err := try(suspects); err != nil {
 			return nil, err
-		}
-		if os.Getenv("ZZ_DEBUG") != "" {
-			for _, a := range as {
-				if !slices.ContainsFunc(accepted, func(b aim) bool {
-					return b.task == a.task && b.family == a.family && len(b.groups) == len(a.groups) && b.groups[0].stmts[0] == a.groups[0].stmts[0]
-				}) {
-					fmt.Fprintf(os.Stderr, "ZZ removed %d %s %s\n", idx, a.task, a.groups[0].what)
-				}
-			}
 		}
 		as = accepted
 	}

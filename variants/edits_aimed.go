@@ -30,7 +30,7 @@ func (p *planner) aimedFamilies(gold string) [][]group {
 		p.relabels(),
 		p.boundaries(),
 		append(p.outsides(), p.extremes()...),
-		append(p.groupSizes(), p.resizes()...),
+		append(append(p.groupSizes(), p.resizes()...), p.leaders(gold)...),
 		append(p.subqueryTies(gold), p.dateDiffTies(gold)...),
 		p.tableEdits(),
 	}
@@ -70,7 +70,7 @@ func (p *planner) resizes() []group {
 			missing := fmt.Sprintf("(%d - (SELECT COUNT(*) FROM %s WHERE %s AND %s = %s))", n, tab, filter, key, below)
 			extra := fmt.Sprintf("((SELECT COUNT(*) FROM %s WHERE %s AND %s = %s) - %d)", tab, filter, key, above, n)
 			gs = append(gs, group{what: fmt.Sprintf("grow a %s.%s group to %d", t.Name, col.Name, n), rank: n,
-				stmts: []string{p.copyCount(t, fmt.Sprintf("%s AND %s = %s", filter, key, below), missing)}})
+				stmts: []string{p.copyCount(t, fmt.Sprintf("%s AND %s = %s", filter, key, below), missing, nil)}})
 			surplus := fmt.Sprintf("SELECT rowid FROM %s WHERE %s AND %s = %s ORDER BY rowid DESC LIMIT %s", tab, filter, key, above, extra)
 			gs = append(gs, group{what: fmt.Sprintf("shrink a %s.%s group to %d", t.Name, col.Name, n), rank: n,
 				stmts: []string{fmt.Sprintf("DELETE FROM %s WHERE rowid IN (%s)", tab, surplus)}})
@@ -83,10 +83,86 @@ func (p *planner) resizes() []group {
 	return gs
 }
 
+// leaders change which group a gold's ORDER BY COUNT(*) ... LIMIT 1
+// picks once its filter changes: copies of a row of the runner-up
+// (DESC) or of the leader (ASC), enough to pass the other, either on the
+// boundary of a compared literal (rows the flipped comparison drops) or
+// failing the condition (rows the dropped condition lets in). The counts
+// are read when the statement runs, under the gold's own filter.
+func (p *planner) leaders(gold string) []group {
+	var toks []sqltext.Token
+	for _, t := range sqltext.Tokens(gold) {
+		if t.Significant() {
+			toks = append(toks, t)
+		}
+	}
+	key, desc := "", true
+	for i := 0; i+9 < len(toks); i++ {
+		if toks[i].IsWord("group") && toks[i+1].IsWord("by") && toks[i+3].IsWord("order") && toks[i+4].IsWord("by") &&
+			toks[i+5].IsWord("count") && toks[i+6].IsPunct("(") && toks[i+7].Text == "*" && toks[i+8].IsPunct(")") {
+			key = strings.Trim(toks[i+2].Text, "\"`[]")
+			k := i + 9
+			if toks[k].IsWord("asc") || toks[k].IsWord("desc") {
+				desc = toks[k].IsWord("desc")
+				k++
+			}
+			if k+1 >= len(toks) || !toks[k].IsWord("limit") || toks[k+1].Text != "1" {
+				key = ""
+			}
+			break
+		}
+	}
+	if key == "" {
+		return nil
+	}
+	var gs []group
+	for _, c := range p.comps {
+		t := p.schema.Table(c.Table)
+		if t == nil || t.Rows == 0 || c.Cond == "" || c.From != "" {
+			continue
+		}
+		kc, col := column(t, key), column(t, c.Column)
+		if kc == nil || col == nil || inKey(t, col.Name) || fkOf(t, col.Name) != nil {
+			continue
+		}
+		tab, k := quoteIdent(t.Name), quoteIdent(kc.Name)
+		others := "1"
+		if c.Others != "" {
+			others = "(" + c.Others + ")"
+		}
+		filter := "(" + c.Cond + ") AND " + others
+		dir := "DESC"
+		if !desc {
+			dir = "ASC"
+		}
+		rank := func(n int) string {
+			return fmt.Sprintf("(SELECT %s FROM %s WHERE %s GROUP BY %s ORDER BY COUNT(*) %s, %s LIMIT 1 OFFSET %d)", k, tab, filter, k, dir, k, n)
+		}
+		count := func(v string) string {
+			return fmt.Sprintf("(SELECT COUNT(*) FROM %s WHERE %s AND %s = %s)", tab, filter, k, v)
+		}
+		// The group that gets the rows, and how many it needs to pass
+		// the other, capped so a variant stays small.
+		to, need := rank(1), fmt.Sprintf("MIN(%s - %s + 1, 200)", count(rank(0)), count(rank(1)))
+		if !desc {
+			to, need = rank(0), fmt.Sprintf("MIN(%s - %s + 1, 200)", count(rank(1)), count(rank(0)))
+		}
+		set := map[string]string{}
+		if vs := values(c, col); len(vs) > 0 {
+			set[strings.ToLower(col.Name)] = vs[0]
+			gs = append(gs, group{what: "boundary rows to change the leader of " + t.Name + "." + kc.Name, rank: 1 << 40,
+				stmts: []string{p.copyCount(t, fmt.Sprintf("%s AND %s = %s", others, k, to), need, set)}})
+		}
+		gs = append(gs, group{what: "outside rows to change the leader of " + t.Name + "." + kc.Name, rank: 1 << 40,
+			stmts: []string{p.copyCount(t, fmt.Sprintf("NOT (%s) AND %s AND %s = %s", c.Cond, others, k, to), need, nil)}})
+	}
+	return gs
+}
+
 // copyCount is copyRows with the number of copies an expression computed
 // when the statement runs; where picks the first row in key order.
-func (p *planner) copyCount(t *sqlgym.Table, where, count string) string {
-	s := p.copyRows(t, where, 0, 1, nil)
+func (p *planner) copyCount(t *sqlgym.Table, where, count string, set map[string]string) string {
+	s := p.copyRows(t, where, 0, 1, set)
 	// copyRows writes "... WHERE i < 1)": the bound becomes the count.
 	return strings.Replace(s, "WHERE i < 1)", "WHERE i < "+count+")", 1)
 }

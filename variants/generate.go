@@ -22,8 +22,11 @@ import (
 type Options struct {
 	// MaxVariants is the most variants kept per database (default 5).
 	MaxVariants int
-	// Candidates is how many candidates are fuzzed per database (default
-	// 4 x MaxVariants).
+	// Candidates bounds the variants built and screened per database
+	// (default 4 x MaxVariants): each weak task's own edits are packed
+	// into a first variant, those that do not kill there into the next,
+	// and so on until MaxVariants are kept, none is left, or a variant
+	// adds no kill.
 	Candidates int
 	// Seed makes the candidates; the same seed on the same database and
 	// tasks gives the same variants.
@@ -75,7 +78,7 @@ type DBResult struct {
 	Seed     uint64 `json:"seed"`
 	Tasks    int    `json:"tasks"`
 	Variants []Kept `json:"variants"`
-	// CandidatesTried counts fuzzed candidates; CandidatesDropped those
+	// CandidatesTried counts variants built; CandidatesDropped those
 	// still breaking a gold after repair.
 	CandidatesTried   int `json:"candidates_tried"`
 	CandidatesDropped int `json:"candidates_dropped"`
