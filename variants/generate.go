@@ -250,6 +250,34 @@ func (g *Generator) Run(ctx context.Context, dir string) (*DBResult, error) {
 		for id, i := range first {
 			killedBy[id] = res.Variants[i].Name
 		}
+		// Slots the aims left free (their kills all placed, or a variant
+		// added none) and tries left: candidates fuzzed from every gold's
+		// edits at once, as the paper does, kept by greedy set cover.
+		// They kill what no task's own edits do alone (a namesake that
+		// tells two golds' mutants) at the price of size.
+		fuzzed, err := g.fuzz(ctx, opt.Candidates-res.CandidatesTried, opt.MaxVariants-len(kept), killedBy, weakTasks, sopt, survivors, tmp, res)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range fuzzed {
+			gain := 0
+			for _, id := range sortedIDs(c.killed) {
+				if _, done := killedBy[id]; !done {
+					gain++
+				}
+			}
+			if gain == 0 {
+				continue
+			}
+			kept = append(kept, c)
+			name := fmt.Sprintf("%s_v%d", g.name, len(kept))
+			for id := range c.killed {
+				if _, done := killedBy[id]; !done {
+					killedBy[id] = name
+				}
+			}
+			res.Variants = append(res.Variants, Kept{Name: name, Candidate: c.index, Kills: len(c.killed), NewKills: gain, Statements: c.stmts})
+		}
 	}
 
 	// Write the original's copy and the kept variants.
