@@ -114,7 +114,8 @@ type Kept struct {
 	Name   string `json:"name"`
 	Path   string `json:"path"`
 	Digest string `json:"digest"`
-	// Candidate is the candidate's index (its seed stream).
+	// Candidate is the variant's index among those built: the packing
+	// round of an aimed variant, the seed stream of a fuzzed one.
 	Candidate int `json:"candidate"`
 	// Kills counts the surviving mutants it kills, NewKills those no
 	// earlier kept variant kills.
