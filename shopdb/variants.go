@@ -10,13 +10,18 @@ import (
 )
 
 // variants.json is the built-in shop's variant databases as edits of the
-// shop: the statements `sqlgym variants --tasks shop --seed 1 --candidates
-// 10 --out DIR` kept for each variant, in order (the "name" and
-// "statements" of each variant in DIR/manifest.json; see the variants
-// package). A variant is shop.sql followed by its statements, so it is
-// rebuilt byte for byte wherever it is needed (catalog.MaterializeShopVariants);
-// the catalog's test checks that every statement still applies.
+// shop: the statements the variants generator kept for each variant, in
+// order (variants.ShopVariantSet: the built-in tasks, seed 1, at most 3
+// variants, the generator's other defaults; the same as the "name" and
+// "statements" of each variant in the manifest.json of `sqlgym variants
+// --tasks shop --seed 1 --max-variants 3 --out DIR`). A variant is shop.sql followed by its statements, so it is
+// rebuilt byte for byte wherever it is needed
+// (catalog.MaterializeShopVariants); the catalog's test checks that every
+// statement still applies. After changing the generator, the shop or its
+// tasks, regenerate it with go generate ./shopdb (a few minutes);
+// TestShippedShopVariantsRegenerate (SQLGYM_SLOW_TESTS=1) checks it.
 //
+//go:generate go run ../internal/gen/shopvariants -out variants.json
 //go:embed variants.json
 var variantsJSON []byte
 

@@ -1,17 +1,22 @@
 // Package variants owns the variant databases that let a reward tell a
 // right answer from a near miss: `sqlgym variants`.
 //
-// For each database of a task set it screens the golds (package screen),
-// then fuzzes candidate databases from the original rows, in the manner of
-// the distilled test suites of Zhong, Yu and Klein (EMNLP 2020), and keeps
-// the few that kill the most surviving mutants, by greedy set cover.
-// Where the paper draws values at random, the candidates here are built
-// from the golds' own predicates (screen.Compared): rows exactly on and
-// next to every literal a gold compares against, copied from rows that
-// meet the gold's other conditions; groups of exactly a HAVING threshold's
-// size and one either side; namesakes under new keys (which are also
-// parents with no children); NULLs in nullable columns; extra child rows
-// moved to other parents.
+// For each database of a task set it screens the golds (package screen)
+// and builds variant databases from the original rows, in the manner of
+// the distilled test suites of Zhong, Yu and Klein (EMNLP 2020). Where the
+// paper draws values at random, the edits here are built from the golds'
+// own predicates (screen.Compared) and aimed at one gold at a time (aims):
+// rows exactly on and next to every literal it compares against, copied
+// from rows that meet its other conditions; groups resized to a HAVING
+// threshold; values moved out of its filter; the runner-up of an ORDER BY
+// COUNT(*) LIMIT 1 pushed past the leader; rows tied with a subquery's
+// value; namesakes, NULLs, extra child rows. Each weak task's edits are
+// applied alone to the original, kept only if they kill one of its
+// surviving mutants, and shrunk to what the kills need; the aims are then
+// packed into as few variants as they need (assemble), and the slots left
+// get candidates fuzzed from every gold's edits at once, kept by greedy
+// set cover (fuzz). Aimed variants stay near the original's size, which
+// is what judging on them costs.
 //
 // Every change is a SQL statement on the original rows that picks its row
 // by key order (planner), so a variant is the original plus a list of
@@ -38,5 +43,5 @@
 // reverse_unordered_selects; on DuckDB one with one thread and one with
 // two; on PostgreSQL two sessions), so a LIMIT through tied keys or a bare
 // column shows as "unstable"; the groups that break a gold are taken out
-// by halving (makeCandidate).
+// by halving (makeCandidate; pack does the same with aims as units).
 package variants

@@ -19,6 +19,10 @@ import (
 type group struct {
 	what  string
 	stmts []string
+	// rank orders a resize among the others of a variant: smallest
+	// size first, so that a later one, looking for the group nearest its
+	// own size, does not pick the group an earlier one sized.
+	rank int64
 }
 
 // planner writes a candidate's changes as SQL on the original rows: every
@@ -277,6 +281,23 @@ func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") +
 // plan writes one candidate's groups.
 func (p *planner) plan() []group {
 	var gs []group
+	for _, f := range p.families() {
+		gs = append(gs, f...)
+	}
+	return gs
+}
+
+// families are plan's groups by the kind of edit, in plan's order: edits
+// of one family rarely undo each other, edits of two may (a boundary row
+// moved out of the filter by a relabel), so a gold's own edits are tried
+// family by family (aims).
+func (p *planner) families() [][]group {
+	return [][]group{p.boundaries(), p.outsides(), p.groupSizes(), p.tableEdits()}
+}
+
+// boundaries writes the rows on and next to every compared literal.
+func (p *planner) boundaries() []group {
+	var gs []group
 	// Rows on and next to every literal the golds compare against: copies
 	// of rows that meet the gold's other conditions where the gold tells
 	// them, else of any row, and changed rows, which keep their children.
@@ -289,21 +310,40 @@ func (p *planner) plan() []group {
 		if col == nil || inKey(t, col.Name) || fkOf(t, col.Name) != nil {
 			continue
 		}
-		for _, v := range values(c, col) {
+		for vi, v := range values(c, col) {
+			if vi < 3 && c.Others != "" {
+				// On the literal and a step either side, always a row
+				// that meets the gold's other conditions, copied and
+				// changed: the random choice below may miss them.
+				set := map[string]string{strings.ToLower(col.Name): v}
+				gs = append(gs, group{what: "boundary copy " + c.Table + "." + c.Column + "=" + v + " within",
+					stmts: []string{p.copyFrom(t, c.From, c.Alias, c.Others, p.rng.IntN(3), 1, set)}})
+				if c.From == "" {
+					gs = append(gs, group{what: "boundary " + c.Table + "." + c.Column + "=" + v + " within",
+						stmts: []string{fmt.Sprintf("UPDATE %s SET %s = %s WHERE %s = (SELECT %s FROM %s WHERE %s ORDER BY %s LIMIT 1 OFFSET %d)",
+							quoteIdent(t.Name), quoteIdent(col.Name), v, p.rowid(), p.rowid(), quoteIdent(t.Name), c.Others, p.order(t), p.rng.IntN(3))}})
+				}
+			}
 			switch p.rng.IntN(3) {
 			case 0:
-				gs = append(gs, group{"boundary " + c.Table + "." + c.Column + "=" + v,
-					[]string{p.updateRow(t, p.rng.IntN(int(t.Rows)), col.Name, v)}})
+				gs = append(gs, group{what: "boundary " + c.Table + "." + c.Column + "=" + v,
+					stmts: []string{p.updateRow(t, p.rng.IntN(int(t.Rows)), col.Name, v)}})
 			default:
 				where := ""
 				if c.Others != "" && p.rng.IntN(4) != 0 {
 					where = c.Others
 				}
-				gs = append(gs, group{"boundary copy " + c.Table + "." + c.Column + "=" + v,
-					[]string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(3), 1, map[string]string{strings.ToLower(col.Name): v})}})
+				gs = append(gs, group{what: "boundary copy " + c.Table + "." + c.Column + "=" + v,
+					stmts: []string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(3), 1, map[string]string{strings.ToLower(col.Name): v})}})
 			}
 		}
 	}
+	return gs
+}
+
+// outsides writes rows that fail one condition of a gold.
+func (p *planner) outsides() []group {
+	var gs []group
 	// Rows that fail one condition of a gold and meet its others: with
 	// extreme values, they tell a dropped or flipped condition by any
 	// aggregate over the table; as plain copies in bulk, by counts.
@@ -329,10 +369,16 @@ func (p *planner) plan() []group {
 				}
 				set[strings.ToLower(col.Name)] = fmt.Sprintf("(SELECT %s(%s) FROM %s) %s", dir, quoteIdent(col.Name), quoteIdent(t.Name), step)
 			}
-			gs = append(gs, group{"extreme " + dir + " outside " + c.Cond, []string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(3), 1, set)}})
+			gs = append(gs, group{what: "extreme " + dir + " outside " + c.Cond, stmts: []string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(3), 1, set)}})
 		}
-		gs = append(gs, group{"bulk outside " + c.Cond, []string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(5), 1+p.rng.IntN(30), nil)}})
+		gs = append(gs, group{what: "bulk outside " + c.Cond, stmts: []string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(5), 1+p.rng.IntN(30), nil)}})
 	}
+	return gs
+}
+
+// groupSizes writes new groups of a HAVING threshold's size.
+func (p *planner) groupSizes() []group {
+	var gs []group
 	// Groups of exactly the HAVING threshold's size, one less and one more.
 	for _, th := range p.ths {
 		t := p.schema.Table(th.Table)
@@ -370,6 +416,12 @@ func (p *planner) plan() []group {
 			gs = append(gs, g)
 		}
 	}
+	return gs
+}
+
+// tableEdits writes namesakes, NULLs and extra child rows.
+func (p *planner) tableEdits() []group {
+	var gs []group
 	for ti := range p.schema.Tables {
 		t := &p.schema.Tables[ti]
 		if t.Rows == 0 || strings.HasPrefix(strings.ToLower(t.Name), "sqlite_") {
@@ -379,7 +431,7 @@ func (p *planner) plan() []group {
 		// Namesakes: a copy under a new key, every other value the same;
 		// a parent copied so is also a parent with no children.
 		for range 1 + p.rng.IntN(3) {
-			gs = append(gs, group{"namesake " + t.Name, []string{p.copyRow(t, "", p.rng.IntN(n), nil)}})
+			gs = append(gs, group{what: "namesake " + t.Name, stmts: []string{p.copyRow(t, "", p.rng.IntN(n), nil)}})
 		}
 		// NULLs in nullable columns.
 		for ci := range t.Columns {
@@ -387,7 +439,7 @@ func (p *planner) plan() []group {
 			if c.NotNull || inKey(t, c.Name) || p.rng.IntN(2) == 0 {
 				continue
 			}
-			gs = append(gs, group{"null " + t.Name + "." + c.Name, []string{p.updateRow(t, p.rng.IntN(n), c.Name, "NULL")}})
+			gs = append(gs, group{what: "null " + t.Name + "." + c.Name, stmts: []string{p.updateRow(t, p.rng.IntN(n), c.Name, "NULL")}})
 		}
 		// Extra child rows, moved to another parent: group sizes change,
 		// and some groups become single rows.
@@ -399,8 +451,8 @@ func (p *planner) plan() []group {
 			for range 1 + p.rng.IntN(3) {
 				v := fmt.Sprintf("(SELECT %s FROM %s ORDER BY %s LIMIT 1 OFFSET %d)", quoteIdent(fk.RefColumns[0]),
 					quoteIdent(parent.Name), p.order(parent), p.rng.IntN(int(parent.Rows)))
-				gs = append(gs, group{"child " + t.Name + "->" + parent.Name,
-					[]string{p.copyRow(t, "", p.rng.IntN(n), map[string]string{strings.ToLower(fk.Columns[0]): v})}})
+				gs = append(gs, group{what: "child " + t.Name + "->" + parent.Name,
+					stmts: []string{p.copyRow(t, "", p.rng.IntN(n), map[string]string{strings.ToLower(fk.Columns[0]): v})}})
 			}
 		}
 	}

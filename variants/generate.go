@@ -3,7 +3,6 @@ package variants
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"sort"
 	"time"
@@ -20,8 +19,11 @@ import (
 type Options struct {
 	// MaxVariants is the most variants kept per database (default 5).
 	MaxVariants int
-	// Candidates is how many candidates are fuzzed per database (default
-	// 4 x MaxVariants).
+	// Candidates bounds the variants built and screened per database
+	// (default 4 x MaxVariants): each weak task's own edits are packed
+	// into a first variant, those that do not kill there into the next,
+	// and so on until MaxVariants are kept, none is left, or a variant
+	// adds no kill.
 	Candidates int
 	// Seed makes the candidates; the same seed on the same database and
 	// tasks gives the same variants.
@@ -88,7 +90,7 @@ type DBResult struct {
 	Seed     uint64 `json:"seed"`
 	Tasks    int    `json:"tasks"`
 	Variants []Kept `json:"variants"`
-	// CandidatesTried counts fuzzed candidates; CandidatesDropped those
+	// CandidatesTried counts variants built; CandidatesDropped those
 	// still breaking a gold after repair.
 	CandidatesTried   int `json:"candidates_tried"`
 	CandidatesDropped int `json:"candidates_dropped"`
@@ -127,7 +129,8 @@ type Kept struct {
 	Path   string `json:"path"`
 	URL    string `json:"url,omitempty"`
 	Digest string `json:"digest"`
-	// Candidate is the candidate's index (its seed stream).
+	// Candidate is the variant's index among those built: the packing
+	// round of an aimed variant, the seed stream of a fuzzed one.
 	Candidate int `json:"candidate"`
 	// Kills counts the surviving mutants it kills, NewKills those no
 	// earlier kept variant kills.
@@ -252,69 +255,54 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 	if g.goldStates, err = g.tgt.golds(ctx, orig, g.golds, opt.Limits); err != nil {
 		return nil, err
 	}
-	var comps []screen.Comparison
-	var ths []screen.Threshold
-	for _, s := range g.golds {
-		c, th := screen.Compared(s, g.schema)
-		comps = append(comps, c...)
-		ths = append(ths, th...)
-	}
-	comps, ths = dedup(comps), dedup(ths)
-
-	var cands []*candidate
-	for i := 0; i < opt.Candidates && len(survivors) > 0; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		p := &planner{schema: g.schema, rng: rand.New(rand.NewPCG(opt.Seed, uint64(i))), comps: comps, ths: ths, dialect: g.tgt.dialect()}
-		c, err := g.makeCandidate(ctx, i, p.plan())
+	// Each weak task's own edits, then as few variants as carry them.
+	var kept []*candidate
+	killedBy := map[string]string{}
+	if len(survivors) > 0 {
+		aims, err := g.aims(ctx, weakTasks, sopt, survivors)
 		if err != nil {
 			return nil, err
 		}
-		res.CandidatesTried++
-		if c == nil {
-			res.CandidatesDropped++
-			continue
-		}
-		if c.killed, err = g.kills(ctx, c.url, weakTasks, sopt, survivors); err != nil {
+		packed, first, err := g.assemble(ctx, aims, weakTasks, sopt, survivors, res)
+		if err != nil {
 			return nil, err
 		}
-		opt.Log("%s: candidate %d: %d groups, %d statements, kills %d of %d", g.name, i, c.groups, len(c.stmts), len(c.killed), len(survivors))
-		cands = append(cands, c)
-	}
-
-	// Greedy set cover: each round keeps the candidate that kills the most
-	// mutants no kept one kills yet.
-	killedBy := map[string]string{}
-	var kept []*candidate
-	for len(kept) < opt.MaxVariants {
-		best, gain := -1, 0
-		for ci, c := range cands {
-			if slices.Contains(kept, c) {
-				continue
-			}
-			n := 0
-			for id := range c.killed {
+		for i, p := range packed {
+			kept = append(kept, p.c)
+			res.Variants = append(res.Variants, Kept{Name: fmt.Sprintf("%s_v%d", g.name, i+1), Candidate: p.c.index,
+				Kills: len(p.c.killed), NewKills: p.newKills, Statements: p.c.stmts})
+		}
+		for id, i := range first {
+			killedBy[id] = res.Variants[i].Name
+		}
+		// Slots the aims left free (their kills all placed, or a variant
+		// added none) and tries left: candidates fuzzed from every gold's
+		// edits at once, as the paper does, kept by greedy set cover.
+		// They kill what no task's own edits do alone (a namesake that
+		// tells two golds' mutants) at the price of size.
+		fuzzed, err := g.fuzz(ctx, opt.Candidates-res.CandidatesTried, opt.MaxVariants-len(kept), killedBy, weakTasks, sopt, survivors, res)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range fuzzed {
+			gain := 0
+			for _, id := range sortedIDs(c.killed) {
 				if _, done := killedBy[id]; !done {
-					n++
+					gain++
 				}
 			}
-			if n > gain {
-				best, gain = ci, n
+			if gain == 0 {
+				continue
 			}
-		}
-		if best < 0 {
-			break
-		}
-		c := cands[best]
-		kept = append(kept, c)
-		name := fmt.Sprintf("%s_v%d", g.name, len(kept))
-		for id := range c.killed {
-			if _, done := killedBy[id]; !done {
-				killedBy[id] = name
+			kept = append(kept, c)
+			name := fmt.Sprintf("%s_v%d", g.name, len(kept))
+			for id := range c.killed {
+				if _, done := killedBy[id]; !done {
+					killedBy[id] = name
+				}
 			}
+			res.Variants = append(res.Variants, Kept{Name: name, Candidate: c.index, Kills: len(c.killed), NewKills: gain, Statements: c.stmts})
 		}
-		res.Variants = append(res.Variants, Kept{Name: name, Candidate: c.index, Kills: len(c.killed), NewKills: gain, Statements: c.stmts})
 	}
 
 	// Write the kept variants beside the original's copy.

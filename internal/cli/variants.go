@@ -40,13 +40,16 @@ func newVariantsCmd(io IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "variants",
 		Short: "Make variant databases on which a reward tells a near miss from the answer",
-		Long: `For each database of the task file, fuzz candidate variant databases from its
-rows and keep the few (--max-variants) that kill the most mutants the original
-cannot tell from their golds (sqlgym screen's kinds), by greedy set cover, as
-Spider's distilled test suites do. Candidates put rows on and next to every
-literal the golds compare against, groups of exactly each HAVING threshold's
-size, namesakes, NULLs and extra child rows; every change keeps the schema's
-constraints, and every gold still runs, deterministically, on every variant.
+		Long: `For each database of the task file, make the few variant databases
+(--max-variants) that kill the most mutants the original cannot tell from their
+golds (sqlgym screen's kinds), as Spider's distilled test suites do. Each weak
+task gets edits aimed at its own gold (rows on and next to every literal it
+compares against, groups resized to each HAVING threshold, values moved out of
+its filter, rows tied with a subquery's value, namesakes, NULLs, extra child
+rows), shrunk to those that kill; they are packed into as few variants as they
+need, and slots left over get candidates fuzzed from every gold's edits, kept by
+greedy set cover. Every change keeps the schema's constraints, and every gold
+still runs, deterministically, on every variant.
 
 --out DIR receives DIR/NAME/NAME.sqlite (a copy of the original) and
 DIR/NAME/NAME_vK.sqlite (Spider's test-suite layout); a DuckDB database's
@@ -72,7 +75,7 @@ eval, serve and screen. See docs/authoring.md, "Variant databases".`,
 	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL), or shop for the built-in shop task set")
 	f.StringVar(&opts.Out, "out", "", "folder for the variant databases, tasks.jsonl, manifest.json and report.md")
 	f.IntVar(&opts.MaxVariants, "max-variants", 5, "most variants kept per database")
-	f.IntVar(&opts.Candidates, "candidates", 0, "candidates fuzzed per database (default 4 x --max-variants)")
+	f.IntVar(&opts.Candidates, "candidates", 0, "variants built and screened per database, aimed and fuzzed (default 4 x --max-variants)")
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the candidates: the same seed, database and tasks give the same variants")
 	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode the mutants are judged under: "+modeNames())
 	f.IntVar(&opts.MaxPerKind, "max-per-kind", screen.DefaultMaxPerKind, "most mutants of one kind per gold")

@@ -1,0 +1,75 @@
+package variants
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/shopdb"
+)
+
+// ShippedSeed and ShippedMaxVariants are the options the built-in shop's
+// shipped variants (shopdb/variants.json) are generated with; every
+// other option is the generator's default. Three, not five: every answer
+// right on the original runs again on each variant, and the fourth and
+// fifth kill few mutants (docs/authoring.md, "Measured") for a third
+// more verification time.
+const (
+	ShippedSeed        = 1
+	ShippedMaxVariants = 3
+)
+
+// ShopVariantSet generates the built-in shop's variants with the shipped
+// options and returns them as shopdb/variants.json holds them: the seed
+// and, per kept variant, its name and statements. The same code and shop
+// give the same bytes (TestShippedShopVariantsRegenerate);
+// internal/gen/shopvariants writes them (go generate ./shopdb).
+func ShopVariantSet(ctx context.Context, log func(format string, args ...any)) ([]byte, error) {
+	tmp, err := os.MkdirTemp("", "sqlgym-shop-variants-")
+	if err != nil {
+		return nil, fmt.Errorf("shop variants: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	cat, err := catalog.New(catalog.Config{CacheDir: tmp})
+	if err != nil {
+		return nil, err
+	}
+	defer cat.Close()
+	tasks, err := shopdb.LoadTasks("shop")
+	if err != nil {
+		return nil, err
+	}
+	url, err := cat.Resolve("shop")
+	if err != nil {
+		return nil, err
+	}
+	g, err := NewGenerator(ctx, cat, "shop", url, tasks, Options{Seed: ShippedSeed, MaxVariants: ShippedMaxVariants, Log: log})
+	if err != nil {
+		return nil, err
+	}
+	out, err := os.MkdirTemp(tmp, "out-")
+	if err != nil {
+		return nil, fmt.Errorf("shop variants: %w", err)
+	}
+	res, err := g.Run(ctx, out)
+	if err != nil {
+		return nil, err
+	}
+	vs := shopdb.VariantSet{Seed: ShippedSeed}
+	for _, k := range res.Variants {
+		vs.Variants = append(vs.Variants, shopdb.Variant{Name: k.Name, Statements: k.Statements})
+	}
+	// One statement a line, no indent: diffs of a regeneration stay
+	// readable, and SQL keeps its < and > unescaped.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "")
+	if err := enc.Encode(vs); err != nil {
+		return nil, fmt.Errorf("shop variants: %w", err)
+	}
+	return b.Bytes(), nil
+}

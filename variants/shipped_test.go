@@ -1,0 +1,37 @@
+package variants
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"testing"
+
+	"github.com/sqlgym/sqlgym/shopdb"
+)
+
+// TestShippedShopVariantsRegenerate regenerates the built-in shop's
+// variants and compares them byte for byte with shopdb/variants.json: the
+// shipped file is what the generator makes, and the generator is
+// deterministic. It takes minutes, so it runs only when asked.
+func TestShippedShopVariantsRegenerate(t *testing.T) {
+	if os.Getenv("SQLGYM_SLOW_TESTS") != "1" {
+		t.Skip("regenerating the shop's variants takes minutes: run with SQLGYM_SLOW_TESTS=1 (go test ./variants -run TestShippedShopVariantsRegenerate)")
+	}
+	got, err := ShopVariantSet(context.Background(), t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := shopdb.VariantsJSON()
+	if !bytes.Equal(got, want) {
+		line := 1
+		for i := 0; i < min(len(got), len(want)); i++ {
+			if got[i] != want[i] {
+				break
+			}
+			if got[i] == '\n' {
+				line++
+			}
+		}
+		t.Fatalf("regenerated variants differ from shopdb/variants.json at line %d (%d bytes against %d): run go generate ./shopdb and commit the file", line, len(got), len(want))
+	}
+}
