@@ -29,7 +29,7 @@ func (p *planner) aimedFamilies(gold string) [][]group {
 	return [][]group{
 		p.relabels(),
 		p.boundaries(),
-		append(p.outsides(), p.extremes()...),
+		append(append(p.outsides(), p.extremes()...), p.joinExtremes(gold)...),
 		append(append(p.groupSizes(), p.resizes()...), p.leaders(gold)...),
 		append(p.subqueryTies(gold), p.dateDiffTies(gold)...),
 		p.tableEdits(),
@@ -244,6 +244,60 @@ func (p *planner) extremes() []group {
 		}
 	}
 	return gs
+}
+
+// joinExtremes copy a row of another table of a joining gold, joined as
+// the gold joins it, with one numeric column past the table's extreme:
+// joined to rows that fail the condition (a dropped orders.status =
+// 'delivered' changes MAX(order_items.quantity)) and to rows that meet it
+// (MIN and MAX of the filtered rows then differ). The gold must name the
+// table by its own name, as the copy's source is the gold's FROM.
+func (p *planner) joinExtremes(gold string) []group {
+	var toks []sqltext.Token
+	for _, t := range sqltext.Tokens(gold) {
+		if t.Significant() {
+			toks = append(toks, t)
+		}
+	}
+	var gs []group
+	for _, c := range p.comps {
+		if c.From == "" || c.Cond == "" {
+			continue
+		}
+		for ui := range p.schema.Tables {
+			u := &p.schema.Tables[ui]
+			if strings.EqualFold(u.Name, c.Table) || u.Rows == 0 || !qualifies(toks, u.Name) {
+				continue
+			}
+			for _, where := range []string{"NOT (" + c.Cond + ")", "(" + c.Cond + ")"} {
+				if c.Others != "" {
+					where += " AND " + c.Others
+				}
+				for ci := range u.Columns {
+					col := &u.Columns[ci]
+					if inKey(u, col.Name) || fkOf(u, col.Name) != nil || isText(col) || p.identifying(u, col) {
+						continue
+					}
+					for _, e := range []string{"MAX(%s) + 1", "MIN(%s) - 1"} {
+						v := fmt.Sprintf("(SELECT "+e+" FROM %s)", quoteIdent(col.Name), quoteIdent(u.Name))
+						gs = append(gs, group{what: "joined extreme " + u.Name + "." + col.Name + " by " + c.Cond,
+							stmts: []string{p.copyFrom(u, c.From, u.Name, where, p.rng.IntN(3), 1, map[string]string{strings.ToLower(col.Name): v})}})
+					}
+				}
+			}
+		}
+	}
+	return gs
+}
+
+// qualifies reports whether the tokens name a column as table.column.
+func qualifies(toks []sqltext.Token, table string) bool {
+	for i := 0; i+1 < len(toks); i++ {
+		if (toks[i].Kind == sqltext.Word || toks[i].Kind == sqltext.QuotedIdent) && strings.EqualFold(strings.Trim(toks[i].Text, "\"`[]"), table) && toks[i+1].IsPunct(".") {
+			return true
+		}
+	}
+	return false
 }
 
 // subqueryTies copy a row with a column set exactly to the value of the
