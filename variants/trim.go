@@ -25,9 +25,14 @@ import (
 // variant still kills every mutant it was kept for and every gold stays
 // as it was.
 
-// maxTrimTrials bounds the builds and checks spent trimming one variant;
-// the rows not yet tried stay, which only makes the variant larger.
-const maxTrimTrials = 12
+// maxTrimTrials bounds the full checks (every gold and kill a deletion
+// could change) spent trimming one variant, maxTrimRepairs the cheap
+// checks that halve a step against the golds and tasks it broke; the rows
+// not yet tried stay, which only makes the variant larger.
+const (
+	maxTrimTrials  = 16
+	maxTrimRepairs = 48
+)
 
 // minTrimStep is the fewest rows a step deletes: below it a trial costs
 // more than the rows it could save.
@@ -68,14 +73,16 @@ func (g *Generator) trimAll(ctx context.Context, kept []*candidate, res *DBResul
 	return nil
 }
 
-// trim deletes untouched rows from c: per step a seeded share of every
-// table's untouched rows at once while that holds, then table by table,
-// largest first, a half of what is left, then a quarter. Children of a
-// deleted row go with it unless an edit touched them, and then the row
-// stays (foreign keys are enforced by the edit path). A step is kept when
-// the golds that read the tables it deletes from stay fine (and non-empty
-// where only this variant made them so) and the tasks among them still
-// kill every mutant in need. At most maxTrimTrials steps are tried.
+// trim deletes untouched rows from c, table by table, largest first: a
+// seeded half of its untouched rows, then half of what is left. Children
+// of a deleted row go with it unless an edit touched them, and then the
+// row stays (foreign keys are enforced by the edit path). A step is kept
+// when the golds that read the tables it deletes from stay fine (and
+// non-empty where only this variant made them so) and the tasks among
+// them still kill every mutant in need. A step that breaks some is halved
+// against those alone: random deletions break a few golds that rest on a
+// few rows (the n+1st row of an ORDER BY ... LIMIT n that would tie), and
+// halving finds those rows in a few cheap checks.
 func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[string]*trimTable, need map[string]bool, weak []sqlgym.Task, sopt screen.Options, survivors map[string]screen.Mutant) error {
 	tabs, err := readTrimTables(ctx, c.path, g.schema, orig)
 	if err != nil {
@@ -119,28 +126,22 @@ func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[st
 	deleted := map[string]map[int64]bool{}
 	trial := c.path + ".trim"
 	defer os.Remove(trial)
-	trials, accepted := 0, 0
+	trials, repairs, accepted := 0, 0, 0
 	var stmts []string
-	// step proposes the next n rows of each named table, closes the set
-	// over foreign keys and tries it; true when kept.
-	step := func(share map[string]int) (bool, error) {
+	// closed is deleted plus rows, closed over the foreign keys, and the
+	// tables it deletes more from than deleted does.
+	closed := func(rows map[string][]int64) (map[string]map[int64]bool, map[string]bool) {
 		prop := map[string]map[int64]bool{}
 		for name, d := range deleted {
 			prop[name] = maps(d)
 		}
-		fresh := 0
-		for name, n := range share {
-			q := queue[name]
+		for name, ids := range rows {
 			if prop[name] == nil {
 				prop[name] = map[int64]bool{}
 			}
-			for _, id := range q[:n] {
+			for _, id := range ids {
 				prop[name][id] = true
-				fresh++
 			}
-		}
-		if fresh < minTrimStep {
-			return false, nil
 		}
 		closeOverKeys(tabs, g.schema, prop)
 		changed := map[string]bool{}
@@ -149,75 +150,110 @@ func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[st
 				changed[name] = true
 			}
 		}
-		if len(changed) == 0 {
-			return false, nil
+		return prop, changed
+	}
+	// faults builds the trial with prop deleted and returns the golds
+	// (of those given) it breaks and the tasks (of those given) that lose
+	// a kill of need; refused when a constraint refused a deletion.
+	check := func(prop map[string]map[int64]bool, golds []string, tasks []sqlgym.Task) (faults, error) {
+		// The trial starts from the built variant, not the original:
+		// only the deletions run, which keeps a trial cheap.
+		if err := copyFile(trial, c.path); err != nil {
+			return faults{}, err
 		}
-		trials++
 		del := deleteStatements(tabs, g.schema, prop)
-		applied, err := build(ctx, g.origPath, trial, []group{{stmts: append(append([]string(nil), c.stmts...), del...)}})
+		applied, err := sqlite.Edit(ctx, trial, del)
 		if err != nil {
-			return false, err
+			return faults{}, err
 		}
-		if len(applied) != len(c.stmts)+len(del) {
-			// A deletion a constraint refused: the set was not what the
-			// trim computed, so the step is not taken.
-			return false, nil
+		if slices.Contains(applied, false) {
+			return faults{refused: true}, nil
 		}
-		ok, golds, err := g.trimHolds(ctx, trial, c, changed, needTasks, need, sopt, survivors)
-		if err != nil || !ok {
-			return false, err
-		}
-		for s, st := range golds {
-			c.golds[s] = st
-		}
-		deleted, stmts = prop, del
-		for name, q := range queue {
-			var rest []int64
-			for _, id := range q {
-				if !prop[name][id] {
-					rest = append(rest, id)
-				}
-			}
-			queue[name] = rest
-		}
-		accepted++
-		return true, nil
+		return g.trimFaults(ctx, trial, c, golds, tasks, need, sopt, survivors)
 	}
-	// Every table at once, half of what is left, while that holds.
-	for trials < maxTrimTrials {
-		share := map[string]int{}
-		for _, name := range names {
-			if n := len(queue[name]) / 2; n > 0 {
-				share[name] = n
+	// step tries deleting the next n untouched rows of a table: on a
+	// fault, the rows are halved against the faulty golds and tasks alone
+	// (cheap checks), and the rest is checked in full again, at most
+	// three times. The rows tried leave the queue either way.
+	step := func(name string, n int) error {
+		fresh := append([]int64(nil), queue[name][:n]...)
+		queue[name] = queue[name][n:]
+		for round := 0; round < 3 && len(fresh) >= minTrimStep && trials < maxTrimTrials; round++ {
+			prop, changed := closed(map[string][]int64{name: fresh})
+			if len(changed) == 0 {
+				return nil
 			}
-		}
-		ok, err := step(share)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-	}
-	// Then table by table: a half, and on a refusal a quarter.
-	for _, name := range names {
-		for div := 2; div <= 4 && trials < maxTrimTrials; {
-			n := len(queue[name]) / div
-			if n < minTrimStep {
-				break
-			}
-			ok, err := step(map[string]int{name: n})
+			trials++
+			golds, tasks := g.readers(changed, needTasks)
+			f, err := check(prop, golds, tasks)
 			if err != nil {
 				return err
 			}
-			if !ok {
-				div *= 2
+			if !f.refused && len(f.golds) == 0 && len(f.tasks) == 0 {
+				for s, st := range f.states {
+					c.golds[s] = st
+				}
+				deleted, stmts = prop, deleteStatements(tabs, g.schema, prop)
+				for t, q := range queue {
+					queue[t] = slices.DeleteFunc(q, func(id int64) bool { return prop[t][id] })
+				}
+				accepted++
+				return nil
+			}
+			g.opt.Log("%s: trim variant %d, trial %d (%s, %d rows): %d golds broken, %d tasks lose kills, refused %v", g.name, idx+1, trials, name, len(fresh), len(f.golds), len(f.tasks), f.refused)
+			if f.refused {
+				return nil
+			}
+			// Halving: a part is kept when the faulty golds and tasks
+			// stay fine with it.
+			var keep []int64
+			var try func(part []int64) error
+			try = func(part []int64) error {
+				if len(part) == 0 || repairs >= maxTrimRepairs {
+					return nil
+				}
+				repairs++
+				prop, _ := closed(map[string][]int64{name: append(append([]int64(nil), keep...), part...)})
+				r, err := check(prop, f.golds, f.tasks)
+				if err != nil {
+					return err
+				}
+				if !r.refused && len(r.golds) == 0 && len(r.tasks) == 0 {
+					keep = append(keep, part...)
+					return nil
+				}
+				if len(part) == 1 {
+					return nil
+				}
+				mid := len(part) / 2
+				if err := try(part[:mid]); err != nil {
+					return err
+				}
+				return try(part[mid:])
+			}
+			if err := try(fresh); err != nil {
+				return err
+			}
+			fresh = keep
+		}
+		return nil
+	}
+	// Table by table, largest first: half the untouched rows, then half
+	// of what is left.
+	for _, name := range names {
+		for range 2 {
+			n := len(queue[name]) / 2
+			if n < minTrimStep || trials >= maxTrimTrials {
+				break
+			}
+			if err := step(name, n); err != nil {
+				return err
 			}
 		}
 	}
 	c.trials = trials
 	if accepted == 0 {
-		g.opt.Log("%s: trim variant %d: %d rows, none deleted in %d trials", g.name, idx+1, c.rows, trials)
+		g.opt.Log("%s: trim variant %d: %d rows, none deleted in %d trials (%d repair builds)", g.name, idx+1, c.rows, trials, repairs)
 		return nil
 	}
 	// The trimmed variant goes to a new file: the catalog keeps an engine
@@ -245,18 +281,16 @@ func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[st
 	for _, set := range deleted {
 		n += len(set)
 	}
-	g.opt.Log("%s: trim variant %d: %d rows, %d deleted in %d of %d trials, kills %d (needs %d)", g.name, idx+1, c.rows, n, accepted, trials, len(killed), len(need))
+	g.opt.Log("%s: trim variant %d: %d rows, %d deleted in %d of %d trials (%d repair builds), kills %d (needs %d)", g.name, idx+1, c.rows, n, accepted, trials, repairs, len(killed), len(need))
 	c.path, c.stmts, c.golds, c.killed = path, applied, golds, killed
 	c.rows -= int64(n)
 	c.trimmed = n
 	return nil
 }
 
-// trimHolds checks a trim step on the file at path: the golds that read a
-// changed table still fine, and non-empty where the original is empty and
-// c was not; the tasks among needTasks that read a changed table still
-// kill every mutant of need. It returns the golds' new states.
-func (g *Generator) trimHolds(ctx context.Context, path string, c *candidate, changed map[string]bool, needTasks []sqlgym.Task, need map[string]bool, sopt screen.Options, survivors map[string]screen.Mutant) (bool, map[string]goldState, error) {
+// readers is the golds, and the tasks of needTasks, that read a table of
+// changed: the only ones a deletion there can change.
+func (g *Generator) readers(changed map[string]bool, needTasks []sqlgym.Task) ([]string, []sqlgym.Task) {
 	reads := func(golds []string) bool {
 		for w := range readTables(golds) {
 			if changed[w] {
@@ -271,45 +305,61 @@ func (g *Generator) trimHolds(ctx context.Context, path string, c *candidate, ch
 			golds = append(golds, s)
 		}
 	}
-	st, err := checkGolds(ctx, path, golds, g.opt.Limits)
-	if err != nil {
-		return false, nil, err
-	}
-	for _, s := range golds {
-		o := g.goldStates[s]
-		if o.ok && !st[s].ok {
-			return false, nil, nil
-		}
-		if o.rows == 0 && c.golds[s].rows > 0 && st[s].rows == 0 {
-			return false, nil, nil
-		}
-	}
 	var tasks []sqlgym.Task
 	for _, t := range needTasks {
 		if reads(t.Golds()) {
 			tasks = append(tasks, t)
 		}
 	}
+	return golds, tasks
+}
+
+// trimFaults checks a trim on the file at path: the golds that no longer
+// run as they did on the original (or that only c made non-empty and are
+// now empty), and the tasks that no longer kill a mutant of need.
+func (g *Generator) trimFaults(ctx context.Context, path string, c *candidate, golds []string, tasks []sqlgym.Task, need map[string]bool, sopt screen.Options, survivors map[string]screen.Mutant) (faults, error) {
+	var f faults
+	st, err := checkGolds(ctx, path, golds, g.opt.Limits)
+	if err != nil {
+		return f, err
+	}
+	f.states = st
+	for _, s := range golds {
+		o := g.goldStates[s]
+		if (o.ok && !st[s].ok) || (o.rows == 0 && c.golds[s].rows > 0 && st[s].rows == 0) {
+			f.golds = append(f.golds, s)
+		}
+	}
 	if len(tasks) == 0 {
-		return true, st, nil
+		return f, nil
 	}
 	marked, err := g.screenFresh(ctx, path, tasks, sopt)
 	if err != nil {
-		return false, nil, err
+		return f, err
 	}
 	for _, t := range marked {
 		still := map[string]bool{}
 		for _, m := range screen.WeakMutants(t) {
 			still[m.SQL] = true
 		}
-		for _, m := range screen.WeakMutants(g.weakOf(tasks, t.ID)) {
+		orig := g.weakOf(tasks, t.ID)
+		for _, m := range screen.WeakMutants(orig) {
 			id := mutantID(t.ID, m.SQL)
 			if _, ok := survivors[id]; ok && need[id] && still[m.SQL] {
-				return false, nil, nil
+				f.tasks = append(f.tasks, orig)
+				break
 			}
 		}
 	}
-	return true, st, nil
+	return f, nil
+}
+
+// faults is what a trim trial broke.
+type faults struct {
+	golds   []string
+	tasks   []sqlgym.Task
+	refused bool // a constraint refused a deletion
+	states  map[string]goldState
 }
 
 // screenFresh screens tasks on the SQLite file at path through an engine
