@@ -31,7 +31,7 @@ import (
 // not yet tried stay, which only makes the variant larger.
 const (
 	maxTrimTrials  = 16
-	maxTrimRepairs = 48
+	maxTrimRepairs = 1500
 )
 
 // minTrimStep is the fewest rows a step deletes: below it a trial costs
