@@ -80,9 +80,10 @@ func (g *Generator) trimAll(ctx context.Context, kept []*candidate, res *DBResul
 // when the golds that read the tables it deletes from stay fine (and
 // non-empty where only this variant made them so) and the tasks among
 // them still kill every mutant in need. A step that breaks some is halved
-// against those alone: random deletions break a few golds that rest on a
-// few rows (the n+1st row of an ORDER BY ... LIMIT n that would tie), and
-// halving finds those rows in a few cheap checks.
+// against those alone: random deletions break golds that rest on a few
+// rows (the n+1st row of an ORDER BY ... LIMIT n that would tie), and
+// halving finds those rows with checks of a few golds and tasks, each a
+// fraction of a full check.
 func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[string]*trimTable, need map[string]bool, weak []sqlgym.Task, sopt screen.Options, survivors map[string]screen.Mutant) error {
 	tabs, err := readTrimTables(ctx, c.path, g.schema, orig)
 	if err != nil {
@@ -133,7 +134,7 @@ func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[st
 	closed := func(rows map[string][]int64) (map[string]map[int64]bool, map[string]bool) {
 		prop := map[string]map[int64]bool{}
 		for name, d := range deleted {
-			prop[name] = maps(d)
+			prop[name] = copySet(d)
 		}
 		for name, ids := range rows {
 			if prop[name] == nil {
@@ -429,6 +430,9 @@ type fkLink struct {
 	parents       map[string][]int64
 }
 
+// links is the schema's foreign keys between trimmed tables; a key on a
+// table the trim does not read cannot be followed and is left out (the
+// edit path then refuses a deletion that breaks it, and the step with it).
 func links(tabs map[string]*trimTable, schema *sqlgym.Schema) []fkLink {
 	var out []fkLink
 	for _, t := range schema.Tables {
@@ -621,7 +625,9 @@ func schemaName(schema *sqlgym.Schema, lower string) string {
 	return lower
 }
 
-func maps(m map[int64]bool) map[int64]bool {
+// copySet copies a set of rowids: a step works on a copy and keeps it only
+// when the step holds.
+func copySet(m map[int64]bool) map[int64]bool {
 	out := make(map[int64]bool, len(m))
 	for k, v := range m {
 		out[k] = v
