@@ -29,9 +29,15 @@ import (
 // could change) spent trimming one variant, maxTrimRepairs the cheap
 // checks that halve a step against the golds and tasks it broke; the rows
 // not yet tried stay, which only makes the variant larger.
+// A step's halving gets at most maxStepRepairs of them, so that a table
+// whose every row some gold or kill rests on (a row set to the table's
+// mean, a group pushed one row past another) does not take the budget of
+// the tables after it; it starts from trimChunks chunks of the step.
 const (
-	maxTrimTrials  = 16
+	maxTrimTrials  = 24
 	maxTrimRepairs = 1500
+	maxStepRepairs = 120
+	trimChunks     = 8
 )
 
 // minTrimStep is the fewest rows a step deletes: below it a trial costs
@@ -208,12 +214,14 @@ func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[st
 			// Halving: a part is kept when the faulty golds and tasks
 			// stay fine with it.
 			var keep []int64
+			budget := maxStepRepairs
 			var try func(part []int64) error
 			try = func(part []int64) error {
-				if len(part) == 0 || repairs >= maxTrimRepairs {
+				if len(part) == 0 || repairs >= maxTrimRepairs || budget == 0 {
 					return nil
 				}
 				repairs++
+				budget--
 				prop, _ := closed(map[string][]int64{name: append(append([]int64(nil), keep...), part...)})
 				r, err := check(prop, f.golds, f.tasks)
 				if err != nil {
@@ -232,17 +240,21 @@ func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[st
 				}
 				return try(part[mid:])
 			}
-			if err := try(fresh); err != nil {
-				return err
+			// The whole step just failed: its chunks are tried, not it.
+			size := (len(fresh) + trimChunks - 1) / trimChunks
+			for lo := 0; lo < len(fresh); lo += size {
+				if err := try(fresh[lo:min(lo+size, len(fresh))]); err != nil {
+					return err
+				}
 			}
 			fresh = keep
 		}
 		return nil
 	}
 	// Table by table, largest first: half the untouched rows, then half
-	// of what is left.
+	// of what is left, twice.
 	for _, name := range names {
-		for range 2 {
+		for range 3 {
 			n := len(queue[name]) / 2
 			if n < minTrimStep || trials >= maxTrimTrials {
 				break
