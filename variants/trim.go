@@ -159,7 +159,7 @@ func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[st
 		}
 		return prop, changed
 	}
-	// faults builds the trial with prop deleted and returns the golds
+	// check builds the trial with prop deleted and returns the golds
 	// (of those given) it breaks and the tasks (of those given) that lose
 	// a kill of need; refused when a constraint refused a deletion.
 	check := func(prop map[string]map[int64]bool, golds []string, tasks []sqlgym.Task) (faults, error) {
