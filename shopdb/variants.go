@@ -11,10 +11,10 @@ import (
 
 // variants.json is the built-in shop's variant databases as edits of the
 // shop: the statements the variants generator kept for each variant, in
-// order (variants.ShopVariantSet: the built-in tasks, seed 1, at most 3
+// order (variants.ShopVariantSet: the built-in tasks, seed 1, at most 5
 // variants, the generator's other defaults; the same as the "name" and
 // "statements" of each variant in the manifest.json of `sqlgym variants
-// --tasks shop --seed 1 --max-variants 3 --out DIR`). A variant is shop.sql followed by its statements, so it is
+// --tasks shop --seed 1 --max-variants 5 --out DIR`). A variant is shop.sql followed by its statements, so it is
 // rebuilt byte for byte wherever it is needed
 // (catalog.MaterializeShopVariants); the catalog's test checks that every
 // statement still applies. After changing the generator, the shop or its

@@ -20,6 +20,11 @@ type candidate struct {
 	groups int
 	golds  map[string]goldState
 	killed map[string]bool // mutant ids it kills
+	// rows is its row count (set by the trim), trimmed the original rows
+	// the trim deleted from it in trials builds.
+	rows    int64
+	trimmed int
+	trials  int
 }
 
 func copyFile(dst, src string) error {

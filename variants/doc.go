@@ -15,8 +15,11 @@
 // surviving mutants, and shrunk to what the kills need; the aims are then
 // packed into as few variants as they need (assemble), and the slots left
 // get candidates fuzzed from every gold's edits at once, kept by greedy
-// set cover (fuzz). Aimed variants stay near the original's size, which
-// is what judging on them costs.
+// set cover (fuzz). Aimed variants stay near the original's size; the
+// trim (trim.go) then deletes, per kept variant, the original rows no edit
+// touched that its kills and every gold's determinism do not need, since
+// the original is always judged too and the rows a variant holds are what
+// judging on it costs.
 //
 // Every change is a SQL statement on the original rows that picks its row
 // by key order (planner), so a variant is the original plus a list of

@@ -134,9 +134,14 @@ type Kept struct {
 	Candidate int `json:"candidate"`
 	// Kills counts the surviving mutants it kills, NewKills those no
 	// earlier kept variant kills.
-	Kills      int      `json:"kills"`
-	NewKills   int      `json:"new_kills"`
-	Statements []string `json:"statements"`
+	Kills    int `json:"kills"`
+	NewKills int `json:"new_kills"`
+	// Rows is the variant's row count after the trim; TrimmedRows the
+	// original rows the trim deleted (TrimTrials the steps it tried).
+	Rows        int64    `json:"rows"`
+	TrimmedRows int      `json:"trimmed_rows"`
+	TrimTrials  int      `json:"trim_trials"`
+	Statements  []string `json:"statements"`
 }
 
 // LevelTally is one level's weak tasks before and after the variants.
@@ -302,6 +307,16 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 				}
 			}
 			res.Variants = append(res.Variants, Kept{Name: name, Candidate: c.index, Kills: len(c.killed), NewKills: gain, Statements: c.stmts})
+		}
+	}
+
+	// Trim: each kept variant loses the original rows its kills and its
+	// golds do not need (trim.go), which is what judging on it costs. The
+	// trim reads and edits SQLite files; other engines keep their
+	// variants whole.
+	if len(kept) > 0 && g.tgt.dialect() == sqlgym.DialectSQLite {
+		if err := g.trimAll(ctx, kept, res, killedBy, weakTasks, sopt, survivors); err != nil {
+			return nil, err
 		}
 	}
 
