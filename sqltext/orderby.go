@@ -9,7 +9,7 @@ package sqltext
 // strict comparison uses to decide that row order matters.
 func HasTopLevelOrderBy(sql string) bool {
 	toks := firstStatement(significant(sql))
-	for len(toks) >= 2 && toks[0].IsPunct("(") && closingParen(toks, 0) == len(toks)-1 {
+	for len(toks) >= 2 && toks[0].IsPunct("(") && ClosingParen(toks, 0) == len(toks)-1 {
 		toks = toks[1 : len(toks)-1]
 	}
 	depth := 0
@@ -42,9 +42,9 @@ func firstStatement(toks []Token) []Token {
 	return toks
 }
 
-// closingParen returns the index of the parenthesis closing toks[open], or
+// ClosingParen returns the index of the parenthesis closing toks[open], or
 // -1 when it is not closed.
-func closingParen(toks []Token, open int) int {
+func ClosingParen(toks []Token, open int) int {
 	depth := 0
 	for i := open; i < len(toks); i++ {
 		switch {

@@ -319,7 +319,7 @@ func (p *planner) subqueryTies(gold string) []group {
 			continue
 		}
 		name := strings.Trim(toks[i].Text, "\"`[]")
-		end := closingParen(toks, i+2)
+		end := sqltext.ClosingParen(toks, i+2)
 		if end < 0 {
 			continue
 		}
@@ -395,22 +395,6 @@ func (p *planner) dateDiffTies(gold string) []group {
 		}
 	}
 	return gs
-}
-
-func closingParen(toks []sqltext.Token, open int) int {
-	depth := 0
-	for i := open; i < len(toks); i++ {
-		switch {
-		case toks[i].IsPunct("("):
-			depth++
-		case toks[i].IsPunct(")"):
-			depth--
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
 }
 
 func mentions(toks []sqltext.Token, table string) bool {
