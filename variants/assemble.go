@@ -104,34 +104,18 @@ func (g *Generator) pack(ctx context.Context, idx int, as []aim) (*candidate, er
 				accepted = append(accepted, a)
 			}
 		}
-		var try func(part []aim) error
-		try = func(part []aim) error {
-			if len(part) == 0 {
-				return nil
-			}
-			with := append(append([]aim(nil), accepted...), part...)
+		accepted, err = addByHalves(accepted, suspects, func() bool { return true }, func(with []aim) (bool, error) {
 			trial, _, err := g.tgt.build(ctx, idx, true, groupsOf(with))
 			if err != nil {
-				return err
+				return false, err
 			}
 			st, err := g.tgt.golds(ctx, trial, bad, g.opt.Limits)
 			if err != nil {
-				return err
+				return false, err
 			}
-			if !slices.ContainsFunc(bad, func(b string) bool { return !st[b].ok }) {
-				accepted = with
-				return nil
-			}
-			if len(part) == 1 {
-				return nil
-			}
-			mid := len(part) / 2
-			if err := try(part[:mid]); err != nil {
-				return err
-			}
-			return try(part[mid:])
-		}
-		if err := try(suspects); err != nil {
+			return !slices.ContainsFunc(bad, func(b string) bool { return !st[b].ok }), nil
+		})
+		if err != nil {
 			return nil, err
 		}
 		as = accepted

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/sqlgym/sqlgym/engine/sqlite"
@@ -124,45 +125,18 @@ func (g *Generator) repair(ctx context.Context, idx int, gs []group, bad []strin
 	// Halving costs a build per trial: past maxTrials the groups not yet
 	// tried are left out, which only makes the candidate smaller.
 	trials := 0
-	var try func(part []group) error
-	try = func(part []group) error {
-		if len(part) == 0 || trials >= maxTrials {
-			return nil
-		}
-		trials++
-		with := append(append([]group(nil), accepted...), part...)
+	more := func() bool { trials++; return trials <= maxTrials }
+	return addByHalves(accepted, suspects, more, func(with []group) (bool, error) {
 		trial, _, err := g.tgt.build(ctx, idx, true, with)
 		if err != nil {
-			return err
+			return false, err
 		}
 		st, err := g.tgt.golds(ctx, trial, bad, g.opt.Limits)
 		if err != nil {
-			return err
+			return false, err
 		}
-		fine := true
-		for _, b := range bad {
-			if !st[b].ok {
-				fine = false
-				break
-			}
-		}
-		if fine {
-			accepted = with
-			return nil
-		}
-		if len(part) == 1 {
-			return nil
-		}
-		mid := len(part) / 2
-		if err := try(part[:mid]); err != nil {
-			return err
-		}
-		return try(part[mid:])
-	}
-	if err := try(suspects); err != nil {
-		return nil, err
-	}
-	return accepted, nil
+		return !slices.ContainsFunc(bad, func(b string) bool { return !st[b].ok }), nil
+	})
 }
 
 // maxTrials bounds the builds one repair makes.

@@ -215,35 +215,23 @@ func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[st
 			// stay fine with it.
 			var keep []int64
 			budget := maxStepRepairs
-			var try func(part []int64) error
-			try = func(part []int64) error {
-				if len(part) == 0 || repairs >= maxTrimRepairs || budget == 0 {
-					return nil
+			more := func() bool {
+				if repairs >= maxTrimRepairs || budget == 0 {
+					return false
 				}
 				repairs++
 				budget--
-				prop, _ := closed(map[string][]int64{name: append(append([]int64(nil), keep...), part...)})
+				return true
+			}
+			fits := func(with []int64) (bool, error) {
+				prop, _ := closed(map[string][]int64{name: with})
 				r, err := check(prop, f.golds, f.tasks)
-				if err != nil {
-					return err
-				}
-				if !r.refused && len(r.golds) == 0 && len(r.tasks) == 0 {
-					keep = append(keep, part...)
-					return nil
-				}
-				if len(part) == 1 {
-					return nil
-				}
-				mid := len(part) / 2
-				if err := try(part[:mid]); err != nil {
-					return err
-				}
-				return try(part[mid:])
+				return err == nil && !r.refused && len(r.golds) == 0 && len(r.tasks) == 0, err
 			}
 			// The whole step just failed: its chunks are tried, not it.
 			size := (len(fresh) + trimChunks - 1) / trimChunks
 			for lo := 0; lo < len(fresh); lo += size {
-				if err := try(fresh[lo:min(lo+size, len(fresh))]); err != nil {
+				if keep, err = addByHalves(keep, fresh[lo:min(lo+size, len(fresh))], more, fits); err != nil {
 					return err
 				}
 			}
