@@ -46,6 +46,13 @@ const (
 	gatePragma
 )
 
+// The patterns below first skip the spaces and comments DuckDB's parser
+// skips before a statement's first word, so that a comment in front of
+// EXPLAIN or PRAGMA cannot change how the gate reads the text (the
+// result-cache key ignores comments too; FuzzKeyDuckDB found the gap).
+// A nested comment, which DuckDB reads whole, can only end here early,
+// and then what follows does not parse: refused, as below.
+//
 // explainPrefix matches EXPLAIN, EXPLAIN ANALYZE and EXPLAIN (options) at
 // the very start of the text. The options may hold only words, commas
 // and '=': nothing that can call a function, and no quote, which would let
@@ -54,13 +61,13 @@ const (
 // DuckDB explains, and it must pass the gate on its own; if this strips
 // less than DuckDB's grammar would, the rest does not parse as one SELECT
 // and the statement is refused, never admitted unchecked.
-var explainPrefix = regexp.MustCompile(`(?is)^\s*EXPLAIN\b(\s+ANALY[SZ]E\b)?(\s*\([\w\s,=]*\))?`)
+var explainPrefix = regexp.MustCompile(`(?is)^(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*EXPLAIN\b(\s+ANALY[SZ]E\b)?(\s*\([\w\s,=]*\))?`)
 
 // pragmaForm is the whole text of a PRAGMA the gate admits: a name and at
 // most one plain literal or identifier argument, no expressions.
-var pragmaForm = regexp.MustCompile(`(?is)^\s*PRAGMA\s+(\w+)\s*(\(\s*('[^']*'|"[^"]*"|\w+)\s*\))?\s*;?\s*$`)
+var pragmaForm = regexp.MustCompile(`(?is)^(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*PRAGMA\s+(\w+)\s*(\(\s*('[^']*'|"[^"]*"|\w+)\s*\))?\s*;?\s*$`)
 
-var pragmaStart = regexp.MustCompile(`(?is)^\s*PRAGMA\b`)
+var pragmaStart = regexp.MustCompile(`(?is)^(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*PRAGMA\b`)
 
 // allowedPragmas are the PRAGMAs DuckDB rewrites into SELECTs over catalog
 // table functions on the allow-list.
