@@ -21,6 +21,9 @@ type candidate struct {
 	groups int
 	golds  map[string]goldState
 	killed map[string]bool // mutant ids it kills
+	// thinned is the original rows the thinning deleted (trim.go), and
+	// the first thinStmts of stmts delete them.
+	thinned, thinStmts int
 	// rows is its row count (set by the trim), trimmed the original rows
 	// the trim deleted from it in trials builds.
 	rows    int64

@@ -96,9 +96,10 @@ type DBResult struct {
 	CandidatesDropped int `json:"candidates_dropped"`
 	// GoldsEmpty counts golds that return no row on the original nor on
 	// any kept variant.
-	GoldsEmpty int           `json:"golds_empty"`
-	Before     screen.Report `json:"before"`
-	After      screen.Report `json:"after"`
+	GoldsEmpty int `json:"golds_empty"`
+
+	Before screen.Report `json:"before"`
+	After  screen.Report `json:"after"`
 	// Killed maps a task id to the mutants the variants killed, with the
 	// first kept variant that kills each.
 	Killed map[string][]KilledMutant `json:"killed,omitempty"`
@@ -138,10 +139,15 @@ type Kept struct {
 	NewKills int `json:"new_kills"`
 	// Rows is the variant's row count after the trim; TrimmedRows the
 	// original rows the trim deleted (TrimTrials the steps it tried).
-	Rows        int64    `json:"rows"`
-	TrimmedRows int      `json:"trimmed_rows"`
-	TrimTrials  int      `json:"trim_trials"`
-	Statements  []string `json:"statements"`
+	Rows        int64 `json:"rows"`
+	TrimmedRows int   `json:"trimmed_rows"`
+	TrimTrials  int   `json:"trim_trials"`
+	// ThinnedRows counts the original rows deleted before the edits (the
+	// thinning, trim.go); the first ThinStatements of Statements delete
+	// them.
+	ThinnedRows    int      `json:"thinned_rows,omitempty"`
+	ThinStatements int      `json:"thin_statements,omitempty"`
+	Statements     []string `json:"statements"`
 }
 
 // LevelTally is one level's weak tasks before and after the variants.

@@ -17,7 +17,10 @@ import (
 // toyDB writes a small shop whose rows hide near misses: no order sits on
 // a compared date or amount, no customer has exactly the HAVING threshold
 // of orders, and there are no namesakes.
-func toyDB(t *testing.T) string {
+func toyDB(t *testing.T) string { return toyDBSized(t, 12, 40) }
+
+// toyDBSized is toyDB with nc customers and no orders.
+func toyDBSized(t *testing.T, nc, no int) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "toy.sqlite")
 	stmts := []string{
@@ -26,17 +29,17 @@ func toyDB(t *testing.T) string {
 		`CREATE TABLE orders (order_id INTEGER NOT NULL PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers (customer_id),
 			order_date DATE NOT NULL, amount DECIMAL(10,2) NOT NULL, status VARCHAR(12) NOT NULL)`,
 	}
-	for i := 1; i <= 12; i++ {
+	for i := 1; i <= nc; i++ {
 		city := fmt.Sprintf("'City%d'", i%4)
 		if i%5 == 0 {
 			city = "NULL"
 		}
 		stmts = append(stmts, fmt.Sprintf("INSERT INTO customers VALUES (%d, 'Name%d', %s, %d)", i, i, city, 1+i%3))
 	}
-	for i := 1; i <= 40; i++ {
+	for i := 1; i <= no; i++ {
 		status := []string{"paid", "shipped", "cancelled"}[i%3]
 		stmts = append(stmts, fmt.Sprintf("INSERT INTO orders VALUES (%d, %d, '2024-%02d-%02d', %d.50, '%s')",
-			i, 1+(i*7)%12, 1+i%12, 2+i%25, 10+i*3, status))
+			i, 1+(i*7)%nc, 1+i%12, 2+i%25, 10+i*3, status))
 	}
 	if err := sqlite.Create(context.Background(), path, stmts); err != nil {
 		t.Fatal(err)
@@ -54,6 +57,14 @@ var toyTasks = []sqlgym.Task{
 }
 
 func generate(t *testing.T, path string, seed uint64) (*DBResult, *catalog.Catalog) {
+	return generateN(t, path, seed, 3)
+}
+
+func generateN(t *testing.T, path string, seed uint64, max int) (*DBResult, *catalog.Catalog) {
+	return generateTasks(t, path, seed, max, toyTasks)
+}
+
+func generateTasks(t *testing.T, path string, seed uint64, max int, tasks []sqlgym.Task) (*DBResult, *catalog.Catalog) {
 	t.Helper()
 	cat, err := catalog.New(catalog.Config{Refs: []string{"toy=sqlite:" + path}, CacheDir: t.TempDir()})
 	if err != nil {
@@ -61,7 +72,7 @@ func generate(t *testing.T, path string, seed uint64) (*DBResult, *catalog.Catal
 	}
 	t.Cleanup(func() { cat.Close() })
 	ctx := context.Background()
-	g, err := NewGenerator(ctx, cat, "toy", "sqlite:"+path, toyTasks, Options{MaxVariants: 3, Candidates: 6, Seed: seed})
+	g, err := NewGenerator(ctx, cat, "toy", "sqlite:"+path, tasks, Options{MaxVariants: max, Candidates: 2 * max, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,5 +206,76 @@ func TestVariantsRejectWrongAnswers(t *testing.T) {
 	gold := verify.New(cat, tasks, verify.Config{Variants: true}).Verify(ctx, verify.Answer{TaskID: task.ID, SQL: task.SQL + " "})
 	if gold.Outcome != sqlgym.OutcomeCorrect {
 		t.Errorf("with --variants the gold itself is %s (%s)", gold.Outcome, gold.Detail)
+	}
+}
+
+// On a larger toy shop with a gold that rests on every order (a row set
+// to the mean amount stays the mean only if no other order goes), the
+// trim alone leaves the variant whole; the thinning (trim.go) deletes
+// original rows before the edits, which recompute the mean on what is
+// left. Every kill the result records, with the variant it names first,
+// holds on that variant as rebuilt from the original and its statements.
+func TestThinnedVariantsKeepTheirKills(t *testing.T) {
+	path := toyDBSized(t, 48, 400)
+	tasks := []sqlgym.Task{toyTasks[0], toyTasks[1], {ID: "mean", DB: "toy", Complexity: "subquery",
+		SQL: "SELECT COUNT(*) FROM orders WHERE amount > (SELECT AVG(amount) FROM orders)"}}
+	res, _ := generateTasks(t, path, 7, 3, tasks)
+	ctx := context.Background()
+	rebuilt := map[string]string{}
+	thinned := 0
+	for _, v := range res.Variants {
+		t.Logf("%s: %d rows, %d thinned (%d statements), %d trimmed, %d kills (%d new)", v.Name, v.Rows, v.ThinnedRows, v.ThinStatements, v.TrimmedRows, v.Kills, v.NewKills)
+		if v.ThinnedRows > 0 {
+			thinned++
+			if v.ThinStatements == 0 {
+				t.Errorf("%s: %d rows thinned but no statement records it", v.Name, v.ThinnedRows)
+			}
+			// The original has 448 rows, and the edits add some.
+			if v.Rows >= 448 {
+				t.Errorf("%s: %d rows thinned, yet it holds %d rows, no fewer than the original's 448", v.Name, v.ThinnedRows, v.Rows)
+			}
+		}
+		re := filepath.Join(t.TempDir(), v.Name+".sqlite")
+		if err := copyFile(re, path); err != nil {
+			t.Fatal(err)
+		}
+		applied, err := sqlite.Edit(ctx, re, v.Statements)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := slices.Index(applied, false); i >= 0 {
+			t.Fatalf("%s: statement %d does not apply on a rebuild: %s", v.Name, i+1, v.Statements[i])
+		}
+		rebuilt[v.Name] = re
+	}
+	if thinned == 0 {
+		t.Fatalf("none of the %d variants of the 400-order toy shop was thinned", len(res.Variants))
+	}
+	gold := map[string]string{}
+	for _, tk := range tasks {
+		gold[tk.ID] = tk.SQL
+	}
+	checked := 0
+	for id, ks := range res.Killed {
+		for _, k := range ks {
+			re, ok := rebuilt[k.Variant]
+			if !ok {
+				t.Errorf("task %s: mutant %q is recorded killed by %q, not a kept variant", id, k.SQL, k.Variant)
+				continue
+			}
+			cat, err := catalog.New(catalog.Config{Refs: []string{"v=sqlite:" + re}, CacheDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := verify.New(cat, []sqlgym.Task{{ID: id, DB: "v", SQL: gold[id]}}, verify.Config{}).Verify(ctx, verify.Answer{TaskID: id, SQL: k.SQL})
+			cat.Close()
+			if r.Outcome == sqlgym.OutcomeCorrect {
+				t.Errorf("task %s: mutant %q is recorded killed by %s, but matches the gold there", id, k.SQL, k.Variant)
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no killed mutant recorded")
 	}
 }

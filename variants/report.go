@@ -114,7 +114,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, d := range r.Databases {
 		fmt.Fprintf(w, "%s: %d tasks, %d candidates (%d dropped), %d golds empty everywhere\n", d.Name, d.Tasks, d.CandidatesTried, d.CandidatesDropped, d.GoldsEmpty)
 		for _, v := range d.Variants {
-			fmt.Fprintf(w, "  %-20s kills %4d (%4d new)  %4d statements  %6d rows (%d trimmed)  %s\n", v.Name, v.Kills, v.NewKills, len(v.Statements), v.Rows, v.TrimmedRows, v.Where())
+			fmt.Fprintf(w, "  %-20s kills %4d (%4d new)  %4d statements  %6d rows (%s)  %s\n", v.Name, v.Kills, v.NewKills, len(v.Statements), v.Rows, v.shrunk(), v.Where())
 		}
 	}
 	for name, why := range r.Skipped {
@@ -155,10 +155,10 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		t := r.Kinds[k]
 		fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", k, t.WeakBefore, t.WeakAfter, t.Equivalent)
 	}
-	b.WriteString("\n| database | variant | kills | new kills | statements | rows | trimmed rows | digest |\n|---|---|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("\n| database | variant | kills | new kills | statements | rows | thinned rows | trimmed rows | digest |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, d := range r.Databases {
 		for _, v := range d.Variants {
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %s |\n", d.Name, v.Name, v.Kills, v.NewKills, len(v.Statements), v.Rows, v.TrimmedRows, v.Digest[:min(12, len(v.Digest))])
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %s |\n", d.Name, v.Name, v.Kills, v.NewKills, len(v.Statements), v.Rows, v.ThinnedRows, v.TrimmedRows, v.Digest[:min(12, len(v.Digest))])
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -171,4 +171,13 @@ func (k Kept) Where() string {
 		return k.Path
 	}
 	return k.URL
+}
+
+// shrunk says what took rows out of a variant: the thinning's deletions,
+// then the trim's.
+func (v Kept) shrunk() string {
+	if v.ThinnedRows == 0 {
+		return fmt.Sprintf("%d trimmed", v.TrimmedRows)
+	}
+	return fmt.Sprintf("%d thinned, %d trimmed", v.ThinnedRows, v.TrimmedRows)
 }

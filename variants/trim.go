@@ -3,6 +3,7 @@ package variants
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -23,7 +24,9 @@ import (
 // golds' determinism need: trim deletes the original rows no edit
 // inserted or changed, in seeded steps, keeping a step only if the
 // variant still kills every mutant it was kept for and every gold stays
-// as it was.
+// as it was. Before it, the thinning runs the same steps on the original
+// under the variant's edits (trimSpec.thin), which takes out the rows
+// the trim cannot: those an edit computed from the data rests on.
 
 // maxTrimTrials bounds the full checks (every gold and kill a deletion
 // could change) spent trimming one variant, maxTrimRepairs the cheap
@@ -44,6 +47,45 @@ const (
 // more than the rows it could save.
 const minTrimStep = 8
 
+// trimSpec is one pass over a kept variant: the trim proper, which
+// deletes original rows from the variant as built, or the thinning before
+// it, which deletes them from the original under the variant's edits.
+type trimSpec struct {
+	label  string // for the log
+	stream uint64 // seed stream of the order rows are tried in
+	// thin deletes rows before the edits: a trial is the original less
+	// the rows, then the variant's statements. Edits pick their rows by
+	// position and compute their values from the data (a row set to a
+	// column's mean, copies that push a runner-up past the leader), so
+	// they size themselves to what is left, where the trim proper cannot
+	// take out a row such an edit rests on.
+	thin bool
+	// trials, repairs and stepRepairs bound the full checks, the halving
+	// checks, and the halving checks of one step.
+	trials, repairs, stepRepairs int
+}
+
+// variantTrim is the trim of kept variant idx: half the untouched rows,
+// then half of what is left, twice.
+func variantTrim(idx int) trimSpec {
+	return trimSpec{label: fmt.Sprintf("variant %d", idx+1), stream: uint64(3<<32 + idx),
+		trials: maxTrimTrials, repairs: maxTrimRepairs, stepRepairs: maxStepRepairs}
+}
+
+// variantThin is the thinning of kept variant idx. Its trials rebuild
+// every edit, so it gets fewer halving checks than the trim.
+func variantThin(idx int) trimSpec {
+	return trimSpec{label: fmt.Sprintf("variant %d, thinning", idx+1), stream: uint64(5<<32 + idx), thin: true,
+		trials: maxTrimTrials, repairs: maxThinRepairs, stepRepairs: maxThinStepRepairs}
+}
+
+// maxThinRepairs and maxThinStepRepairs are the thinning's halving
+// bounds (see maxTrimRepairs).
+const (
+	maxThinRepairs     = 1500
+	maxThinStepRepairs = 120
+)
+
 // trimTable is one table's rows in a variant, as the trim sees them.
 type trimTable struct {
 	name    string
@@ -53,9 +95,9 @@ type trimTable struct {
 	touched map[int64]bool
 }
 
-// trimAll trims each kept variant in turn. need maps a mutant id to the
-// name of the first kept variant that kills it: a variant must keep those
-// kills (the ones an earlier variant also has stay with it).
+// trimAll thins and trims each kept variant in turn, and
+// then sets killedBy (a mutant id to the name of the first kept variant
+// that kills it) and each variant's new kills to what they end up as.
 func (g *Generator) trimAll(ctx context.Context, kept []*candidate, res *DBResult, killedBy map[string]string, weak []sqlgym.Task, sopt screen.Options, survivors map[string]screen.Mutant) error {
 	orig, err := readTrimTables(ctx, g.sqliteOrig(), g.schema, nil)
 	if err != nil {
@@ -63,18 +105,36 @@ func (g *Generator) trimAll(ctx context.Context, kept []*candidate, res *DBResul
 	}
 	for i, c := range kept {
 		k := &res.Variants[i]
+		// A variant must keep the kills no other kept variant has as it
+		// stands now: the earlier ones as rebased and trimmed, the later
+		// ones as packed. Each step keeps every mutant killed somewhere,
+		// and a kill several variants share binds only the last of them.
 		need := map[string]bool{}
-		for id, name := range killedBy {
-			if name == k.Name {
+		for id := range c.killed {
+			if !slices.ContainsFunc(kept, func(o *candidate) bool { return o != c && o.killed[id] }) {
 				need[id] = true
 			}
 		}
-		if err := g.trim(ctx, i, c, orig, need, weak, sopt, survivors); err != nil {
-			return err
+		for _, spec := range []trimSpec{variantThin(i), variantTrim(i)} {
+			if err := g.trim(ctx, spec, c, orig, need, weak, sopt, survivors); err != nil {
+				return err
+			}
 		}
 		k.Statements = c.stmts
+		k.ThinnedRows, k.ThinStatements = c.thinned, c.thinStmts
 		k.Kills = len(c.killed)
 		k.Rows, k.TrimmedRows, k.TrimTrials = c.rows, c.trimmed, c.trials
+	}
+	// Who kills what first, and what is new in each, as they are now.
+	clear(killedBy)
+	for i, c := range kept {
+		res.Variants[i].NewKills = 0
+		for _, id := range sortedIDs(c.killed) {
+			if _, done := killedBy[id]; !done {
+				killedBy[id] = res.Variants[i].Name
+				res.Variants[i].NewKills++
+			}
+		}
 	}
 	return nil
 }
@@ -90,13 +150,29 @@ func (g *Generator) trimAll(ctx context.Context, kept []*candidate, res *DBResul
 // rows (the n+1st row of an ORDER BY ... LIMIT n that would tie), and
 // halving finds those rows with checks of a few golds and tasks, each a
 // fraction of a full check.
-func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[string]*trimTable, need map[string]bool, weak []sqlgym.Task, sopt screen.Options, survivors map[string]screen.Mutant) error {
-	tabs, err := readTrimTables(ctx, c.file(), g.schema, orig)
+//
+// Thinning (spec.thin) runs the same steps on the original's rows, every
+// one untouched, under the variant's statements: see trimSpec.
+func (g *Generator) trim(ctx context.Context, spec trimSpec, c *candidate, orig map[string]*trimTable, need map[string]bool, weak []sqlgym.Task, sopt screen.Options, survivors map[string]screen.Mutant) error {
+	from := g.sqliteOrig()
+	var tabs map[string]*trimTable
+	var err error
+	if spec.thin {
+		tabs, err = readTrimTables(ctx, from, g.schema, nil)
+	} else {
+		tabs, err = readTrimTables(ctx, c.file(), g.schema, orig)
+	}
 	if err != nil {
 		return err
 	}
+	// rows is what the pass starts from: the variant's rows, or the
+	// original's under a thinning.
+	var rows int64
 	for _, t := range tabs {
-		c.rows += int64(len(t.rowids))
+		rows += int64(len(t.rowids))
+	}
+	if !spec.thin {
+		c.rows = rows
 	}
 	var needTasks []sqlgym.Task
 	for _, t := range weak {
@@ -110,7 +186,7 @@ func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[st
 	// Each table's untouched rows in a seeded order: a step takes the
 	// next rows of it, so the rows left spread over the key range as the
 	// original's do.
-	rng := rand.New(rand.NewPCG(g.opt.Seed, uint64(3<<32+idx)))
+	rng := rand.New(rand.NewPCG(g.opt.Seed, spec.stream))
 	queue := map[string][]int64{}
 	var names []string
 	for _, t := range g.schema.Tables {
@@ -163,9 +239,16 @@ func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[st
 	// (of those given) it breaks and the tasks (of those given) that lose
 	// a kill of need; refused when a constraint refused a deletion.
 	check := func(prop map[string]map[int64]bool, golds []string, tasks []sqlgym.Task) (faults, error) {
-		// The trial starts from the built variant, not the original:
-		// only the deletions run, which keeps a trial cheap.
-		if err := copyFile(trial, c.file()); err != nil {
+		// A trim's trial starts from the built variant, not the
+		// original: only the deletions run, which keeps a trial cheap.
+		// A thinning's starts from the original, and the variant's
+		// statements follow the deletions (those that no longer apply
+		// are left out, as the final build leaves them).
+		start := c.file()
+		if spec.thin {
+			start = from
+		}
+		if err := copyFile(trial, start); err != nil {
 			return faults{}, err
 		}
 		del := deleteStatements(tabs, g.schema, prop)
@@ -176,6 +259,11 @@ func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[st
 		if slices.Contains(applied, false) {
 			return faults{refused: true}, nil
 		}
+		if spec.thin {
+			if _, err := sqlite.Edit(ctx, trial, c.stmts); err != nil {
+				return faults{}, err
+			}
+		}
 		return g.trimFaults(ctx, trial, c, golds, tasks, need, sopt, survivors)
 	}
 	// step tries deleting the next n untouched rows of a table: on a
@@ -185,12 +273,15 @@ func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[st
 	step := func(name string, n int) error {
 		fresh := append([]int64(nil), queue[name][:n]...)
 		queue[name] = queue[name][n:]
-		for round := 0; round < 3 && len(fresh) >= minTrimStep && trials < maxTrimTrials; round++ {
+		for round := 0; round < 3 && len(fresh) >= minTrimStep && trials < spec.trials; round++ {
 			prop, changed := closed(map[string][]int64{name: fresh})
 			if len(changed) == 0 {
 				return nil
 			}
 			trials++
+			if spec.thin {
+				changed = spread(changed, c.stmts)
+			}
 			golds, tasks := g.readers(changed, needTasks)
 			f, err := check(prop, golds, tasks)
 			if err != nil {
@@ -207,16 +298,16 @@ func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[st
 				accepted++
 				return nil
 			}
-			g.opt.Log("%s: trim variant %d, trial %d (%s, %d rows): %d golds broken, %d tasks lose kills, refused %v", g.name, idx+1, trials, name, len(fresh), len(f.golds), len(f.tasks), f.refused)
+			g.opt.Log("%s: trim %s, trial %d (%s, %d rows): %d golds broken, %d tasks lose kills, refused %v", g.name, spec.label, trials, name, len(fresh), len(f.golds), len(f.tasks), f.refused)
 			if f.refused {
 				return nil
 			}
 			// Halving: a part is kept when the faulty golds and tasks
 			// stay fine with it.
 			var keep []int64
-			budget := maxStepRepairs
+			budget := spec.stepRepairs
 			more := func() bool {
-				if repairs >= maxTrimRepairs || budget == 0 {
+				if repairs >= spec.repairs || budget == 0 {
 					return false
 				}
 				repairs++
@@ -244,7 +335,7 @@ func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[st
 	for _, name := range names {
 		for range 3 {
 			n := len(queue[name]) / 2
-			if n < minTrimStep || trials >= maxTrimTrials {
+			if n < minTrimStep || trials >= spec.trials {
 				break
 			}
 			if err := step(name, n); err != nil {
@@ -252,20 +343,31 @@ func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[st
 			}
 		}
 	}
-	c.trials = trials
+	if !spec.thin {
+		c.trials = trials
+	}
 	if accepted == 0 {
-		g.opt.Log("%s: trim variant %d: %d rows, none deleted in %d trials (%d repair builds)", g.name, idx+1, c.rows, trials, repairs)
+		g.opt.Log("%s: trim %s: %d rows, none deleted in %d trials (%d repair builds)", g.name, spec.label, rows, trials, repairs)
 		return nil
 	}
 	// The trimmed variant goes to a new file: the catalog keeps an engine
 	// open on the old one, which the screens below must not share.
-	path := strings.TrimSuffix(c.file(), ".sqlite") + "_trim.sqlite"
-	if err := copyFile(path, g.sqliteOrig()); err != nil {
+	suffix, all := "_trim.sqlite", append(append([]string(nil), c.stmts...), stmts...)
+	if spec.thin {
+		suffix, all = "_thin.sqlite", append(append([]string(nil), stmts...), c.stmts...)
+	}
+	path := strings.TrimSuffix(c.file(), ".sqlite") + suffix
+	if err := copyFile(path, from); err != nil {
 		return err
 	}
-	applied, err := build(ctx, path, []group{{stmts: append(append([]string(nil), c.stmts...), stmts...)}})
+	applied, err := build(ctx, path, []group{{stmts: all}})
 	if err != nil {
 		return err
+	}
+	if spec.thin && !slices.Equal(applied[:min(len(stmts), len(applied))], stmts) {
+		g.opt.Log("%s: trim %s: a deletion was refused on the final build, kept unthinned", g.name, spec.label)
+		os.Remove(path)
+		return nil
 	}
 	// The full checks decide: every gold, every weak task.
 	golds, err := checkGolds(ctx, path, g.golds, g.opt.Limits)
@@ -277,7 +379,7 @@ func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[st
 		return err
 	}
 	if bad := broken(g.goldStates, golds); len(bad) > 0 || !covers(killed, need) {
-		g.opt.Log("%s: trim variant %d: the full check refused the trim (%d golds broken), kept untrimmed", g.name, idx+1, len(bad))
+		g.opt.Log("%s: trim %s: the full check refused the trim (%d golds broken), kept untrimmed", g.name, spec.label, len(bad))
 		os.Remove(path)
 		return nil
 	}
@@ -285,16 +387,57 @@ func (g *Generator) trim(ctx context.Context, idx int, c *candidate, orig map[st
 	for _, set := range deleted {
 		n += len(set)
 	}
-	g.opt.Log("%s: trim variant %d: %d rows, %d deleted in %d of %d trials (%d repair builds), kills %d (needs %d)", g.name, idx+1, c.rows, n, accepted, trials, repairs, len(killed), len(need))
+	g.opt.Log("%s: trim %s: %d rows, %d deleted in %d of %d trials (%d repair builds), kills %d (needs %d)", g.name, spec.label, rows, n, accepted, trials, repairs, len(killed), len(need))
 	c.url, c.stmts, c.golds, c.killed = "sqlite:"+path, applied, golds, killed
+	if spec.thin {
+		c.thinned, c.thinStmts = n, len(stmts)
+		return nil
+	}
 	c.rows -= int64(n)
 	c.trimmed = n
 	return nil
 }
 
+// spread is changed with the tables the statements write when they read
+// a table of changed, to a fixed point: under a thinning, deleting rows
+// of one table changes what an edit copies from it into another. A
+// statement whose table is not known spreads to every table.
+func spread(changed map[string]bool, stmts []string) map[string]bool {
+	out := maps.Clone(changed)
+	for grew := true; grew; {
+		grew = false
+		for _, s := range stmts {
+			w := groupTable(group{stmts: []string{s}})
+			if w != "" && out[w] {
+				continue
+			}
+			hit := false
+			for tb := range readTables([]string{s}) {
+				if out[tb] {
+					hit = true
+					break
+				}
+			}
+			if !hit {
+				continue
+			}
+			if w == "" {
+				out[""] = true
+				return out
+			}
+			out[w], grew = true, true
+		}
+	}
+	return out
+}
+
 // readers is the golds, and the tasks of needTasks, that read a table of
 // changed: the only ones a deletion there can change.
 func (g *Generator) readers(changed map[string]bool, needTasks []sqlgym.Task) ([]string, []sqlgym.Task) {
+	if changed[""] {
+		// A table not known changed (spread): every gold and task.
+		return g.golds, needTasks
+	}
 	reads := func(golds []string) bool {
 		for w := range readTables(golds) {
 			if changed[w] {
