@@ -235,18 +235,7 @@ func TestThinnedVariantsKeepTheirKills(t *testing.T) {
 				t.Errorf("%s: %d rows thinned, yet it holds %d rows, no fewer than the original's 448", v.Name, v.ThinnedRows, v.Rows)
 			}
 		}
-		re := filepath.Join(t.TempDir(), v.Name+".sqlite")
-		if err := copyFile(re, path); err != nil {
-			t.Fatal(err)
-		}
-		applied, err := sqlite.Edit(ctx, re, v.Statements)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i := slices.Index(applied, false); i >= 0 {
-			t.Fatalf("%s: statement %d does not apply on a rebuild: %s", v.Name, i+1, v.Statements[i])
-		}
-		rebuilt[v.Name] = re
+		rebuilt[v.Name] = rebuild(t, path, v)
 	}
 	if thinned == 0 {
 		t.Fatalf("none of the %d variants of the 400-order toy shop was thinned", len(res.Variants))

@@ -15,7 +15,7 @@ import (
 // deterministic. It takes minutes, so it runs only when asked.
 func TestShippedShopVariantsRegenerate(t *testing.T) {
 	if os.Getenv("SQLGYM_SLOW_TESTS") != "1" {
-		t.Skip("regenerating the shop's variants takes minutes: run with SQLGYM_SLOW_TESTS=1 (go test ./variants -run TestShippedShopVariantsRegenerate)")
+		t.Skip("regenerating the shop's variants takes about ten minutes: run with SQLGYM_SLOW_TESTS=1 (go test ./variants -run TestShippedShopVariantsRegenerate -timeout 30m)")
 	}
 	got, err := ShopVariantSet(context.Background(), t.Logf)
 	if err != nil {

@@ -72,19 +72,15 @@ func variantTrim(idx int) trimSpec {
 		trials: maxTrimTrials, repairs: maxTrimRepairs, stepRepairs: maxStepRepairs}
 }
 
-// variantThin is the thinning of kept variant idx. Its trials rebuild
-// every edit, so it gets fewer halving checks than the trim.
+// variantThin is the thinning of kept variant idx, with the trim's
+// steps and bounds. Its trials rebuild every edit, which makes each dearer
+// than the trim's; a variant of many aims, whose kills rest on rows all
+// over, spends its bound early and stays near its packed size.
 func variantThin(idx int) trimSpec {
 	return trimSpec{label: fmt.Sprintf("variant %d, thinning", idx+1), stream: uint64(5<<32 + idx), thin: true,
-		trials: maxTrimTrials, repairs: maxThinRepairs, stepRepairs: maxThinStepRepairs}
+		trials: maxTrimTrials, repairs: maxTrimRepairs, stepRepairs: maxStepRepairs}
 }
 
-// maxThinRepairs and maxThinStepRepairs are the thinning's halving
-// bounds (see maxTrimRepairs).
-const (
-	maxThinRepairs     = 1500
-	maxThinStepRepairs = 120
-)
 
 // trimTable is one table's rows in a variant, as the trim sees them.
 type trimTable struct {
@@ -106,7 +102,7 @@ func (g *Generator) trimAll(ctx context.Context, kept []*candidate, res *DBResul
 	for i, c := range kept {
 		k := &res.Variants[i]
 		// A variant must keep the kills no other kept variant has as it
-		// stands now: the earlier ones as rebased and trimmed, the later
+		// stands now: the earlier ones as thinned and trimmed, the later
 		// ones as packed. Each step keeps every mutant killed somewhere,
 		// and a kill several variants share binds only the last of them.
 		need := map[string]bool{}

@@ -87,18 +87,7 @@ func TestTrimDeletesOnlyUntouchedRows(t *testing.T) {
 		if v.TrimTrials > maxTrimTrials {
 			t.Errorf("%s: %d trim trials, more than the bound %d", v.Name, v.TrimTrials, maxTrimTrials)
 		}
-		// Rebuild from the original and the statements alone.
-		re := filepath.Join(t.TempDir(), "re.sqlite")
-		if err := copyFile(re, path); err != nil {
-			t.Fatal(err)
-		}
-		applied, err := sqlite.Edit(ctx, re, v.Statements)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i := slices.Index(applied, false); i >= 0 {
-			t.Errorf("%s: statement %d does not apply on a rebuild: %s", v.Name, i+1, v.Statements[i])
-		}
+		re := rebuild(t, path, v)
 		eng, err := sqlite.Open(re, sqlite.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -169,4 +158,23 @@ func TestTrimDeletesOnlyUntouchedRows(t *testing.T) {
 	if trimmed == 0 {
 		t.Errorf("the thinning and the trim deleted no row from any of %d variants of the toy shop (40 orders, 12 customers)", len(res.Variants))
 	}
+}
+
+// rebuild makes variant v from the original at path and its statements
+// alone, as the catalog rebuilds the shipped ones, and fails the test if
+// one of them does not apply.
+func rebuild(t *testing.T, path string, v Kept) string {
+	t.Helper()
+	re := filepath.Join(t.TempDir(), v.Name+".sqlite")
+	if err := copyFile(re, path); err != nil {
+		t.Fatal(err)
+	}
+	applied, err := sqlite.Edit(context.Background(), re, v.Statements)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.Index(applied, false); i >= 0 {
+		t.Fatalf("%s: statement %d does not apply on a rebuild: %s", v.Name, i+1, v.Statements[i])
+	}
+	return re
 }
