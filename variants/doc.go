@@ -15,10 +15,12 @@
 // surviving mutants, and shrunk to what the kills need; the aims are then
 // packed into as few variants as they need (assemble), and the slots left
 // get candidates fuzzed from every gold's edits at once, kept by greedy
-// set cover (fuzz). Aimed variants stay near the original's size; the
-// trim (trim.go) then deletes, per kept variant, the original rows no edit
-// touched that its kills and every gold's determinism do not need, since
-// the original is always judged too and the rows a variant holds are what
+// set cover (fuzz). Aimed variants stay near the original's size; per
+// kept variant, the thinning (trim.go) then deletes original rows before
+// its edits, which recompute from what is left, and the trim deletes the
+// original rows no edit touched after them, each only as far as the kills
+// no other variant has and every gold's determinism allow, since the
+// original is always judged too and the rows a variant holds are what
 // judging on it costs.
 //
 // Every change is a SQL statement on the original rows that picks its row

@@ -81,7 +81,6 @@ func variantThin(idx int) trimSpec {
 		trials: maxTrimTrials, repairs: maxTrimRepairs, stepRepairs: maxStepRepairs}
 }
 
-
 // trimTable is one table's rows in a variant, as the trim sees them.
 type trimTable struct {
 	name    string
