@@ -96,10 +96,9 @@ type DBResult struct {
 	CandidatesDropped int `json:"candidates_dropped"`
 	// GoldsEmpty counts golds that return no row on the original nor on
 	// any kept variant.
-	GoldsEmpty int `json:"golds_empty"`
-
-	Before screen.Report `json:"before"`
-	After  screen.Report `json:"after"`
+	GoldsEmpty int           `json:"golds_empty"`
+	Before     screen.Report `json:"before"`
+	After      screen.Report `json:"after"`
 	// Killed maps a task id to the mutants the variants killed, with the
 	// first kept variant that kills each.
 	Killed map[string][]KilledMutant `json:"killed,omitempty"`

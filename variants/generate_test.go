@@ -19,8 +19,8 @@ import (
 // of orders, and there are no namesakes.
 func toyDB(t *testing.T) string { return toyDBSized(t, 12, 40) }
 
-// toyDBSized is toyDB with nc customers and no orders.
-func toyDBSized(t *testing.T, nc, no int) string {
+// toyDBSized is toyDB with that many customers and orders.
+func toyDBSized(t *testing.T, customers, orders int) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "toy.sqlite")
 	stmts := []string{
@@ -29,17 +29,17 @@ func toyDBSized(t *testing.T, nc, no int) string {
 		`CREATE TABLE orders (order_id INTEGER NOT NULL PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers (customer_id),
 			order_date DATE NOT NULL, amount DECIMAL(10,2) NOT NULL, status VARCHAR(12) NOT NULL)`,
 	}
-	for i := 1; i <= nc; i++ {
+	for i := 1; i <= customers; i++ {
 		city := fmt.Sprintf("'City%d'", i%4)
 		if i%5 == 0 {
 			city = "NULL"
 		}
 		stmts = append(stmts, fmt.Sprintf("INSERT INTO customers VALUES (%d, 'Name%d', %s, %d)", i, i, city, 1+i%3))
 	}
-	for i := 1; i <= no; i++ {
+	for i := 1; i <= orders; i++ {
 		status := []string{"paid", "shipped", "cancelled"}[i%3]
 		stmts = append(stmts, fmt.Sprintf("INSERT INTO orders VALUES (%d, %d, '2024-%02d-%02d', %d.50, '%s')",
-			i, 1+(i*7)%nc, 1+i%12, 2+i%25, 10+i*3, status))
+			i, 1+(i*7)%customers, 1+i%12, 2+i%25, 10+i*3, status))
 	}
 	if err := sqlite.Create(context.Background(), path, stmts); err != nil {
 		t.Fatal(err)

@@ -175,9 +175,9 @@ func (k Kept) Where() string {
 
 // shrunk says what took rows out of a variant: the thinning's deletions,
 // then the trim's.
-func (v Kept) shrunk() string {
-	if v.ThinnedRows == 0 {
-		return fmt.Sprintf("%d trimmed", v.TrimmedRows)
+func (k Kept) shrunk() string {
+	if k.ThinnedRows == 0 {
+		return fmt.Sprintf("%d trimmed", k.TrimmedRows)
 	}
-	return fmt.Sprintf("%d thinned, %d trimmed", v.ThinnedRows, v.TrimmedRows)
+	return fmt.Sprintf("%d thinned, %d trimmed", k.ThinnedRows, k.TrimmedRows)
 }

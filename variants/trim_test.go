@@ -72,8 +72,9 @@ func TestCloseOverKeysKeepsReferencesWhole(t *testing.T) {
 	}
 }
 
-// On the toy shop the thinning and the trim delete original rows from the variants, the
-// statements rebuild each variant with its recorded row count, the kills
+// On the toy shop the thinning and the trim delete original rows from the
+// variants, the statements rebuild each variant with its recorded row
+// count, the kills
 // the variant was kept for stay (the generator's own full check), and the
 // rows no edit touched are the only ones gone.
 func TestTrimDeletesOnlyUntouchedRows(t *testing.T) {
