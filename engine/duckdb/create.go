@@ -5,11 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
-	"strings"
-
-	duck "github.com/duckdb/duckdb-go/v2"
 )
 
 // Create builds a new DuckDB database file at path from portable SQL
@@ -23,17 +19,9 @@ func Create(ctx context.Context, path string, stmts []string) (err error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("create duckdb database %s: %w", path, err)
 	}
-	if strings.ContainsAny(path, "?#%") {
-		return fmt.Errorf("create duckdb database %s: the path contains '?', '#' or '%%', which the DuckDB driver cannot take", path)
-	}
-	settings := url.Values{}
-	settings.Set("enable_external_access", "false")
-	settings.Set("autoinstall_known_extensions", "false")
-	settings.Set("autoload_known_extensions", "false")
-	settings.Set("threads", "1")
-	c, err := duck.NewConnector(path+"?"+settings.Encode(), nil)
+	c, err := writer("create", path)
 	if err != nil {
-		return fmt.Errorf("create duckdb database %s: %w", path, err)
+		return err
 	}
 	db := sql.OpenDB(c)
 	defer func() {

@@ -4,11 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net/url"
 	"os"
-	"strings"
-
-	duck "github.com/duckdb/duckdb-go/v2"
 )
 
 // Edit changes an existing DuckDB file that the caller owns (a copy made
@@ -33,19 +29,9 @@ func Edit(ctx context.Context, path string, groups [][]string) (applied []bool, 
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("edit duckdb database %s: %w", path, err)
 	}
-	if strings.ContainsAny(path, "?#%") {
-		return nil, fmt.Errorf("edit duckdb database %s: the path contains '?', '#' or '%%', which the DuckDB driver cannot take", path)
-	}
-	settings := url.Values{}
-	settings.Set("enable_external_access", "false")
-	settings.Set("autoinstall_known_extensions", "false")
-	settings.Set("autoload_known_extensions", "false")
-	// One thread: the statements pick rows by key order and must give the
-	// same file from the same list every time.
-	settings.Set("threads", "1")
-	c, err := duck.NewConnector(path+"?"+settings.Encode(), nil)
+	c, err := writer("edit", path)
 	if err != nil {
-		return nil, fmt.Errorf("edit duckdb database %s: %w", path, err)
+		return nil, err
 	}
 	db := sql.OpenDB(c)
 	defer func() {
