@@ -10,23 +10,15 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/sqlgym/sqlgym/internal/testenv"
 )
 
 // chromium finds the headless browser, skipping the test when it is absent,
-// or failing when SQLGYM_REQUIRE_CHROMIUM=1 (CI installs Debian's chromium).
+// or failing when SQLGYM_REQUIRE_TOOLS=1 (CI installs Debian's chromium).
 func chromium(t *testing.T) string {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	msg := "screenshot test skipped: no chromium on PATH (apt-get install -y chromium)"
-	if os.Getenv("SQLGYM_REQUIRE_CHROMIUM") == "1" {
-		t.Fatal(msg + "; SQLGYM_REQUIRE_CHROMIUM=1 requires it")
-	}
-	t.Skip(msg)
-	return ""
+	return testenv.Tool(t, "chromium", "chromium-browser")
 }
 
 // TestHTMLRendersCharts opens the report page in headless Chromium and

@@ -23,13 +23,7 @@ import (
 func TestSpiderDump(t *testing.T) {
 	admin := testenv.Postgres(t)
 	data := testenv.SharedData(t)
-	psql, err := exec.LookPath("psql")
-	if err != nil {
-		if os.Getenv("SQLGYM_REQUIRE_DATA") == "1" {
-			t.Fatalf("psql is needed to load the Spider dumps: %v", err)
-		}
-		t.Skip("psql not installed: the Spider dumps need it")
-	}
+	psql := testenv.Tool(t, "psql") // loads the Spider dumps
 	const dbID = "concert_singer"
 	dump := filepath.Join(data, "spider_dev", "postgres_dumps", dbID+".sql")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

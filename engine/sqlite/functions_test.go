@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/testenv"
 )
 
 // rawRows runs q on a plain (unsandboxed) connection to path: SQLite's
@@ -130,10 +131,7 @@ func sameValue(a, b sqlgym.Value) bool {
 // TestMathFunctionsMatchCLI compares sqlgym's math functions with the
 // sqlite3 command-line shell's built-in ones on a table of inputs.
 func TestMathFunctionsMatchCLI(t *testing.T) {
-	cli, err := exec.LookPath("sqlite3")
-	if err != nil {
-		t.Skip("no sqlite3 command-line shell to compare with")
-	}
+	cli := testenv.Tool(t, "sqlite3")
 	inputs := []string{"NULL", "0", "1", "-1", "2", "3", "10", "100", "0.5", "-0.5", "1.5", "-2.5", "2.5", "3.7", "-3.7",
 		"1e308", "-1e308", "1e-300", "9007199254740993", "-9223372036854775808", "9223372036854775807",
 		"'abc'", "'3.5'", "' 4 '", "'-7'", "''", "x'01'", "x''", "'1e3'", "0.0", "-0.0", "'0x10'", "45", "90", "180", "0.9999"}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/benchdb"
+	"github.com/sqlgym/sqlgym/internal/testenv"
 )
 
 // The command end to end on a small generated file: --out keeps it, a
@@ -148,9 +149,10 @@ func TestBenchVerifyCLIFloor(t *testing.T) {
 	if _, err := benchdb.Generate(context.Background(), db, benchdb.Config{Seed: 1, Size: benchdb.MinSize}); err != nil {
 		t.Fatal(err)
 	}
+	testenv.Tool(t, "sqlite3")
 	f, ok := newCLIFloor(db, 2)
 	if !ok {
-		t.Skip("no sqlite3 shell on PATH")
+		t.Fatal("sqlite3 is on PATH but newCLIFloor found none")
 	}
 	qs := []string{"SELECT count(*) FROM orders", "SELECT * FROM no_such_table", "SELECT * FROM order_items;", "SELECT name FROM products ORDER BY price DESC LIMIT 3"}
 	r, err := f.Run(context.Background(), qs)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/testenv"
 	"github.com/sqlgym/sqlgym/serve"
 )
 
@@ -74,10 +75,7 @@ func TestHAProxyConfig(t *testing.T) {
 			t.Errorf("configuration lacks %q:\n%s", want, cfg)
 		}
 	}
-	bin, err := exec.LookPath("haproxy")
-	if err != nil {
-		t.Skip("haproxy not installed: the configuration is not checked by HAProxy itself")
-	}
+	bin := testenv.Tool(t, "haproxy") // HAProxy itself checks the configuration
 	path := filepath.Join(t.TempDir(), "haproxy.cfg")
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
