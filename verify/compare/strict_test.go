@@ -240,11 +240,15 @@ func TestRLVRFloatFormat(t *testing.T) {
 		0.5: "f0.5", 1.0 / 3: "f0.333333", 2.0000001: "f2", 123456.7: "f123457", 100000.5: "f100000",
 		1234567.4: "f1.23457e+06", 0.0001: "f0.0001", 0.00001: "f1e-05", 1e16: "f1e+16",
 		-2.5: "f-2.5", 9999995.5: "f1e+07", 99999.95: "f99999.9", 1 << 53: "f9.0072e+15",
-		2.0: "i2", -0.0: "i0", 1e15: "i1000000000000000",
+		2.0: "i2", 0.0: "i0", 1e15: "i1000000000000000",
 	}
 	for f, want := range cases {
 		if got := string(appendRLVRFloat(nil, f)); got != want {
 			t.Errorf("%v: key %q, want %q", f, got, want)
 		}
+	}
+	// A -0.0 literal is the constant +0 in Go: only a computed zero is negative.
+	if got := string(appendRLVRFloat(nil, negZero())); got != "i0" {
+		t.Errorf("-0: key %q, want %q", got, "i0")
 	}
 }
