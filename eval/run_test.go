@@ -437,9 +437,9 @@ func TestSecondProcessOnOneFolderIsRefused(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	tasks := evaltest.ShopTasks()[:1]
 	first := make(chan error, 1)
+	cfg := setup(t, srv, tasks, out) // on the test goroutine: setup may t.Fatal
+	cfg.Concurrency = 1
 	go func() {
-		cfg := setup(t, srv, tasks, out)
-		cfg.Concurrency = 1
 		_, err := eval.Run(context.Background(), cfg)
 		first <- err
 	}()

@@ -55,6 +55,16 @@ func newTestServer(t *testing.T, cfg Config) (*Server, *httptest.Server) {
 
 func post(t *testing.T, url string, body any) (*http.Response, []byte) {
 	t.Helper()
+	resp, out, err := tryPost(url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, out
+}
+
+// tryPost is post for a goroutine other than the test's, which must not
+// call t.Fatal: it returns the error instead.
+func tryPost(url string, body any) (*http.Response, []byte, error) {
 	var r io.Reader
 	switch b := body.(type) {
 	case []byte:
@@ -65,11 +75,11 @@ func post(t *testing.T, url string, body any) (*http.Response, []byte) {
 	}
 	resp, err := http.Post(url, "application/json", r)
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
-	return resp, out
+	out, err := io.ReadAll(resp.Body)
+	return resp, out, err
 }
 
 func str(s string) *string { return &s }
@@ -248,7 +258,12 @@ func TestBackpressure(t *testing.T) {
 	item := RewardsRequest{Items: []Item{{TaskID: "orders", SQL: str("SELECT 1")}}}
 	waiting := make(chan int)
 	go func() {
-		resp, _ := post(t, hs.URL+"/v1/rewards", item)
+		resp, _, err := tryPost(hs.URL+"/v1/rewards", item)
+		if err != nil {
+			t.Error(err)
+			waiting <- 0
+			return
+		}
 		waiting <- resp.StatusCode
 	}()
 	// Wait until that request sits in the queue.
@@ -372,7 +387,11 @@ func TestGracefulShutdownDrains(t *testing.T) {
 	release, _ := s.limit.acquire(context.Background(), []string{"shop"})
 	inflight := make(chan string)
 	go func() {
-		resp, body := post(t, url+"/v1/rewards", RewardsRequest{Items: []Item{{TaskID: "orders", SQL: str("SELECT count(*) FROM orders")}}})
+		resp, body, err := tryPost(url+"/v1/rewards", RewardsRequest{Items: []Item{{TaskID: "orders", SQL: str("SELECT count(*) FROM orders")}}})
+		if err != nil {
+			inflight <- err.Error()
+			return
+		}
 		inflight <- resp.Status + " " + string(body)
 	}()
 	for i := 0; ; i++ {

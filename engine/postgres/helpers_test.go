@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -111,18 +112,28 @@ func (s *sandbox) digest(t testing.TB) string {
 // adminInt runs a one-value query as the superuser.
 func adminInt(t testing.TB, dsn, q string, args ...any) int64 {
 	t.Helper()
+	n, err := adminIntErr(dsn, q, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// adminIntErr is adminInt for a goroutine other than the test's, which
+// must not call t.Fatal.
+func adminIntErr(dsn, q string, args ...any) (int64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
-		t.Fatalf("admin connect: %v", err)
+		return 0, fmt.Errorf("admin connect: %w", err)
 	}
 	defer conn.Close(ctx)
 	var n int64
 	if err := conn.QueryRow(ctx, q, args...).Scan(&n); err != nil {
-		t.Fatalf("admin %q: %v", q, err)
+		return 0, fmt.Errorf("admin %q: %w", q, err)
 	}
-	return n
+	return n, nil
 }
 
 // withUser returns dsn logging in as user instead (the test server trusts

@@ -142,9 +142,12 @@ func TestInterruptExits130(t *testing.T) {
 	srv, started := hangingServer(t)
 	done := make(chan int, 1)
 	var errOut bytes.Buffer
+	// The arguments are made here: shopTaskFile may t.Fatal, which only
+	// the test's goroutine may call.
+	args := []string{"eval", "--tasks", shopTaskFile(t), "--base-url", srv.URL + "/v1", "--model", "m",
+		"--k", "1", "--out", filepath.Join(t.TempDir(), "run")}
 	go func() {
-		done <- Main([]string{"eval", "--tasks", shopTaskFile(t), "--base-url", srv.URL + "/v1", "--model", "m",
-			"--k", "1", "--out", filepath.Join(t.TempDir(), "run")}, IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut})
+		done <- Main(args, IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut})
 	}()
 	select {
 	case <-started:
