@@ -10,53 +10,40 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/eval/evaltest"
+	"github.com/sqlgym/sqlgym/internal/cli"
 	"github.com/sqlgym/sqlgym/rundir"
 )
 
-// These tests run the real sqlgym binary, built once per test process, so
-// that kill -9, exit codes and the printed messages are the user's.
+// These tests run sqlgym as a process of its own, so that kill -9, exit
+// codes and the printed messages are the user's. That process is this
+// test binary started again as the command: TestMain hands it to cli.Main,
+// all that cmd/sqlgym's main does. Building the real binary instead cost
+// a link of the whole program (about 40 s on two busy cores) in every run
+// of the suite; .ci/run still builds and runs it.
 
-var (
-	binOnce sync.Once
-	binDir  string
-	binPath string
-	binErr  error
-)
+// asCLI in a child's environment makes TestMain run the command.
+const asCLI = "SQLGYM_EVAL_TEST_AS_CLI=1"
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
+	if os.Getenv("SQLGYM_EVAL_TEST_AS_CLI") == "1" {
+		os.Exit(cli.Main(os.Args[1:], cli.StdIO()))
 	}
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
+// sqlgymBinary is the program to start with asCLI in its environment.
 func sqlgymBinary(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the sqlgym binary; skipped with -short")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatalf("the test binary's own path: %v", err)
 	}
-	binOnce.Do(func() {
-		binDir, binErr = os.MkdirTemp("", "sqlgym-eval-bin")
-		if binErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "sqlgym")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/sqlgym/sqlgym/cmd/sqlgym").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
+	return exe
 }
 
 type cliRun struct {
@@ -68,7 +55,7 @@ type cliRun struct {
 func runCLI(t *testing.T, cache string, args ...string) cliRun {
 	t.Helper()
 	cmd := exec.Command(sqlgymBinary(t), args...)
-	cmd.Env = append(os.Environ(), "SQLGYM_CACHE="+cache, "OPENAI_API_KEY=")
+	cmd.Env = append(os.Environ(), asCLI, "SQLGYM_CACHE="+cache, "OPENAI_API_KEY=")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -154,7 +141,7 @@ func TestKillNineThenResumeEqualsUninterruptedRun(t *testing.T) {
 
 	killed := filepath.Join(dir, "runs", "killed")
 	cmd := exec.Command(bin, evalArgs(taskFile, srv.BaseURL(), killed, "--concurrency", "4")...)
-	cmd.Env = append(os.Environ(), "SQLGYM_CACHE="+cache)
+	cmd.Env = append(os.Environ(), asCLI, "SQLGYM_CACHE="+cache)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
