@@ -10,32 +10,46 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine/enginetest"
+	"github.com/sqlgym/sqlgym/internal/testenv"
 )
 
-// deepStatements are the shared deep shapes (enginetest.DeepStatements)
-// plus DuckDB's own: wildcard patterns in GLOB and over many rows of a
-// table function.
+// deepStatements are DuckDB's own deep shapes: wildcard patterns in GLOB
+// and over many rows of a table function. The shared ones
+// (enginetest.DeepStatements) run once in TestRobustness and, being slow,
+// in both modes here only with SQLGYM_SLOW_TESTS=1.
 func deepStatements() map[string]string {
-	out := map[string]string{}
-	for _, d := range enginetest.DeepStatements(sqlgym.DialectDuckDB) {
-		out[d.Name] = d.SQL
+	return map[string]string{
+		"glob_5000":      "SELECT 'abc' GLOB '" + strings.Repeat("*?", 2500) + "'",
+		"like_5000_rows": "SELECT count(*) FROM range(20000) t(x) WHERE repeat('a', 200) LIKE '" + strings.Repeat("%a", 2500) + "b'",
 	}
-	out["glob_5000"] = "SELECT 'abc' GLOB '" + strings.Repeat("*?", 2500) + "'"
-	out["like_5000_rows"] = "SELECT count(*) FROM range(20000) t(x) WHERE repeat('a', 200) LIKE '" + strings.Repeat("%a", 2500) + "b'"
-	return out
 }
 
 // Each deep statement returns rows or a clean error, never crashes this
 // process nor leaks a worker, and afterwards the engine still answers,
 // more times than it has workers.
 func TestDeepStatements(t *testing.T) {
+	checkDeepStatements(t, deepStatements())
+}
+
+// The same for the shared shapes in both modes: TestRobustness runs them
+// once, in a worker.
+func TestSharedDeepStatementsInBothModes(t *testing.T) {
+	testenv.Slow(t, "the shared deep shapes in a worker and in process, about a minute")
+	out := map[string]string{}
+	for _, d := range enginetest.DeepStatements(sqlgym.DialectDuckDB) {
+		out[d.Name] = d.SQL
+	}
+	checkDeepStatements(t, out)
+}
+
+func checkDeepStatements(t *testing.T, stmts map[string]string) {
 	for _, mode := range []struct {
 		name string
 		opts Options
 	}{{"worker", Options{PoolSize: 2}}, {"in-process", Options{PoolSize: 2, InProcess: true}}} {
 		t.Run(mode.name, func(t *testing.T) {
 			eng, _ := openDB(t, enginetest.Fixture(), mode.opts)
-			for name, sql := range deepStatements() {
+			for name, sql := range stmts {
 				start := time.Now()
 				res, err := eng.Query(context.Background(), sql, sqlgym.Limits{Timeout: 2 * time.Second})
 				var ee *sqlgym.ExecError
