@@ -3,9 +3,9 @@ package variants
 import (
 	"bytes"
 	"context"
-	"os"
 	"testing"
 
+	"github.com/sqlgym/sqlgym/internal/testenv"
 	"github.com/sqlgym/sqlgym/shopdb"
 )
 
@@ -14,9 +14,7 @@ import (
 // shipped file is what the generator makes, and the generator is
 // deterministic. It takes minutes, so it runs only when asked.
 func TestShippedShopVariantsRegenerate(t *testing.T) {
-	if os.Getenv("SQLGYM_SLOW_TESTS") != "1" {
-		t.Skip("regenerating the shop's variants takes about ten minutes: run with SQLGYM_SLOW_TESTS=1 (go test ./variants -run TestShippedShopVariantsRegenerate -timeout 30m)")
-	}
+	testenv.Slow(t, "regenerating the shop's variants takes about ten minutes; go test ./variants -run TestShippedShopVariantsRegenerate -timeout 30m")
 	got, err := ShopVariantSet(context.Background(), t.Logf)
 	if err != nil {
 		t.Fatal(err)
