@@ -248,8 +248,7 @@ func createStmts(n int) []string {
 
 // BenchmarkCreate3000Inserts measures Create on a file of many small
 // INSERTs, which it runs in one transaction: about 20 ms on two busy cores
-// (2026-12-02), where a
-// commit per statement would take seconds.
+// (2026-12-02), where a commit per statement would take seconds.
 func BenchmarkCreate3000Inserts(b *testing.B) {
 	stmts := createStmts(3000)
 	dir := b.TempDir()
