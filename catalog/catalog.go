@@ -98,7 +98,8 @@ func New(cfg Config) (*Catalog, error) {
 // --db-dir's DIR/NAME/NAME.sqlite or DIR/NAME.sqlite, then the built-in
 // shop. A name that is itself a database URL (sqlite:PATH, duckdb:PATH,
 // postgres://...), as `sqlgym variants` writes into db_variants, is that
-// URL.
+// URL; a PostgreSQL one written without its password (as sqlgym writes
+// them, issue 25) gets it again from withPassword.
 func (c *Catalog) Resolve(name string) (string, error) {
 	if u, ok := c.refs[name]; ok {
 		return u, nil
@@ -107,6 +108,9 @@ func (c *Catalog) Resolve(name string) (string, error) {
 		loc, err := engine.ParseURL(name)
 		if err != nil {
 			return "", err
+		}
+		if loc.Dialect == sqlgym.DialectPostgres {
+			loc.DSN = c.withPassword(loc.DSN)
 		}
 		return loc.String(), nil
 	}

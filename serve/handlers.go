@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -83,16 +84,19 @@ func (s *Server) handleRewards(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusOK, RewardsResponse{Results: res})
 }
 
-// decode reads a JSON body within the size limit and the read timeout;
-// on failure it has answered already (413, 408 or 400).
+// decode reads a JSON body within the size limit and the read timeout,
+// strictly (strictJSON: exact keys, no duplicate, nothing after the
+// value); on failure it has answered already (413, 408 or 400).
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	rc := http.NewResponseController(w)
 	// The deadline is the body's, not the request's: it is lifted once
 	// the body is read (net/http lifts it too when it starts watching the
 	// connection), so scoring that takes longer is not cut short.
 	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.ReadTimeout))
-	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
-	err := json.NewDecoder(body).Decode(v)
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	if err == nil {
+		err = unmarshalStrict(data, v)
+	}
 	var (
 		mbe *http.MaxBytesError
 		ne  net.Error

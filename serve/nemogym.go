@@ -81,7 +81,7 @@ func (s *Server) handleVerify(w http.ResponseWriter, r *http.Request) {
 		resp NemoGymResponse
 		it   Item
 	)
-	if raw, ok := body["response"]; !ok || json.Unmarshal(raw, &resp) != nil {
+	if raw, ok := body["response"]; !ok || unmarshalStrict(raw, &resp) != nil {
 		s.fail(w, badRequest(`the verify body has no Responses-API "response" object`))
 		return
 	}

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -47,7 +46,7 @@ func (s *Server) handleOpenRLHF(w http.ResponseWriter, r *http.Request) {
 			// A label may be an object: {"task_id": ..., "mode": "eval"}
 			// (a held-out row of an export), or an ad-hoc task {"db": ...,
 			// "gold_sql": ...}.
-			if err := json.Unmarshal([]byte(label), &items[i]); err != nil {
+			if err := unmarshalStrict([]byte(label), &items[i]); err != nil {
 				s.fail(w, badRequest("label %d: not a task id nor a {\"db\", \"gold_sql\"} object: %v", i, err))
 				return
 			}

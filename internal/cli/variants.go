@@ -15,6 +15,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/internal/atomicfile"
+	"github.com/sqlgym/sqlgym/internal/redact"
 	"github.com/sqlgym/sqlgym/screen"
 	"github.com/sqlgym/sqlgym/shopdb"
 	"github.com/sqlgym/sqlgym/variants"
@@ -200,6 +201,9 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
+	// The variants' URLs are written down to be used again: without the
+	// reader's password, which the reader of the files gives again.
+	forgetPasswords(rep, after)
 	if err := writeTaskFile(filepath.Join(out, "tasks.jsonl"), inTaskOrder(tasks, after)); err != nil {
 		return err
 	}
@@ -229,4 +233,24 @@ func inTaskOrder(in, judged []sqlgym.Task) []sqlgym.Task {
 		out = append(out, t)
 	}
 	return out
+}
+
+// forgetPasswords drops the password of every database URL that the
+// report and the tasks hold (redact.DropPassword); catalog.Resolve finds it
+// again at read time (issue 25: db_variants and manifest.json held the
+// PostgreSQL reader's password in clear).
+func forgetPasswords(rep *variants.Report, tasks []sqlgym.Task) {
+	for _, db := range rep.Databases {
+		db.URL = redact.DropPassword(db.URL)
+		for i := range db.Variants {
+			if db.Variants[i].URL != "" {
+				db.Variants[i].URL = redact.DropPassword(db.Variants[i].URL)
+			}
+		}
+	}
+	for i := range tasks {
+		for j, u := range tasks[i].DBVariants {
+			tasks[i].DBVariants[j] = redact.DropPassword(u)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -120,8 +121,29 @@ func TestVariantsCommandPostgres(t *testing.T) {
 			}
 		}
 	})
-	ref := name + "=" + engine.WithSchema(reader, schema)
+	// A password with white space, '@' and '%' (the test server trusts
+	// local connections, so any password connects): no file the command
+	// writes may hold it, and verify finds it again from --db.
+	const password = "pa ss\t@x%"
+	ru, err := url.Parse(reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ru.User = url.UserPassword(ru.User.Username(), password)
+	ref := name + "=" + engine.WithSchema(ru.String(), schema)
 	urls, args := variantsOnEngine(t, name, ref, "postgres://", "--pg-admin", admin)
+	out := args[slices.Index(args, "--out")+1]
+	for _, f := range []string{"tasks.jsonl", "manifest.json", "report.md"} {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, form := range []string{password, url.UserPassword("u", password).String()[2:], "pa ss", "pa%20ss"} {
+			if strings.Contains(string(b), form) {
+				t.Errorf("%s holds the reader's password (%q):\n%s", f, form, b)
+			}
+		}
+	}
 	for i, u := range urls {
 		loc, err := engine.ParseURL(u)
 		if err != nil || loc.Schema != fmt.Sprintf("%s_v%d", name, i+1) {

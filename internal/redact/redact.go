@@ -22,6 +22,11 @@ func IsSecretName(name string) bool {
 var (
 	// scheme://user:password@ anywhere in a text.
 	userInfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]*):([^@\s/]*)@`)
+	// scheme://user:password@ in one command-line argument or one URL,
+	// where nothing else can follow: the password runs to the last '@',
+	// so it may hold white space, '@' and '/' as typed (issue 25: a tab or
+	// a space in it left it in the ledger and the .lock files).
+	userInfoWhole = regexp.MustCompile(`(?s)([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]*):(.*)@`)
 	// password=... in a key/value DSN or a query string, quoted or not.
 	keyValue = regexp.MustCompile(`(?i)\b(password|passwd|pwd|api[_-]?key|apikey|access[_-]?token|token|secret|client[_-]?secret)(\s*=\s*)('[^']*'|"[^"]*"|[^\s&;,]+)`)
 	// Bearer tokens and API keys by their shape (OpenAI, Anthropic, ...).
@@ -47,7 +52,7 @@ func Text(s string) string {
 func URL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {
-		return Text(raw)
+		return Text(wholeUserInfo(raw))
 	}
 	if _, has := u.User.Password(); has {
 		u.User = url.UserPassword(u.User.Username(), Mask)
@@ -84,9 +89,9 @@ func Args(argv []string) []string {
 				}
 				continue
 			}
-			out[i] = Text(a)
+			out[i] = Text(wholeUserInfo(a))
 		default:
-			out[i] = Text(a)
+			out[i] = Text(wholeUserInfo(a))
 		}
 	}
 	return out
@@ -114,4 +119,44 @@ func Map(m map[string]any) map[string]any {
 		}
 	}
 	return out
+}
+
+// wholeUserInfo masks the password of a URL that s holds whole (one
+// argument, one URL): everything from the user name's colon to the last
+// '@'. It may mask more than the password when s holds two URLs, never
+// less.
+func wholeUserInfo(s string) string {
+	return userInfoWhole.ReplaceAllString(s, "${1}:"+Mask+"@")
+}
+
+// DropPassword returns a database URL fit to be written down and used
+// again: without the password of its user info and without its
+// secret-named query parameters (password=, sslpassword=...). Whoever reads
+// it supplies the credentials again (the --db URL of the same server and
+// user, PGPASSWORD, ~/.pgpass). A string that does not parse as a URL is
+// masked as URL masks it.
+func DropPassword(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		return URL(raw)
+	}
+	changed := false
+	if _, has := u.User.Password(); has {
+		u.User, changed = url.User(u.User.Username()), true
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			if IsSecretName(k) {
+				q.Del(k)
+				changed = true
+			}
+		}
+		u.RawQuery = q.Encode()
+	}
+	if !changed {
+		// u.String() would re-escape a path ("my dir" to "my%20dir").
+		return raw
+	}
+	return u.String()
 }

@@ -16,9 +16,35 @@ import (
 // query, or to a line of prose, or to the end. A WITH must continue as a
 // common table expression does; a SELECT must have a FROM, unless it is the
 // whole reply.
+//
+// Candidates that fail are read again from each later start, which in a
+// hostile reply ("with\n" repeated) makes the reading quadratic, so the
+// bytes read are bounded by bareWork times the reply's length: past that
+// the search stops with the last statement found so far.
 func bare(s string) string {
+	sql, _ := bareWithin(s, bareWork*len(s)+bareWorkMin)
+	return sql
+}
+
+// The work bound of the bare rule: bytes read, summed over candidates.
+// No reply in the public data or the tests comes near it; see
+// TestBareWorkBoundUnreached.
+const (
+	bareWork    = 4
+	bareWorkMin = 32 << 10
+)
+
+// bareWithin is bare reading at most budget bytes over all candidates; it
+// also reports whether the budget ran out.
+func bareWithin(s string, budget int) (string, bool) {
 	found := ""
+	// Only white space and backticks come before s[lead]: a statement is
+	// the whole reply only if it starts there at the latest.
+	lead := len(s) - len(strings.TrimLeft(s, " \t\r\n`"))
 	for i := 0; i < len(s); {
+		if budget <= 0 {
+			return found, true
+		}
 		start, inline := nextStart(s, i)
 		if start < 0 {
 			break
@@ -32,9 +58,15 @@ func bare(s string) string {
 			}
 			region = region[:k]
 		}
-		n := extent(region)
+		n, read := extent(region)
+		budget -= read + n
+		if rejected(region[:n], start <= lead) {
+			i = start + 1
+			continue
+		}
+		budget -= 2 * n
 		sql := clean(region[:n])
-		whole := func() bool { return alone(s[:start], s[start+n:]) }
+		whole := func() bool { return start <= lead && alone(s[start+n:]) }
 		if sql != "" && plausible(sql, whole) {
 			found = sql
 			i = start + max(n, 1)
@@ -42,15 +74,46 @@ func bare(s string) string {
 		}
 		i = start + 1
 	}
-	return found
+	return found, false
 }
 
-// alone reports whether the text before and after a statement is only
-// white space, semicolons, comments and the backticks of inline code.
-func alone(before, after string) bool {
-	if strings.Trim(before, " \t\r\n`") != "" {
+// rejected tells, reading stmt once without keeping its tokens, that
+// plausible would refuse it: a SELECT without FROM that does not start the
+// reply, a WITH whose start is not a common table expression. It is false
+// when unsure (a leftover fence, a long column list), and the full check
+// decides. Most candidates of a long hostile reply fail this way, which
+// keeps their cost to one reading.
+func rejected(stmt string, first bool) bool {
+	if strings.Contains(stmt, "```") {
 		return false
 	}
+	var head [64]sqltext.Token
+	n, hasFrom := 0, false
+	for pos := 0; pos < len(stmt); {
+		t := sqltext.TokenAt(stmt, pos)
+		pos = t.End()
+		if !t.Significant() {
+			continue
+		}
+		if n < len(head) {
+			head[n] = t
+		}
+		n++
+		hasFrom = hasFrom || t.IsWord("from")
+	}
+	switch {
+	case n < 2:
+		return true
+	case head[0].IsWord("with"):
+		return n <= len(head) && !cteStart(head[1:n])
+	default:
+		return !hasFrom && !first
+	}
+}
+
+// alone reports whether the text after a statement is only white space,
+// semicolons, comments and the backticks of inline code.
+func alone(after string) bool {
 	return sqltext.TrimStatement(strings.Trim(after, " \t\r\n`")) == ""
 }
 
@@ -96,10 +159,10 @@ func isWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
-// extent returns how many bytes of region the statement starting it takes.
-// It lexes lazily, so a long reply with many candidate starts stays linear
-// in practice.
-func extent(region string) int {
+// extent returns how many bytes of region the statement starting it takes,
+// and how many it read to know. It lexes lazily, stopping where the
+// statement does.
+func extent(region string) (n, read int) {
 	isWith := len(region) >= 4 && strings.EqualFold(region[:4], "with")
 	depth, end := 0, 0
 	var last sqltext.Token // last significant token
@@ -109,7 +172,7 @@ func extent(region string) int {
 		pos = t.End()
 		switch {
 		case t.IsPunct(";"):
-			return end
+			return end, pos
 		case t.IsPunct("("):
 			depth++
 		case t.IsPunct(")"):
@@ -118,25 +181,34 @@ func extent(region string) int {
 			mainSelect = true
 		case t.Kind == sqltext.Space && depth <= 0 && strings.Contains(t.Text, "\n"):
 			if pos >= len(region) {
-				return end
+				return end, pos
 			}
+			// The next token and line are read ahead: count them.
 			next := sqltext.TokenAt(region, pos)
+			read := max(next.End(), lineEnd(region, pos))
 			if blankLine(t.Text) && !continues(next, isWith) {
-				return end
+				return end, read
 			}
 			if keywordAt(region, pos) != "" && mainSelect && !joins(last) {
 				// Another statement starts on this line.
-				return end
+				return end, read
 			}
 			if proseLine(region[pos:]) {
-				return end
+				return end, read
 			}
 		}
 		if t.Significant() {
 			end, last = t.End(), t
 		}
 	}
-	return end
+	return end, len(region)
+}
+
+func lineEnd(s string, i int) int {
+	if k := strings.IndexByte(s[i:], '\n'); k >= 0 {
+		return i + k
+	}
+	return len(s)
 }
 
 // joins: after these a SELECT on the next line belongs to the same query.
@@ -196,8 +268,11 @@ func proseLine(rest string) bool {
 	if strings.HasPrefix(line, "#") || strings.HasPrefix(line, "**") || strings.HasPrefix(line, "---") {
 		return true
 	}
+	// The first four words are all the rule reads: lex no further.
 	var words []string
-	for _, t := range sqltext.Tokens(line) {
+	for pos := 0; pos < len(line) && len(words) < 4; {
+		t := sqltext.TokenAt(line, pos)
+		pos = t.End()
 		if t.Kind == sqltext.Space {
 			continue
 		}

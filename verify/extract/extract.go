@@ -37,12 +37,23 @@ type Result struct {
 	Method string
 }
 
+// MaxReplyBytes is the longest reply that is read. A longer one is
+// no_query without being read: no answer to a question is a megabyte of
+// SQL, and a policy that degenerates into such replies gets the reward of
+// an answer without a query. Extraction costs time linear in the reply,
+// so this caps the time one reply can take.
+const MaxReplyBytes = 1 << 20
+
 // FromCompletion returns the SQL a model's reply answers with.
 // finishReason is the API's finish_reason: "length" (or Anthropic's
-// "max_tokens") makes the reply truncated whatever it holds.
+// "max_tokens") makes the reply truncated whatever it holds. A reply
+// longer than MaxReplyBytes is no_query.
 func FromCompletion(completion, finishReason string) Result {
 	if fr := strings.ToLower(strings.TrimSpace(finishReason)); fr == "length" || fr == "max_tokens" {
 		return Result{Status: StatusTruncated}
+	}
+	if len(completion) > MaxReplyBytes {
+		return Result{Status: StatusNoQuery}
 	}
 	visible := stripReasoning(completion)
 	blocks := fences(visible)

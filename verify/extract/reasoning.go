@@ -12,16 +12,25 @@ var (
 // it, and everything before a </think> that has no opening tag, which is
 // what a reply looks like when the chat template put the <think> in the
 // prompt (Qwen3, DeepSeek-R1). It repeats until nothing changes, so that
-// removing a block cannot join two halves into a new tag.
+// removing a block cannot join two halves into a new tag
+// ("<thi<think>x</think>nk>"). Each pass reads the whole reply, and a
+// hostile reply can nest such halves as deep as it is long, so after
+// maxReasoningPasses the reply is taken as all reasoning: nothing of it is
+// an answer.
 func stripReasoning(s string) string {
-	for {
+	for range maxReasoningPasses {
 		t := stripReasoningOnce(s)
 		if t == s {
 			return s
 		}
 		s = t
 	}
+	return ""
 }
+
+// maxReasoningPasses bounds the passes of stripReasoning. A reply joins
+// tags by removal only by design, so no honest reply needs more than one.
+const maxReasoningPasses = 8
 
 func stripReasoningOnce(s string) string {
 	lower := asciiLower(s)

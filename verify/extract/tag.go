@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/sqlgym/sqlgym/sqltext"
@@ -24,37 +25,60 @@ type tagged struct {
 // strip it. Content that is itself fenced yields the fence's code. A <sql>
 // tag needs a statement inside; <answer> and <solution> also hold prose
 // answers, so theirs must look like SQL.
+//
+// Of several opening tags of one name with no closing tag between them,
+// only the last counts: the content of a tag never holds an opening tag of
+// its own name. That keeps the contents of one name apart from each other,
+// so reading them all costs one pass over the reply, where letting each of
+// n unclosed tags run to the end cost n passes (issue 25).
 func fromTags(s string) (sql, method string) {
 	lower := asciiLower(s)
 	var found []tagged
 	for _, t := range answerTags {
-		open, close := "<"+t.name+">", "</"+t.name+">"
-		for i := 0; ; {
-			j := strings.Index(lower[i:], open)
-			if j < 0 {
-				break
-			}
-			from := i + j + len(open)
-			body := s[from:]
-			if k := strings.Index(lower[from:], close); k >= 0 {
-				body = s[from : from+k]
-			}
-			found = append(found, tagged{method: t.method, body: body, start: i + j})
-			i = from
-		}
+		found = appendTags(found, s, lower, t.name, t.method)
 	}
-	best := -1
+	// The last by where it opens wins; stop at the first that qualifies.
+	sort.Slice(found, func(i, j int) bool { return found[i].start > found[j].start })
 	for _, f := range found {
-		if f.start <= best {
-			continue
-		}
 		code := unwrap(f.body)
 		if code == "" || f.method != MethodTagSQL && !sqltext.LooksLikeSQL(code) {
 			continue
 		}
-		best, sql, method = f.start, code, f.method
+		return code, f.method
 	}
-	return sql, method
+	return "", ""
+}
+
+// appendTags appends the tags of one name in s, reading lower (s with ASCII
+// letters lower-cased) once from start to end: an opening tag waits for its
+// close, and a later opening tag before that close takes its place.
+func appendTags(found []tagged, s, lower, name, method string) []tagged {
+	open, close := "<"+name+">", "</"+name+">"
+	pending := -1 // offset of the opening tag waiting for its close
+	for i := 0; i < len(lower); {
+		j := strings.IndexByte(lower[i:], '<')
+		if j < 0 {
+			break
+		}
+		j += i
+		switch {
+		case strings.HasPrefix(lower[j:], open):
+			pending = j
+			i = j + len(open)
+		case strings.HasPrefix(lower[j:], close):
+			if pending >= 0 {
+				found = append(found, tagged{method: method, body: s[pending+len(open) : j], start: pending})
+				pending = -1
+			}
+			i = j + len(close)
+		default:
+			i = j + 1
+		}
+	}
+	if pending >= 0 {
+		found = append(found, tagged{method: method, body: s[pending+len(open):], start: pending})
+	}
+	return found
 }
 
 // unwrap returns the SQL in a tag's content: the code of its last SQL fence

@@ -1,0 +1,179 @@
+package verify_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/engine"
+	"github.com/sqlgym/sqlgym/engine/postgres"
+	"github.com/sqlgym/sqlgym/internal/testenv"
+	"github.com/sqlgym/sqlgym/shopdb"
+	"github.com/sqlgym/sqlgym/verify"
+)
+
+// The per-answer bounds the soak holds the verifier to, with the verifier's
+// default limits (5 s, one retry of a timeout or infrastructure failure):
+//   - PostgreSQL: the client deadline is Timeout + at most 2 s
+//     (docs/sandbox-postgres.md), a timeout under load is tried once more,
+//     and 10 s more cover opening the engine and a machine shared by builds.
+//   - SQLite: the deterministic step budget at the slowest measured rate,
+//     about 67 s on an idle machine (docs/sandbox-sqlite.md).
+var sqlsmithBounds = map[sqlgym.Dialect]time.Duration{
+	sqlgym.DialectPostgres: 2*(sqlgym.DefaultTimeout+2*time.Second) + 10*time.Second,
+	sqlgym.DialectSQLite:   67 * time.Second,
+}
+
+// TestSQLSmithSoak feeds random queries from Debian's sqlsmith, generated
+// on the built-in shop, through the verifier on SQLite and PostgreSQL for
+// SQLGYM_SQLSMITH_DURATION each (default 10m; CI sets 60s), and fails on
+// any answer past its engine's bound (issue 25). A crash of the process
+// fails the test run itself. Outcomes are logged.
+func TestSQLSmithSoak(t *testing.T) {
+	testenv.Slow(t, "sqlsmith queries through the verifier for SQLGYM_SQLSMITH_DURATION per engine")
+	bin, err := exec.LookPath("sqlsmith")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("sqlsmith not installed: apt-get install sqlsmith (.ci/run installs it)")
+		}
+		t.Skip("sqlsmith not installed: apt-get install sqlsmith")
+	}
+	dur := 10 * time.Minute
+	if s := os.Getenv("SQLGYM_SQLSMITH_DURATION"); s != "" {
+		if dur, err = time.ParseDuration(s); err != nil {
+			t.Fatalf("SQLGYM_SQLSMITH_DURATION=%q: %v", s, err)
+		}
+	}
+	t.Run("sqlite", func(t *testing.T) {
+		cache := t.TempDir()
+		cat, err := catalog.New(catalog.Config{CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cat.Close()
+		u, err := cat.Resolve(catalog.ShopName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shim := sqliteVersionShim(t, bin)
+		gen := func(seed int) []string {
+			return sqlsmithQueries(t, []string{"LD_PRELOAD=" + shim}, bin, "--sqlite=file:"+strings.TrimPrefix(u, "sqlite:")+"?mode=ro", seed)
+		}
+		soak(t, cat, gen, sqlgym.DialectSQLite, dur)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		dsn, schema := testenv.PostgresReader(t, func(ctx context.Context, admin, schema string) error {
+			return postgres.Load(ctx, admin, schema, false, shopdb.Statements())
+		})
+		cat, err := catalog.New(catalog.Config{CacheDir: t.TempDir(), Refs: []string{catalog.ShopName + "=" + engine.WithSchema(dsn, schema)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cat.Close()
+		gen := func(seed int) []string { return sqlsmithQueries(t, nil, bin, "--target="+dsn, seed) }
+		soak(t, cat, gen, sqlgym.DialectPostgres, dur)
+	})
+}
+
+// soak verifies the generated queries one at a time until dur has passed.
+func soak(t *testing.T, cat *catalog.Catalog, gen func(seed int) []string, d sqlgym.Dialect, dur time.Duration) {
+	tasks := []sqlgym.Task{{ID: "t", DB: catalog.ShopName, SQL: "SELECT count(*) FROM orders"}}
+	v := verify.New(cat, tasks, verify.Config{})
+	bound := sqlsmithBounds[d]
+	outcomes := map[sqlgym.Outcome]int{}
+	var slowest time.Duration
+	end := time.Now().Add(dur)
+	n := 0
+	for seed := 1; time.Now().Before(end); seed++ {
+		for _, q := range gen(seed) {
+			if !time.Now().Before(end) {
+				break
+			}
+			// Past twice the bound the answer is abandoned: the test has
+			// failed already and should go on finding others.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*bound)
+			start := time.Now()
+			r := v.Verify(ctx, verify.Answer{TaskID: "t", SQL: q})
+			took := time.Since(start)
+			cancel()
+			n++
+			outcomes[r.Outcome]++
+			slowest = max(slowest, took)
+			if took > bound {
+				t.Errorf("%s: %v past the bound of %v (outcome %s, %s), seed %d:\n%s", d, took, bound, r.Outcome, r.Detail, seed, q)
+			}
+		}
+	}
+	t.Logf("%s: %d sqlsmith queries in %v, slowest answer %v (bound %v), outcomes %v", d, n, dur, slowest.Round(time.Millisecond), bound, outcomes)
+	if n == 0 {
+		t.Fatal("sqlsmith generated no query")
+	}
+}
+
+// sqlsmithQueries prints one batch of queries with sqlsmith's --dry-run.
+func sqlsmithQueries(t *testing.T, env []string, bin, target string, seed int) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, target, "--dry-run", "--max-queries=100", "--seed="+strconv.Itoa(seed))
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("sqlsmith --seed=%d: %v", seed, err)
+	}
+	var qs []string
+	for _, q := range regexp.MustCompile(`;[ \t]*\n`).Split(string(out), -1) {
+		if q = strings.TrimSpace(q); q != "" {
+			qs = append(qs, q)
+		}
+	}
+	return qs
+}
+
+// Debian's sqlsmith asserts that the SQLite library it loads is the one it
+// was built with; sqlgym's tests may not run it against another. A shared
+// library preloaded in front of libsqlite3 answers the three version calls
+// with the build's own values, read from the sqlsmith binary (its source
+// id, the version string before it).
+var (
+	sourceIDShape = regexp.MustCompile(`\b20\d\d-\d\d-\d\d \d\d:\d\d:\d\d [0-9a-f]{60}[0-9a-z]{4}\b`)
+	versionShape  = regexp.MustCompile(`\x00(3\.(\d+)\.(\d+))\x00`)
+)
+
+func sqliteVersionShim(t *testing.T, bin string) string {
+	t.Helper()
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := sourceIDShape.Find(b)
+	v := versionShape.FindSubmatch(b)
+	if id == nil || v == nil {
+		t.Fatalf("%s: no SQLite source id or version string found to preload", bin)
+	}
+	minor, _ := strconv.Atoi(string(v[2]))
+	patch, _ := strconv.Atoi(string(v[3]))
+	dir := t.TempDir()
+	src := filepath.Join(dir, "shim.c")
+	code := fmt.Sprintf(`int sqlite3_libversion_number(void) { return %d; }
+const char *sqlite3_libversion(void) { return %q; }
+const char *sqlite3_sourceid(void) { return %q; }
+`, 3000000+minor*1000+patch, v[1], id)
+	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	so := filepath.Join(dir, "shim.so")
+	if out, err := exec.Command("cc", "-shared", "-fPIC", "-O2", "-o", so, src).CombinedOutput(); err != nil {
+		t.Fatalf("cc the SQLite version shim: %v\n%s", err, out)
+	}
+	return so
+}
