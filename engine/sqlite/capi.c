@@ -20,7 +20,7 @@ int64_t sg_now_ns(void) {
 // handler the counter is stale; the handler counts its own calls instead
 // (sg_budgeted).
 int64_t sg_steps(sg_guard *g) {
-	int64_t n = g->charged;
+	int64_t n = g->charged + g->alloc / SG_ALLOC_BYTES_PER_STEP;
 	if (g->stmt) n += sqlite3_stmt_status(g->stmt, SQLITE_STMTSTATUS_VM_STEP, 0);
 	return n;
 }
@@ -30,7 +30,7 @@ int64_t sg_steps(sg_guard *g) {
 // reaches a multiple of `every` (it carries the remainder across step
 // calls), so ticks*every is the statement's step count rounded down to a
 // multiple of `every`: exact, and the same on every run.
-int64_t sg_budgeted(sg_guard *g) { return g->ticks * g->every + g->charged; }
+int64_t sg_budgeted(sg_guard *g) { return g->ticks * g->every + g->charged + g->alloc / SG_ALLOC_BYTES_PER_STEP; }
 
 void sg_set_cancel(sg_guard *g) { __atomic_store_n(&g->cancel, 1, __ATOMIC_SEQ_CST); }
 
@@ -123,13 +123,24 @@ int sg_sandbox(sqlite3 *db, sg_guard *g, int every) {
 	return rc;
 }
 
+static int step_row(sqlite3_stmt *stmt, int ncol, sg_cell *cells);
+
 int sg_open(const char *uri, int flags, sqlite3 **db) {
 	int rc = sqlite3_open_v2(uri, db, flags, 0);
 	if (*db) sqlite3_extended_result_codes(*db, 1);
 	return rc;
 }
 
-int sg_step_row(sqlite3_stmt *stmt, int ncol, sg_cell *cells) {
+// sg_step_row charges what the step and the column reads allocate to g
+// (alloc.c); g may be NULL.
+int sg_step_row(sqlite3_stmt *stmt, int ncol, sg_cell *cells, sg_guard *g) {
+	sg_enter(g);
+	int rc = step_row(stmt, ncol, cells);
+	sg_leave();
+	return rc;
+}
+
+static int step_row(sqlite3_stmt *stmt, int ncol, sg_cell *cells) {
 	int rc = sqlite3_step(stmt);
 	if (rc != SQLITE_ROW) return rc;
 	for (int i = 0; i < ncol; i++) {

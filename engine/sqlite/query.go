@@ -44,27 +44,21 @@ func (e *Engine) QueryStats(ctx context.Context, sql string, lim sqlgym.Limits) 
 	if err := ctx.Err(); err != nil {
 		return nil, st, fmt.Errorf("sqlite: statement not started: %w", err)
 	}
-	release, err := shareHeap(ctx)
-	if err != nil {
-		return nil, st, err
-	}
 	res, st, err = e.attempt(ctx, sql, lim)
-	release()
 	if !errors.Is(err, errNoMem) {
 		return res, st, err
 	}
-	// Out of memory while sharing the process-wide heap: run it again
-	// alone, so that only its own needs decide (heap.go).
-	if release, err = ownHeap(ctx); err != nil {
+	// Out of memory within its share: the process-wide limit, filled by
+	// other statements. Wait, holding nothing, for room, and run it once
+	// more (heap.go).
+	if err := waitForHeap(ctx, e.opts.StatementHeapLimit, lim.SafetyNet); err != nil {
 		return nil, st, err
 	}
 	reruns.Add(1)
 	res, st, err = e.attempt(ctx, sql, lim)
-	release()
 	if errors.Is(err, errNoMem) {
-		err = &sqlgym.ExecError{Kind: sqlgym.ErrKindOther,
-			Msg: fmt.Sprintf("out of memory: the statement needs more than the heap limit of %d bytes, even running alone", HeapLimit()),
-			Err: err}
+		err = &sqlgym.InfraError{Err: fmt.Errorf("sqlite: the process's SQLite heap (limit %d bytes) was full twice while this statement held less than its share of %d bytes: %w; hint: raise Options.HeapLimit or run fewer statements at once",
+			HeapLimit(), e.opts.StatementHeapLimit, err)}
 	}
 	return res, st, err
 }
@@ -90,13 +84,19 @@ func (e *Engine) attempt(ctx context.Context, sql string, lim sqlgym.Limits) (re
 	if errors.Is(err, errNoMem) || sqlgym.IsInfra(err) {
 		discard = true
 	}
+	if errors.Is(err, errNoMem) && c.overShare() {
+		// Its own doing: the same on every run, whatever ran beside it.
+		err = &sqlgym.ExecError{Kind: sqlgym.ErrKindOther,
+			Msg: fmt.Sprintf("out of memory: the statement needs more than its share of the heap, %d bytes", e.opts.StatementHeapLimit),
+			Err: err}
+	}
 	tidyHeap()
 	return res, st, err
 }
 
 func (e *Engine) run(ctx context.Context, c *conn, sql string, lim sqlgym.Limits) (*sqlgym.ResultSet, Stats, error) {
 	var st Stats
-	disarm := c.arm(ctx, lim)
+	disarm := c.arm(ctx, lim, e.opts.StatementHeapLimit)
 	defer disarm()
 
 	stmt, tail, err := c.prepare(sql)
