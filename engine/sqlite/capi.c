@@ -171,20 +171,20 @@ static int step_row(sqlite3_stmt *stmt, int ncol, sg_cell *cells) {
 	return rc;
 }
 
-static int64_t thread_cpu_ns(void) {
+int64_t sg_thread_cpu_ns(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 int sg_measure(sqlite3 *db, const char *sql, int64_t *rows, int64_t *steps, int64_t *cpu_ns) {
-	int64_t start = thread_cpu_ns();
+	int64_t start = sg_thread_cpu_ns();
 	sqlite3_stmt *stmt = 0;
 	*rows = 0;
 	*steps = 0;
 	int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, 0);
 	if (rc != SQLITE_OK || !stmt) {
-		*cpu_ns = thread_cpu_ns() - start;
+		*cpu_ns = sg_thread_cpu_ns() - start;
 		return rc;
 	}
 	int ncol = sqlite3_column_count(stmt);
@@ -202,7 +202,7 @@ int sg_measure(sqlite3 *db, const char *sql, int64_t *rows, int64_t *steps, int6
 	}
 	*steps = sqlite3_stmt_status(stmt, SQLITE_STMTSTATUS_VM_STEP, 0);
 	sqlite3_finalize(stmt);
-	*cpu_ns = thread_cpu_ns() - start;
+	*cpu_ns = sg_thread_cpu_ns() - start;
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 

@@ -298,3 +298,7 @@ func (c *conn) interruptOn(ctx context.Context) (stop func()) {
 }
 
 const patternCostPerStep = int64(C.SG_PATTERN_COST_PER_STEP)
+
+// SGAllocBytesPerStep is how many bytes allocated for a statement count as
+// one step of its budget (alloc.c).
+const SGAllocBytesPerStep = int64(C.SG_ALLOC_BYTES_PER_STEP)

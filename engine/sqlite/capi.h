@@ -169,6 +169,7 @@ extern char *sqlite3_mprintf(const char *, ...);
 // sg_measure runs the first statement of sql to its end on db, reading
 // every cell, in one C call, and reports rows, VM steps and the calling
 // thread's CPU time: the benchmark baseline (raw.go).
+int64_t sg_thread_cpu_ns(void);
 int sg_measure(sqlite3 *db, const char *sql, int64_t *rows, int64_t *steps, int64_t *cpu_ns);
 
 // sg_tidy_heap gives freed memory back after a statement that used and
