@@ -80,10 +80,35 @@ typedef struct {
 	int64_t pad;
 } hdr;
 
+// Process-wide accounting (heap.go): sg_used is every byte this allocator
+// holds; sg_limit is the hard heap limit. A re-run after the process-wide
+// limit (sg_reserver) keeps sg_reserve bytes of room for itself until it
+// holds them.
+static int64_t sg_used, sg_limit, sg_reserve;
+static sg_guard *sg_reserver;
+
+// room is false when an allocation of grow more bytes for g would leave
+// the process too little: past the limit, into the room a re-run keeps,
+// or, for a statement holding more than a sixteenth of the limit, into
+// the last eighth, which is kept for small statements so that a one-row
+// query never fails beside two hogs.
+static int room(sg_guard *g, int64_t grow) {
+	int64_t limit = __atomic_load_n(&sg_limit, __ATOMIC_RELAXED);
+	if (limit <= 0) return 1;
+	sg_guard *r = __atomic_load_n(&sg_reserver, __ATOMIC_ACQUIRE);
+	if (r && r != g) {
+		int64_t kept = __atomic_load_n(&sg_reserve, __ATOMIC_RELAXED) - __atomic_load_n(&r->live, __ATOMIC_RELAXED);
+		if (kept > 0) limit -= kept;
+	}
+	if (__atomic_load_n(&g->live, __ATOMIC_RELAXED) + grow > sg_limit / 16) limit -= sg_limit / 8;
+	return __atomic_load_n(&sg_used, __ATOMIC_RELAXED) + grow <= limit;
+}
+
 // charge records an allocation for g: n bytes against its budget
 // (stopping the statement at once when spent, as sg_charge does) and
-// grow more bytes held against its share. Returns 0 when the share would
-// be exceeded: the allocation fails, and the statement with it.
+// grow more bytes held against its share. Returns 0 when the allocation
+// must fail: past the share (over_cap: the statement's own doing) or past
+// the room the process has (not its doing).
 static int charge(sg_guard *g, int64_t n, int64_t grow) {
 	g->alloc += n;
 	if (g->budget > 0 && g->reason == SG_STOP_NONE && sg_budgeted(g) > g->budget) {
@@ -94,8 +119,17 @@ static int charge(sg_guard *g, int64_t n, int64_t grow) {
 		g->over_cap = 1;
 		return 0;
 	}
-	return 1;
+	return room(g, grow);
 }
+
+void sg_set_limit(int64_t limit) { __atomic_store_n(&sg_limit, limit, __ATOMIC_RELAXED); }
+
+void sg_reserve_for(sg_guard *g, int64_t bytes) {
+	__atomic_store_n(&sg_reserve, bytes, __ATOMIC_RELAXED);
+	__atomic_store_n(&sg_reserver, g, __ATOMIC_RELEASE);
+}
+
+void sg_unreserve(void) { __atomic_store_n(&sg_reserver, (sg_guard *)0, __ATOMIC_RELEASE); }
 
 static void *sg_malloc(int n) {
 	sg_guard *g = sg_uncharged ? 0 : sg_cur;
@@ -103,13 +137,17 @@ static void *sg_malloc(int n) {
 	hdr *h = base.xMalloc(n + HDR);
 	if (!h) return 0;
 	h->owner = g;
-	if (g) __atomic_add_fetch(&g->live, base.xSize(h) - HDR, __ATOMIC_RELAXED);
+	int64_t size = base.xSize(h);
+	__atomic_add_fetch(&sg_used, size, __ATOMIC_RELAXED);
+	if (g) __atomic_add_fetch(&g->live, size - HDR, __ATOMIC_RELAXED);
 	return (char *)h + HDR;
 }
 
 static void sg_free(void *p) {
 	hdr *h = (hdr *)((char *)p - HDR);
-	if (h->owner) __atomic_sub_fetch(&h->owner->live, base.xSize(h) - HDR, __ATOMIC_RELAXED);
+	int64_t size = base.xSize(h);
+	__atomic_sub_fetch(&sg_used, size, __ATOMIC_RELAXED);
+	if (h->owner) __atomic_sub_fetch(&h->owner->live, size - HDR, __ATOMIC_RELAXED);
 	base.xFree(h);
 }
 
@@ -123,7 +161,9 @@ static void *sg_realloc(void *p, int n) {
 	sg_guard *owner = h->owner;
 	hdr *nh = base.xRealloc(h, n + HDR);
 	if (!nh) return 0;
-	if (owner) __atomic_add_fetch(&owner->live, (int64_t)(base.xSize(nh) - HDR) - old, __ATOMIC_RELAXED);
+	int64_t grown = (int64_t)(base.xSize(nh) - HDR) - old;
+	__atomic_add_fetch(&sg_used, grown, __ATOMIC_RELAXED);
+	if (owner) __atomic_add_fetch(&owner->live, grown, __ATOMIC_RELAXED);
 	return (char *)nh + HDR;
 }
 

@@ -116,6 +116,9 @@ typedef struct sg_guard {
 int sg_install_alloc(void);
 int sg_alloc_installed(void);
 void sg_enter(sg_guard *g);
+void sg_set_limit(int64_t limit);
+void sg_reserve_for(sg_guard *g, int64_t bytes);
+void sg_unreserve(void);
 void sg_leave(void);
 
 // Reasons the progress handler stopped a statement (sg_guard.reason).

@@ -9,12 +9,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/semaphore"
 )
 
 // The heap limit of C SQLite is process-wide: every connection of every
 // engine allocates from one budget. One statement's memory must not make
 // another statement fail as if that other statement were at fault, and
-// no statement may make others wait for memory. So:
+// no statement's memory may make an unrelated statement wait. So:
 //
 //   - every sandboxed statement has a share (Options.StatementHeapLimit):
 //     the bytes it may hold, counted per statement by sqlgym's allocator
@@ -22,19 +24,27 @@ import (
 //     gets its own out-of-memory ExecError: a function of the SQL and the
 //     data, the same whatever runs beside it;
 //   - Open raises the process-wide hard limit (sqlite3_hard_heap_limit64)
-//     to the largest Options.HeapLimit asked for, and never lowers it;
-//   - a statement within its share that still gets SQLITE_NOMEM met the
+//     to the largest Options.HeapLimit asked for, and never lowers it. A
+//     statement holding more than a sixteenth of it may not use its last
+//     eighth, which stays for small statements: a one-row query does not
+//     fail beside two hogs;
+//   - a statement within its share that still finds no room met the
 //     process-wide limit, filled by others: not its doing. It waits,
-//     holding nothing, until the heap has room for one share, and is run
-//     again once; a second such failure is an InfraError.
+//     holding nothing, for the other re-runs before it (rerunGate: only
+//     such re-runs ever wait there) and for room for its share, and is
+//     run once more while the allocator keeps that room for it (others'
+//     allocations fail first). A second such failure is an InfraError.
 //
-// No lock is taken on any path: a statement out of memory never makes
-// another one wait (an exclusive re-run once stalled every SQLite
-// statement of the process for minutes).
+// A statement that runs normally takes no lock on any path: an exclusive
+// re-run once stalled every SQLite statement of the process for minutes.
 var (
 	// reruns counts statements re-run after the process-wide limit, for
 	// tests and logs.
 	reruns atomic.Int64
+
+	// rerunGate orders re-runs after the process-wide limit: one at a
+	// time keeps room for its share.
+	rerunGate = semaphore.NewWeighted(1)
 
 	heapMu    sync.Mutex
 	heapLimit int64
@@ -60,6 +70,7 @@ func raiseHeapLimit(n int64) {
 	defer heapMu.Unlock()
 	if n > heapLimit {
 		C.sqlite3_hard_heap_limit64(C.int64_t(n))
+		C.sg_set_limit(C.int64_t(n))
 		heapLimit = n
 	}
 }
@@ -74,21 +85,26 @@ func HeapLimit() int64 {
 // heapPoll is how often waitForHeap looks at the heap.
 const heapPoll = 10 * time.Millisecond
 
-// waitForHeap waits until the process's SQLite heap has room for share
-// more bytes, at most max, or until ctx ends (its error). It holds
-// nothing while waiting.
-func waitForHeap(ctx context.Context, share int64, max time.Duration) error {
+// waitForRoom takes the re-run gate and waits until the process's SQLite
+// heap has room for share more bytes below the part kept for small
+// statements, at most max, or until ctx ends (its error). It returns the
+// gate's release.
+func waitForRoom(ctx context.Context, share int64, max time.Duration) (release func(), err error) {
+	if err := rerunGate.Acquire(ctx, 1); err != nil {
+		return nil, fmt.Errorf("sqlite: waiting to run again after the shared heap was full: %w", err)
+	}
 	deadline := time.Now().Add(max)
 	t := time.NewTicker(heapPoll)
 	defer t.Stop()
-	for int64(C.sqlite3_memory_used())+share > HeapLimit() && time.Now().Before(deadline) {
+	for heapUsed()+share > HeapLimit()-HeapLimit()/8 && time.Now().Before(deadline) {
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("sqlite: waiting for room in the shared heap: %w", ctx.Err())
+			rerunGate.Release(1)
+			return nil, fmt.Errorf("sqlite: waiting for room in the shared heap: %w", ctx.Err())
 		case <-t.C:
 		}
 	}
-	return nil
+	return func() { rerunGate.Release(1) }, nil
 }
 
 // tidyThreshold is how far above the memory now in use SQLite's memory
@@ -100,3 +116,6 @@ const tidyThreshold = 8 << 20
 // of SQLite's memory counters unless a statement used and freed more than
 // tidyThreshold.
 func tidyHeap() { C.sg_tidy_heap(tidyThreshold) }
+
+// heapUsed is the memory SQLite's allocator holds now, process-wide.
+func heapUsed() int64 { return int64(C.sqlite3_memory_used()) }
