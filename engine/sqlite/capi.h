@@ -168,6 +168,7 @@ extern char *sqlite3_mprintf(const char *, ...);
 #define SG_SEARCH_COST_PER_STEP 256
 #define SG_TRIM_MAX_COST ((int64_t)1 << 26)     // trim(X,Y): chars of X x chars of Y
 #define SG_TRIM_COST_PER_STEP 2
+#define SG_SCAN_BYTES_PER_STEP 8                // length(X): bytes walked
 
 // sg_measure runs the first statement of sql to its end on db, reading
 // every cell, in one C call, and reports rows, VM steps and the calling
