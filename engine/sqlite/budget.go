@@ -17,8 +17,9 @@ import (
 // than checkEvery steps, and by the same amount on every run.
 const checkEvery = 1000
 
-// arm sets c's guard for one statement under lim and ctx, and returns the
-// function that disarms it; the statement must have ended before disarm.
+// arm sets c's guard for one statement under lim and ctx, with heapCap
+// bytes its share of the heap, and returns the function that disarms it;
+// the statement must have ended before disarm.
 //
 // With a step budget (lim.VMSteps > 0) the budget decides the timeout and
 // the wall clock (lim.SafetyNet) only abandons a statement the machine is
@@ -27,10 +28,14 @@ const checkEvery = 1000
 // atomic flag the handler reads. The flag is set only while armed, under
 // mu, so a cancellation arriving after the statement ended cannot stop the
 // connection's next statement.
-func (c *conn) arm(ctx context.Context, lim sqlgym.Limits) (disarm func()) {
+func (c *conn) arm(ctx context.Context, lim sqlgym.Limits, heapCap int64) (disarm func()) {
 	g := c.guard
 	g.stmt = nil
 	g.charged = 0
+	g.alloc = 0
+	g.live = 0
+	g.over_cap = 0
+	g.heap_cap = C.int64_t(heapCap)
 	g.ticks = 0
 	g.reason = C.SG_STOP_NONE
 	g.cancel = 0
@@ -69,10 +74,15 @@ func (c *conn) arm(ctx context.Context, lim sqlgym.Limits) (disarm func()) {
 }
 
 // steps is the budgeted work of the statement the guard counts: its VM
-// steps plus what the bounded functions charged.
+// steps plus what the bounded functions charged plus the bytes allocated
+// for it (alloc.c).
 func (c *conn) steps() int64 { return int64(C.sg_steps(c.guard)) }
 
 // stopReason says why the progress handler stopped the last statement.
 func (c *conn) stopReason() int { return int(c.guard.reason) }
 
 func (c *conn) watch(st *stmt) { c.guard.stmt = st.s }
+
+// overShare reports whether the last statement failed for wanting more
+// than its share of the heap.
+func (c *conn) overShare() bool { return c.guard.over_cap != 0 }

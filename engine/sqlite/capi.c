@@ -20,7 +20,7 @@ int64_t sg_now_ns(void) {
 // handler the counter is stale; the handler counts its own calls instead
 // (sg_budgeted).
 int64_t sg_steps(sg_guard *g) {
-	int64_t n = g->charged;
+	int64_t n = g->charged + g->alloc / SG_ALLOC_BYTES_PER_STEP;
 	if (g->stmt) n += sqlite3_stmt_status(g->stmt, SQLITE_STMTSTATUS_VM_STEP, 0);
 	return n;
 }
@@ -30,7 +30,7 @@ int64_t sg_steps(sg_guard *g) {
 // reaches a multiple of `every` (it carries the remainder across step
 // calls), so ticks*every is the statement's step count rounded down to a
 // multiple of `every`: exact, and the same on every run.
-int64_t sg_budgeted(sg_guard *g) { return g->ticks * g->every + g->charged; }
+int64_t sg_budgeted(sg_guard *g) { return g->ticks * g->every + g->charged + g->alloc / SG_ALLOC_BYTES_PER_STEP; }
 
 void sg_set_cancel(sg_guard *g) { __atomic_store_n(&g->cancel, 1, __ATOMIC_SEQ_CST); }
 
@@ -123,13 +123,24 @@ int sg_sandbox(sqlite3 *db, sg_guard *g, int every) {
 	return rc;
 }
 
+static int step_row(sqlite3_stmt *stmt, int ncol, sg_cell *cells);
+
 int sg_open(const char *uri, int flags, sqlite3 **db) {
 	int rc = sqlite3_open_v2(uri, db, flags, 0);
 	if (*db) sqlite3_extended_result_codes(*db, 1);
 	return rc;
 }
 
-int sg_step_row(sqlite3_stmt *stmt, int ncol, sg_cell *cells) {
+// sg_step_row charges what the step and the column reads allocate to g
+// (alloc.c); g may be NULL.
+int sg_step_row(sqlite3_stmt *stmt, int ncol, sg_cell *cells, sg_guard *g) {
+	sg_enter(g);
+	int rc = step_row(stmt, ncol, cells);
+	sg_leave();
+	return rc;
+}
+
+static int step_row(sqlite3_stmt *stmt, int ncol, sg_cell *cells) {
 	int rc = sqlite3_step(stmt);
 	if (rc != SQLITE_ROW) return rc;
 	for (int i = 0; i < ncol; i++) {
@@ -160,20 +171,20 @@ int sg_step_row(sqlite3_stmt *stmt, int ncol, sg_cell *cells) {
 	return rc;
 }
 
-static int64_t thread_cpu_ns(void) {
+int64_t sg_thread_cpu_ns(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 int sg_measure(sqlite3 *db, const char *sql, int64_t *rows, int64_t *steps, int64_t *cpu_ns) {
-	int64_t start = thread_cpu_ns();
+	int64_t start = sg_thread_cpu_ns();
 	sqlite3_stmt *stmt = 0;
 	*rows = 0;
 	*steps = 0;
 	int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, 0);
 	if (rc != SQLITE_OK || !stmt) {
-		*cpu_ns = thread_cpu_ns() - start;
+		*cpu_ns = sg_thread_cpu_ns() - start;
 		return rc;
 	}
 	int ncol = sqlite3_column_count(stmt);
@@ -191,7 +202,7 @@ int sg_measure(sqlite3 *db, const char *sql, int64_t *rows, int64_t *steps, int6
 	}
 	*steps = sqlite3_stmt_status(stmt, SQLITE_STMTSTATUS_VM_STEP, 0);
 	sqlite3_finalize(stmt);
-	*cpu_ns = thread_cpu_ns() - start;
+	*cpu_ns = sg_thread_cpu_ns() - start;
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 

@@ -110,6 +110,7 @@ func openDB(uri string, flags int, sandboxed bool) (*conn, error) {
 		c.close()
 		return nil, errNoMem
 	}
+	c.guard.db = db
 	if rc := C.sg_register_bounded(db, c.guard); rc != codeOK {
 		err := dbError(db, rc) // before close frees db
 		c.close()
@@ -247,7 +248,7 @@ func (st *stmt) next() (bool, error) {
 			return false, errNoMem
 		}
 	}
-	rc := C.sg_step_row(st.s, C.int(st.ncol), st.cells)
+	rc := C.sg_step_row(st.s, C.int(st.ncol), st.cells, st.c.guard)
 	switch rc {
 	case codeRow:
 		return true, nil
@@ -297,3 +298,7 @@ func (c *conn) interruptOn(ctx context.Context) (stop func()) {
 }
 
 const patternCostPerStep = int64(C.SG_PATTERN_COST_PER_STEP)
+
+// SGAllocBytesPerStep is how many bytes allocated for a statement count as
+// one step of its budget (alloc.c).
+const SGAllocBytesPerStep = int64(C.SG_ALLOC_BYTES_PER_STEP)

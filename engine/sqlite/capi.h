@@ -92,6 +92,7 @@ extern void *sqlite3_malloc64(uint64_t);
 // handler. Go writes the fields between statements (when no statement
 // runs), except cancel, which another goroutine may set at any time.
 typedef struct sg_guard {
+	sqlite3 *db;           // the connection, for sqlite3_interrupt
 	sqlite3_stmt *stmt;    // the statement whose steps count, or NULL
 	int64_t budget;        // steps allowed; <= 0 means no budget
 	int64_t charged;       // steps charged by sqlgym's own functions
@@ -99,9 +100,26 @@ typedef struct sg_guard {
 	int64_t every;         // VM steps between two progress-handler calls
 	int64_t deadline_ns;   // CLOCK_MONOTONIC; 0 means none
 	int64_t caller_ns;     // the caller's deadline; 0 means none
+	int64_t alloc;         // bytes allocated for the statement (alloc.c)
+	int64_t live;          // bytes it holds now; updated atomically
+	int64_t heap_cap;      // its share: bytes it may hold; <= 0 means none
+	int32_t over_cap;      // set when an allocation failed past heap_cap
 	int32_t cancel;        // set atomically when the caller gave up
 	int32_t reason;        // why the handler stopped the statement
 } sg_guard;
+
+// SG_ALLOC_BYTES_PER_STEP: bytes allocated for a statement that count as
+// one step of its budget (alloc.c, docs/sandbox-sqlite.md "Bytes").
+#define SG_ALLOC_BYTES_PER_STEP 4
+
+// alloc.c: the allocator that charges statements for their bytes.
+int sg_install_alloc(void);
+int sg_alloc_installed(void);
+void sg_enter(sg_guard *g);
+void sg_set_limit(int64_t limit);
+void sg_reserve_for(sg_guard *g, int64_t bytes);
+void sg_unreserve(void);
+void sg_leave(void);
 
 // Reasons the progress handler stopped a statement (sg_guard.reason).
 #define SG_STOP_NONE 0
@@ -130,7 +148,7 @@ typedef struct sg_cell {
 	const void *p;
 } sg_cell;
 
-int sg_step_row(sqlite3_stmt *stmt, int ncol, sg_cell *cells);
+int sg_step_row(sqlite3_stmt *stmt, int ncol, sg_cell *cells, sg_guard *g);
 int sg_open(const char *uri, int flags, sqlite3 **db);
 
 extern void sqlite3_result_text(sqlite3_context *, const char *, int, void (*)(void *));
@@ -150,10 +168,12 @@ extern char *sqlite3_mprintf(const char *, ...);
 #define SG_SEARCH_COST_PER_STEP 256
 #define SG_TRIM_MAX_COST ((int64_t)1 << 26)     // trim(X,Y): chars of X x chars of Y
 #define SG_TRIM_COST_PER_STEP 2
+#define SG_SCAN_BYTES_PER_STEP 8                // length(X): bytes walked
 
 // sg_measure runs the first statement of sql to its end on db, reading
 // every cell, in one C call, and reports rows, VM steps and the calling
 // thread's CPU time: the benchmark baseline (raw.go).
+int64_t sg_thread_cpu_ns(void);
 int sg_measure(sqlite3 *db, const char *sql, int64_t *rows, int64_t *steps, int64_t *cpu_ns);
 
 // sg_tidy_heap gives freed memory back after a statement that used and

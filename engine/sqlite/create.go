@@ -32,11 +32,6 @@ func Create(ctx context.Context, path string, stmts []string) (err error) {
 			os.Remove(abs + "-journal")
 		}
 	}()
-	release, err := shareHeap(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
 	c, err := openDB(uriOf(abs, url.Values{"mode": {"rw"}}), openReadWrite|openURI|openNoMutex, false)
 	if err != nil {
 		return fmt.Errorf("create sqlite database %s: %w", path, err)

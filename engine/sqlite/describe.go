@@ -18,11 +18,6 @@ func (e *Engine) Describe(ctx context.Context) (*sqlgym.Schema, error) {
 	if e.isClosed() {
 		return nil, &sqlgym.InfraError{Err: ErrClosed}
 	}
-	release, err := shareHeap(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	c, err := openDB(e.uri, openReadOnly|openURI|openNoMutex, false)
 	if err != nil {
 		return nil, &sqlgym.InfraError{Err: fmt.Errorf("open %s: %w", e.path, err)}

@@ -21,11 +21,6 @@ func Edit(ctx context.Context, path string, stmts []string) (applied []bool, err
 	if err != nil {
 		return nil, fmt.Errorf("edit sqlite database %s: %w", path, err)
 	}
-	release, err := shareHeap(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	c, err := openDB(uriOf(abs, url.Values{"mode": {"rw"}}), openReadWrite|openURI|openNoMutex, false)
 	if err != nil {
 		return nil, fmt.Errorf("edit sqlite database %s: %w", path, err)

@@ -46,6 +46,9 @@ func Open(path string, opts Options) (*Engine, error) {
 	if fi.IsDir() {
 		return nil, fmt.Errorf("open sqlite database %s: is a directory", path)
 	}
+	if err := allocInstalled(); err != nil {
+		return nil, err
+	}
 	opts = opts.withDefaults()
 	e := &Engine{
 		path:  abs,

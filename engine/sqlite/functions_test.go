@@ -69,6 +69,8 @@ func TestBoundedFunctionsMatchBuiltins(t *testing.T) {
 		"instr(s, p)", "instr(CAST(s AS BLOB), CAST(p AS BLOB))", "instr(CAST(s AS BLOB), p)", "instr(s, CAST(p AS BLOB))",
 		"replace(s, p, rp)", "replace(s, substr(p, 1, 1), rp)", "replace(CAST(s AS BLOB), p, rp)",
 		"trim(s, p)", "ltrim(s, p)", "rtrim(s, p)", "trim(s, substr(p, 1, 2))",
+		"trim(s)", "ltrim(s)", "rtrim(s)", "trim(' ' || s || ' ')", "length(s)", "length(p)", "length(CAST(s AS BLOB))",
+		"length(s || char(0) || p)", "length(e)",
 	} {
 		q := "SELECT id, typeof(" + expr + "), " + expr + " FROM f ORDER BY id"
 		want, werr := rawRows(t, path, q)

@@ -3,40 +3,66 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/sqlgym/sqlgym"
 )
 
-// A statement waiting for the heap gate (held alone by an out-of-memory
-// re-run) stops waiting when its caller's context ends, with the caller's
-// error: the engine contract, which an RWMutex could not keep.
-func TestHeapGateWaitEndsWithTheCaller(t *testing.T) {
-	eng, _ := newDB(t, Options{}, `CREATE TABLE t (a INTEGER)`, `INSERT INTO t VALUES (1)`)
-	release, err := ownHeap(context.Background())
-	if err != nil {
-		t.Fatal(err)
+// heapHog builds a DISTINCT set of 2 KB strings with no end, hex work per
+// row slowing it down, until it holds more than its share.
+const heapHog = `WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r)
+SELECT count(DISTINCT printf('%2000d', i)) FROM r WHERE length(hex(zeroblob(20000))) > 0`
+
+// TestOutOfMemoryHoldsNoLock: two statements that exhaust their shares
+// run at once, so that together they also fill the process-wide heap and
+// one of them may be re-run; meanwhile a one-row query on another
+// database finishes before either is done (an exclusive re-run once made
+// such a query wait 112 s), and each hog ends with its own out-of-memory
+// error.
+func TestOutOfMemoryHoldsNoLock(t *testing.T) {
+	if !inChild(t, "TestOutOfMemoryHoldsNoLock") {
+		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		_, err := eng.Query(ctx, `SELECT a FROM t`, sqlgym.Limits{})
-		done <- err
-	}()
+	const limit, share = 64 << 20, 40 << 20
+	hogs, _ := newDB(t, Options{PoolSize: 4, HeapLimit: limit, StatementHeapLimit: share}, `CREATE TABLE t (a INTEGER)`)
+	other, _ := newDB(t, Options{PoolSize: 2, HeapLimit: limit}, `CREATE TABLE u (a INTEGER)`, `INSERT INTO u VALUES (7)`)
+	lim := sqlgym.Limits{VMSteps: 1 << 40, SafetyNet: 10 * time.Minute}
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	errs := make([]error, 2)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = hogs.Query(context.Background(), heapHog, lim)
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+	for heapUsed() < limit/2 {
+		select {
+		case <-done:
+			t.Fatalf("the hogs ended before filling half the heap: %v", errs)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	res, err := other.Query(context.Background(), `SELECT a FROM u`, sqlgym.Limits{})
 	select {
-	case err = <-done:
-	case <-time.After(30 * time.Second):
-		release()
-		t.Fatal("the query kept waiting for the heap gate after its deadline")
+	case <-done:
+		t.Errorf("the one-row query on another database finished only after the hogs")
+	default:
 	}
-	release()
-	var ee *sqlgym.ExecError
-	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, sqlgym.ErrTimeout) || errors.As(err, &ee) {
-		t.Fatalf("got %T %v, want the caller's deadline only", err, err)
+	if err != nil || len(res.Rows) != 1 || res.Rows[0][0].Int != 7 {
+		t.Fatalf("one-row query next to the hogs: %v %v", res, err)
 	}
-	if _, err := eng.Query(context.Background(), `SELECT a FROM t`, sqlgym.Limits{}); err != nil {
-		t.Fatalf("after the gate was given back: %v", err)
+	<-done
+	for i, err := range errs {
+		var ee *sqlgym.ExecError
+		if !errors.As(err, &ee) || !strings.Contains(ee.Msg, "out of memory") || !strings.Contains(ee.Msg, "share") {
+			t.Errorf("hog %d: want its own out-of-memory ExecError, got %v", i, err)
+		}
 	}
+	t.Logf("statements re-run after the process-wide heap was full: %d", reruns.Load())
 }

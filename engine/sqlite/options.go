@@ -12,10 +12,16 @@ type Options struct {
 	// is process-wide (sqlite3_hard_heap_limit64): it bounds all SQLite
 	// connections of the process together, so Open raises the process's
 	// limit to the largest HeapLimit any engine asked for and never lowers
-	// it. A statement that runs out of memory is re-run once alone (see
-	// heap.go); only an out-of-memory when alone is the statement's
-	// ExecError. Zero means DefaultHeapLimit.
+	// it. A statement within its StatementHeapLimit that meets it waits
+	// for room and runs again once (heap.go). Zero means DefaultHeapLimit.
 	HeapLimit int64
+	// StatementHeapLimit is one statement's share of the heap: the bytes
+	// it may hold at once, counted per statement (alloc.c). A statement
+	// past its share fails with its own out-of-memory ExecError whatever
+	// else runs; its verdict is the same on every run. The database file's
+	// page cache is not counted (bounded by SQLite's cache size). Zero
+	// means HeapLimit / 2.
+	StatementHeapLimit int64
 	// Mutable opens the file without immutable=1, for a database another
 	// process may write while it is open: SQLite then takes shared locks
 	// and notices changes, at some cost. sqlgym treats its databases as
@@ -55,6 +61,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.HeapLimit <= 0 {
 		o.HeapLimit = DefaultHeapLimit
+	}
+	if o.StatementHeapLimit <= 0 {
+		o.StatementHeapLimit = o.HeapLimit / 2
 	}
 	return o
 }

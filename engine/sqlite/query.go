@@ -44,27 +44,24 @@ func (e *Engine) QueryStats(ctx context.Context, sql string, lim sqlgym.Limits) 
 	if err := ctx.Err(); err != nil {
 		return nil, st, fmt.Errorf("sqlite: statement not started: %w", err)
 	}
-	release, err := shareHeap(ctx)
+	res, st, err = e.attempt(ctx, sql, lim, false)
+	var ee *sqlgym.ExecError
+	if !errors.Is(err, errNoMem) || errors.As(err, &ee) {
+		return res, st, err
+	}
+	// Out of memory within its share: the process-wide limit, filled by
+	// other statements. Wait, holding nothing others need, for room, and
+	// run it once more with that room kept for it (heap.go).
+	release, err := waitForRoom(ctx, e.opts.StatementHeapLimit, lim.SafetyNet)
 	if err != nil {
 		return nil, st, err
 	}
-	res, st, err = e.attempt(ctx, sql, lim)
-	release()
-	if !errors.Is(err, errNoMem) {
-		return res, st, err
-	}
-	// Out of memory while sharing the process-wide heap: run it again
-	// alone, so that only its own needs decide (heap.go).
-	if release, err = ownHeap(ctx); err != nil {
-		return nil, st, err
-	}
 	reruns.Add(1)
-	res, st, err = e.attempt(ctx, sql, lim)
+	res, st, err = e.attempt(ctx, sql, lim, true)
 	release()
-	if errors.Is(err, errNoMem) {
-		err = &sqlgym.ExecError{Kind: sqlgym.ErrKindOther,
-			Msg: fmt.Sprintf("out of memory: the statement needs more than the heap limit of %d bytes, even running alone", HeapLimit()),
-			Err: err}
+	if errors.Is(err, errNoMem) && !errors.As(err, &ee) {
+		err = &sqlgym.InfraError{Err: fmt.Errorf("sqlite: the process's SQLite heap (limit %d bytes) was full twice while this statement held less than its share of %d bytes: %w; hint: raise Options.HeapLimit or run fewer statements at once",
+			HeapLimit(), e.opts.StatementHeapLimit, err)}
 	}
 	return res, st, err
 }
@@ -73,7 +70,7 @@ func (e *Engine) QueryStats(ctx context.Context, sql string, lim sqlgym.Limits) 
 // released on every path; a panic becomes an InfraError and the
 // connection is discarded, as is one that ran out of memory or failed
 // for a reason outside the statement.
-func (e *Engine) attempt(ctx context.Context, sql string, lim sqlgym.Limits) (res *sqlgym.ResultSet, st Stats, err error) {
+func (e *Engine) attempt(ctx context.Context, sql string, lim sqlgym.Limits, reserve bool) (res *sqlgym.ResultSet, st Stats, err error) {
 	c, err := e.acquire(ctx)
 	if err != nil {
 		return nil, st, err
@@ -86,18 +83,30 @@ func (e *Engine) attempt(ctx context.Context, sql string, lim sqlgym.Limits) (re
 		}
 		e.release(c, discard)
 	}()
-	res, st, err = e.run(ctx, c, sql, lim)
+	res, st, err = e.run(ctx, c, sql, lim, reserve)
 	if errors.Is(err, errNoMem) || sqlgym.IsInfra(err) {
 		discard = true
+	}
+	if errors.Is(err, errNoMem) && c.overShare() {
+		// Its own doing: the same on every run, whatever ran beside it.
+		err = &sqlgym.ExecError{Kind: sqlgym.ErrKindOther,
+			Msg: fmt.Sprintf("out of memory: the statement needs more than its share of the heap, %d bytes", e.opts.StatementHeapLimit),
+			Err: err}
 	}
 	tidyHeap()
 	return res, st, err
 }
 
-func (e *Engine) run(ctx context.Context, c *conn, sql string, lim sqlgym.Limits) (*sqlgym.ResultSet, Stats, error) {
+// run runs the statement on c; with reserve, the allocator keeps room
+// for its share of the heap while it runs.
+func (e *Engine) run(ctx context.Context, c *conn, sql string, lim sqlgym.Limits, reserve bool) (*sqlgym.ResultSet, Stats, error) {
 	var st Stats
-	disarm := c.arm(ctx, lim)
+	disarm := c.arm(ctx, lim, e.opts.StatementHeapLimit)
 	defer disarm()
+	if reserve {
+		C.sg_reserve_for(c.guard, C.int64_t(e.opts.StatementHeapLimit))
+		defer C.sg_unreserve()
+	}
 
 	stmt, tail, err := c.prepare(sql)
 	if err != nil {

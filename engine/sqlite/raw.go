@@ -85,3 +85,8 @@ func (r *Raw) Close() error {
 	r.c = nil
 	return err
 }
+
+// ThreadCPU is the CPU time the calling OS thread has used: with
+// runtime.LockOSThread, what one goroutine's statements cost, for
+// calibrating the sandbox's charges (tests and benchmarks only).
+func ThreadCPU() time.Duration { return time.Duration(C.sg_thread_cpu_ns()) }

@@ -311,7 +311,7 @@ func TestHeapLimit(t *testing.T) {
 	if !errors.As(err, &ee) || !strings.Contains(ee.Msg, "out of memory") {
 		t.Fatalf("DISTINCT past the heap limit: want an out-of-memory ExecError, got %v", err)
 	}
-	t.Logf("hog: %v; statements re-run alone after running out of memory: %d", err, reruns.Load())
+	t.Logf("hog: %v; statements re-run after the process-wide heap was full: %d", err, reruns.Load())
 	// The engine replaces the connection and goes on.
 	enginetest.ExpectRows(t, query(t, eng, `SELECT count(*) AS n FROM nums`), []string{"n"},
 		[][]sqlgym.Value{{sqlgym.Int(enginetest.NumsRows)}})

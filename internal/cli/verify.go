@@ -151,6 +151,7 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 		Limits:   sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps, SafetyNet: opts.SafetyNet},
 		Failures: true,
 	})
+	boundGoHeap(v.Config().Budget.Limit())
 
 	var all []verify.Result
 	summaryTo := io.Out

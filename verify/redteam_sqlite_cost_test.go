@@ -1,0 +1,88 @@
+package verify_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/internal/testenv"
+	"github.com/sqlgym/sqlgym/verify"
+)
+
+// redteamSQLiteAnswer reads the one answer of a SQLite cost reproduction
+// in ../shared/redteam (its README): task `t`, gold count(*) of orders on
+// the built-in shop database.
+func redteamSQLiteAnswer(t *testing.T, file string) verify.Answer {
+	t.Helper()
+	dir := filepath.Join(filepath.Dir(testenv.SharedData(t)), "redteam")
+	b, err := os.ReadFile(filepath.Join(dir, file))
+	if err != nil {
+		t.Fatalf("red-team reproduction: %v", err)
+	}
+	var p struct {
+		TaskID string `json:"task_id"`
+		SQL    string `json:"sql"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return verify.Answer{TaskID: p.TaskID, SQL: p.SQL}
+}
+
+var redteamShopTask = []sqlgym.Task{{ID: "t", DB: "shop", SQL: "SELECT count(*) FROM orders"}}
+
+// replaySQLiteCost verifies the reproduction under lim and checks that it
+// is the model's verdict want, decided in one run: no infrastructure
+// retry, which a safety-net stop would have caused.
+func replaySQLiteCost(t *testing.T, file string, lim sqlgym.Limits, want sqlgym.Outcome) verify.Result {
+	t.Helper()
+	a := redteamSQLiteAnswer(t, file)
+	dbs := newCounting(t, catalog.Config{CacheDir: t.TempDir()})
+	v := verify.New(dbs, redteamShopTask, verify.Config{Limits: lim})
+	r := v.VerifyBatch(context.Background(), []verify.Answer{a})[0]
+	if r.Outcome != want || r.Reward == nil || *r.Reward != 0 {
+		t.Fatalf("%s: got %s reward %v (%s), want %s reward 0", file, r.Outcome, fmtp(r.Reward), r.Detail, want)
+	}
+	if n := dbs.calls[a.SQL]; n != 1 {
+		t.Errorf("%s ran %d times, want once: a verdict of the model's needs no retry", file, n)
+	}
+	return r
+}
+
+// r2: hex(randomblob(8000000)) per row of an endless recursive CTE. Its
+// bytes are charged, so it is the model's timeout at the step budget; it
+// used to reach only the wall-clock safety net, three times (951 s), and
+// end as infra_error. A budget of 2e7 keeps this fast; the next test runs
+// the default budget.
+func TestRedteamSQLiteHeavyFunctionIsTimeout(t *testing.T) {
+	replaySQLiteCost(t, "r2_sqlite_safetynet.jsonl", sqlgym.Limits{VMSteps: 20_000_000}, sqlgym.OutcomeTimeout)
+}
+
+func TestRedteamSQLiteHeavyFunctionDefaultBudget(t *testing.T) {
+	testenv.Slow(t, "r2 under the default step budget: ~7-13 s of CPU")
+	replaySQLiteCost(t, "r2_sqlite_safetynet.jsonl", sqlgym.Limits{}, sqlgym.OutcomeTimeout)
+}
+
+// r4: count(DISTINCT randomblob(64)) over 30 M rows. Its temporary b-tree
+// is charged to its budget and held against its share of the heap, so it
+// ends as the model's own verdict (timeout or out of memory, whichever
+// comes first, the same on every run), never with a re-run holding a
+// process-wide lock.
+func TestRedteamSQLiteOutOfMemoryRerun(t *testing.T) {
+	testenv.Slow(t, "r4 under the default limits: ~5-10 s of CPU")
+	a := redteamSQLiteAnswer(t, "r4_sqlite_oom_rerun.jsonl")
+	dbs := newCounting(t, catalog.Config{CacheDir: t.TempDir()})
+	v := verify.New(dbs, redteamShopTask, verify.Config{})
+	r := v.VerifyBatch(context.Background(), []verify.Answer{a})[0]
+	if (r.Outcome != sqlgym.OutcomeTimeout && r.Outcome != sqlgym.OutcomeError) || r.Reward == nil {
+		t.Fatalf("r4: got %s reward %v (%s), want the model's timeout or error", r.Outcome, fmtp(r.Reward), r.Detail)
+	}
+	if n := dbs.calls[a.SQL]; n != 1 {
+		t.Errorf("r4 ran %d times, want once", n)
+	}
+	t.Logf("r4: %s (%s)", r.Outcome, r.Detail)
+}
