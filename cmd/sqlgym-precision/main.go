@@ -5,7 +5,7 @@
 // ("Precision on real answers") shows the whole procedure.
 //
 //	sqlgym-precision build --corpus DIR --dev ../shared/data/spider_dev/dev.jsonl --out corpus.jsonl
-//	sqlgym-precision report --predictions corpus.jsonl --base R0.jsonl --variants R1.jsonl --copy plain [--sample 120 --seed 1] [--unjudged todo.jsonl]
+//	sqlgym-precision report --predictions corpus.jsonl --base R0.jsonl --variants R1.jsonl --generator main@d2bd839 --copy plain [--sample 100 --seed 1] [--unjudged todo.jsonl]
 package main
 
 import (
@@ -63,7 +63,7 @@ func build(args []string, stdout, stderr io.Writer) error {
 	}
 	m, err := precision.LoadManifest(*manifest)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w\nhint: run from the repository's root, or name the manifest with --manifest", err)
 	}
 	qs, err := precision.LoadQuestions(*dev)
 	if err != nil {
@@ -90,6 +90,8 @@ func report(args []string, stdout, stderr io.Writer) error {
 	basePath := fs.String("base", "", "sqlgym verify --out of the predictions on the original databases")
 	varPath := fs.String("variants", "", "sqlgym verify --out of the same predictions with --variants")
 	judgPath := fs.String("judgments", defaultJudgments, "judged flips (JSONL)")
+	generator := fs.String("generator", "", "the generator that made the variants, as the judgments name it (e.g. main@d2bd839)")
+	baseline := fs.String("baseline", "", "an earlier generator: report how many of the answers judged wrong among its flips this run still flips")
 	copyName := fs.String("copy", "", "the database copy the variants were made from, as the judgments name it (plain, keyed)")
 	sample := fs.Int("sample", 0, "judge precision on a seeded uniform sample of this many flips (0: all flips)")
 	seed := fs.Uint64("seed", 1, "seed of --sample")
@@ -99,8 +101,8 @@ func report(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
-	if *predsPath == "" || *basePath == "" || *varPath == "" || *copyName == "" {
-		return fmt.Errorf("%w: report needs --predictions, --base, --variants and --copy", errUsage)
+	if *predsPath == "" || *basePath == "" || *varPath == "" || *copyName == "" || *generator == "" {
+		return fmt.Errorf("%w: report needs --predictions, --base, --variants, --generator and --copy", errUsage)
 	}
 	preds, err := precision.LoadPredictions(*predsPath)
 	if err != nil {
@@ -116,9 +118,9 @@ func report(args []string, stdout, stderr io.Writer) error {
 	}
 	judg, err := precision.LoadJudgments(*judgPath)
 	if err != nil {
-		return err
+		return fmt.Errorf("judgments: %w\nhint: run from the repository's root, or name the file with --judgments", err)
 	}
-	r, err := precision.Compute(preds, base, withV, judg, precision.Options{DBCopy: *copyName, Sample: *sample, Seed: *seed})
+	r, err := precision.Compute(preds, base, withV, judg, precision.Options{Generator: *generator, Baseline: *baseline, DBCopy: *copyName, Sample: *sample, Seed: *seed})
 	if err != nil {
 		return err
 	}

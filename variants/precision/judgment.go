@@ -28,11 +28,15 @@ var Causes = []string{
 	"other",
 }
 
-// Judgment is one flipped answer read against its question. It is keyed
-// by the database copy, the task and the SHA-256 of the SQL: the same
-// text from another system is the same answer and gets the same label.
-// System names the system it was first judged for.
+// Judgment is one flipped answer read against its question and the
+// variant that flipped it. It is keyed by the generator that made the
+// variants, the database copy, the task and the SHA-256 of the SQL: the
+// same text from another system is the same answer and gets the same
+// label, but another generator's variant may flip it for another reason,
+// so its flips are judged again. System names the system it was first
+// judged for.
 type Judgment struct {
+	Generator string `json:"generator"`
 	System    string `json:"system"`
 	TaskID    string `json:"task_id"`
 	SQLSHA256 string `json:"sql_sha256"`
@@ -49,14 +53,14 @@ func SQLHash(sql string) string {
 	return hex.EncodeToString(h[:])
 }
 
-type judgKey struct{ copy, task, sha string }
+type judgKey struct{ gen, copy, task, sha string }
 
-func (j Judgment) key() judgKey { return judgKey{j.DBCopy, j.TaskID, j.SQLSHA256} }
+func (j Judgment) key() judgKey { return judgKey{j.Generator, j.DBCopy, j.TaskID, j.SQLSHA256} }
 
 func (j Judgment) check() error {
 	switch {
-	case j.TaskID == "" || len(j.SQLSHA256) != 64 || j.DBCopy == "":
-		return fmt.Errorf("task_id, sql_sha256 (64 hex) and db_copy are required")
+	case j.Generator == "" || j.TaskID == "" || len(j.SQLSHA256) != 64 || j.DBCopy == "":
+		return fmt.Errorf("generator, task_id, sql_sha256 (64 hex) and db_copy are required")
 	case j.Label != Right && j.Label != Wrong && j.Label != Unclear:
 		return fmt.Errorf("label %q is none of right, wrong, unclear", j.Label)
 	case j.Reason == "":
@@ -89,7 +93,7 @@ func LoadJudgments(path string) (map[judgKey]Judgment, error) {
 			return err
 		}
 		if _, dup := out[j.key()]; dup {
-			return fmt.Errorf("%s %s on %s is judged twice", j.TaskID, j.SQLSHA256[:12], j.DBCopy)
+			return fmt.Errorf("%s %s on %s (generator %s) is judged twice", j.TaskID, j.SQLSHA256[:12], j.DBCopy, j.Generator)
 		}
 		out[j.key()] = j
 		return nil

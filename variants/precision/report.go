@@ -13,6 +13,13 @@ import (
 
 // Options select what Compute measures.
 type Options struct {
+	// Generator names the generator that made the variants (the commit
+	// of sqlgym, e.g. "main@d2bd839"): only its judgments count.
+	Generator string
+	// Baseline, when set, names an earlier generator: the answers judged
+	// wrong among its flips are checked against this run, which says how
+	// many of its catches this generator keeps.
+	Baseline string
 	// DBCopy names the database copy the variants were made from (the
 	// judgments' db_copy), e.g. "plain" or "keyed".
 	DBCopy string
@@ -24,6 +31,7 @@ type Options struct {
 
 // Report is the precision of one generator's variants on the corpus.
 type Report struct {
+	Generator string           `json:"generator"`
 	DBCopy    string           `json:"db_copy"`
 	Total     tally            `json:"total"`
 	PerSystem map[string]tally `json:"per_system"`
@@ -39,6 +47,9 @@ type Report struct {
 	// CaughtEstimate is the wrong answers the variants catch in all flips:
 	// the flips times precision, with the interval's bounds scaled alike.
 	CaughtEstimate stats.Interval `json:"caught_estimate"`
+	// Kept is, when Options.Baseline is set, how many of the answers
+	// judged wrong among the baseline's flips this run flips too.
+	Kept *Kept `json:"baseline_catches_kept,omitempty"`
 	// Unjudged are the examined flips with no judgment, one per distinct
 	// task and SQL: what to judge next.
 	Unjudged []Flip `json:"unjudged"`
@@ -51,7 +62,7 @@ func Compute(preds []Prediction, base, withVariants map[answerKey]Result, judgme
 	if err != nil {
 		return Report{}, err
 	}
-	r := Report{DBCopy: o.DBCopy, PerSystem: map[string]tally{}, Causes: map[string]int{}, Sample: o.Sample}
+	r := Report{Generator: o.Generator, DBCopy: o.DBCopy, PerSystem: map[string]tally{}, Causes: map[string]int{}, Sample: o.Sample}
 	if o.Sample > 0 {
 		r.Seed = o.Seed
 	}
@@ -67,7 +78,7 @@ func Compute(preds []Prediction, base, withVariants map[answerKey]Result, judgme
 	r.Examined = len(examined)
 	listed := map[judgKey]bool{}
 	for _, f := range examined {
-		k := judgKey{o.DBCopy, f.TaskID, f.SQLSHA256}
+		k := judgKey{o.Generator, o.DBCopy, f.TaskID, f.SQLSHA256}
 		j, ok := judgments[k]
 		if !ok {
 			if !listed[k] {
@@ -87,16 +98,50 @@ func Compute(preds []Prediction, base, withVariants map[answerKey]Result, judgme
 			r.Unclear++
 		}
 	}
+	if o.Baseline != "" {
+		r.Kept = keptCatches(preds, flips, judgments, o)
+	}
 	r.Precision = stats.Wilson(r.Wrong, r.Right+r.Wrong)
 	n := float64(r.Total.Flips)
 	r.CaughtEstimate = stats.Interval{Value: n * r.Precision.Value, Lo: n * r.Precision.Lo, Hi: n * r.Precision.Hi}
 	return r, nil
 }
 
+// Kept counts the baseline's judged catches this run still makes.
+type Kept struct {
+	Baseline string         `json:"baseline"`
+	Caught   int            `json:"caught_before"`
+	Kept     int            `json:"still_caught"`
+	Share    stats.Interval `json:"share"`
+}
+
+// keptCatches counts the answers of preds judged wrong among the
+// baseline's flips on this copy, and how many of them this run flips. An
+// answer is counted once per system that wrote it, as flips are.
+func keptCatches(preds []Prediction, flips []Flip, judgments map[judgKey]Judgment, o Options) *Kept {
+	flipped := map[answerKey]bool{}
+	for _, f := range flips {
+		flipped[answerKey{f.TaskID, f.Sample}] = true
+	}
+	k := &Kept{Baseline: o.Baseline}
+	for _, p := range preds {
+		j, ok := judgments[judgKey{o.Baseline, o.DBCopy, p.TaskID, SQLHash(p.SQL)}]
+		if !ok || j.Label != Wrong {
+			continue
+		}
+		k.Caught++
+		if flipped[answerKey{p.TaskID, p.Sample}] {
+			k.Kept++
+		}
+	}
+	k.Share = stats.Wilson(k.Kept, k.Caught)
+	return k
+}
+
 // WriteText prints the report for a person.
 func (r Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "copy %s: %d answers of %d systems\n", r.DBCopy, r.Total.Answers, len(r.PerSystem))
+	fmt.Fprintf(tw, "generator %s, copy %s: %d answers of %d systems\n", r.Generator, r.DBCopy, r.Total.Answers, len(r.PerSystem))
 	fmt.Fprintln(tw, "system\tanswers\tcorrect before\tcorrect with variants\tflips\tunscored")
 	for _, s := range slices.Sorted(maps.Keys(r.PerSystem)) {
 		t := r.PerSystem[s]
@@ -123,6 +168,9 @@ func (r Report) WriteText(w io.Writer) error {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "wrong answers caught: %d judged; about %s of %d flips\n", r.Wrong, countInterval(r.CaughtEstimate), r.Total.Flips)
+	if k := r.Kept; k != nil {
+		fmt.Fprintf(w, "catches of %s kept: %d of the %d answers judged wrong there (%s)\n", k.Baseline, k.Kept, k.Caught, pctInterval(k.Share))
+	}
 	_, err := fmt.Fprintf(w, "not yet judged: %d distinct flips\n", len(r.Unjudged))
 	return err
 }

@@ -33,12 +33,12 @@ func reportFixture() ([]Prediction, map[answerKey]Result, map[answerKey]Result) 
 func TestComputeCountsFlipsAndJoinsJudgmentsBySQL(t *testing.T) {
 	preds, base, withV := reportFixture()
 	judg := map[judgKey]Judgment{}
-	j := Judgment{System: "a", TaskID: "t1", SQLSHA256: SQLHash("SELECT 1"), DBCopy: "plain", Label: Right, Cause: "tie", Reason: "r"}
+	j := Judgment{Generator: "g1", System: "a", TaskID: "t1", SQLSHA256: SQLHash("SELECT 1"), DBCopy: "plain", Label: Right, Cause: "tie", Reason: "r"}
 	judg[j.key()] = j
 	// A judgment of the other copy does not count here.
-	k := Judgment{System: "a", TaskID: "t2", SQLSHA256: SQLHash("SELECT 2"), DBCopy: "keyed", Label: Wrong, Reason: "r"}
+	k := Judgment{Generator: "g1", System: "a", TaskID: "t2", SQLSHA256: SQLHash("SELECT 2"), DBCopy: "keyed", Label: Wrong, Reason: "r"}
 	judg[k.key()] = k
-	r, err := Compute(preds, base, withV, judg, Options{DBCopy: "plain"})
+	r, err := Compute(preds, base, withV, judg, Options{Generator: "g1", DBCopy: "plain"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestComputePrecisionWithWilsonInterval(t *testing.T) {
 		k := answerKey{p.TaskID, 1}
 		base[k] = Result{TaskID: p.TaskID, Sample: 1, SQL: p.SQL, Outcome: "correct"}
 		withV[k] = Result{TaskID: p.TaskID, Sample: 1, SQL: p.SQL, Outcome: "wrong"}
-		j := Judgment{TaskID: p.TaskID, SQLSHA256: SQLHash(p.SQL), DBCopy: "keyed", Label: Wrong, Reason: "r"}
+		j := Judgment{Generator: "g1", TaskID: p.TaskID, SQLSHA256: SQLHash(p.SQL), DBCopy: "keyed", Label: Wrong, Reason: "r"}
 		switch {
 		case i < 10:
 			j.Label, j.Cause = Right, "key_violation"
@@ -89,7 +89,7 @@ func TestComputePrecisionWithWilsonInterval(t *testing.T) {
 		}
 		judg[j.key()] = j
 	}
-	r, err := Compute(preds, base, withV, judg, Options{DBCopy: "keyed"})
+	r, err := Compute(preds, base, withV, judg, Options{Generator: "g1", DBCopy: "keyed"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestComputeRefusesRunsOfOtherPredictions(t *testing.T) {
 }
 
 func TestJudgmentCheck(t *testing.T) {
-	good := Judgment{TaskID: "t", SQLSHA256: SQLHash("x"), DBCopy: "plain", Label: Right, Cause: "tie", Reason: "r"}
+	good := Judgment{Generator: "g", TaskID: "t", SQLSHA256: SQLHash("x"), DBCopy: "plain", Label: Right, Cause: "tie", Reason: "r"}
 	if err := good.check(); err != nil {
 		t.Fatal(err)
 	}
@@ -154,11 +154,49 @@ func TestJudgmentCheck(t *testing.T) {
 		"reason":    func(j *Judgment) { j.Reason = "" },
 		"sha":       func(j *Judgment) { j.SQLSHA256 = "abc" },
 		"copy":      func(j *Judgment) { j.DBCopy = "" },
+		"generator": func(j *Judgment) { j.Generator = "" },
 	} {
 		j := good
 		edit(&j)
 		if j.check() == nil {
 			t.Errorf("%s: a bad judgment was accepted", name)
 		}
+	}
+}
+
+// TestComputeKeepsJudgmentsApartByGeneratorAndCountsKeptCatches: another
+// generator's judgments do not label this run's flips (its variant may
+// flip the answer for another reason), and --baseline counts how many of
+// the baseline's judged catches this run still flips.
+func TestComputeKeepsJudgmentsApartByGeneratorAndCountsKeptCatches(t *testing.T) {
+	preds, base, withV := reportFixture()
+	judg := map[judgKey]Judgment{}
+	for _, j := range []Judgment{
+		// Under "old", t1's SQL was caught (wrong) and so was t3's; t3 is
+		// wrong on the original in this run, so it is not flipped now.
+		{Generator: "old", TaskID: "t1", SQLSHA256: SQLHash("SELECT 1"), DBCopy: "plain", Label: Wrong, Reason: "r"},
+		{Generator: "old", TaskID: "t3", SQLSHA256: SQLHash("SELECT 3"), DBCopy: "plain", Label: Wrong, Reason: "r"},
+		{Generator: "old", TaskID: "t2", SQLSHA256: SQLHash("SELECT 2"), DBCopy: "plain", Label: Right, Cause: "tie", Reason: "r"},
+	} {
+		judg[j.key()] = j
+	}
+	r, err := Compute(preds, base, withV, judg, Options{Generator: "new", Baseline: "old", DBCopy: "plain"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Judged != 0 || len(r.Unjudged) != 2 {
+		t.Errorf("judged %d, unjudged %d: the old generator's judgments must not label the new flips", r.Judged, len(r.Unjudged))
+	}
+	// t1's SQL is two answers (systems a and b), both flipped now; t3's
+	// answer is not: 2 of 3 catches kept.
+	if r.Kept == nil || r.Kept.Caught != 3 || r.Kept.Kept != 2 {
+		t.Fatalf("kept = %+v, want 2 of 3", r.Kept)
+	}
+	var out bytes.Buffer
+	if err := r.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "catches of old kept: 2 of the 3 answers judged wrong there") {
+		t.Errorf("text report lacks the kept catches:\n%s", out.String())
 	}
 }
