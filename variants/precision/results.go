@@ -1,0 +1,54 @@
+package precision
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/sqlgym/sqlgym/internal/jsonl"
+)
+
+// Result is the part of a `sqlgym verify --out` line this package reads.
+type Result struct {
+	TaskID  string `json:"task_id"`
+	Sample  int    `json:"sample"`
+	SQL     string `json:"sql"`
+	Outcome string `json:"outcome"`
+	Detail  string `json:"detail"`
+}
+
+type answerKey struct {
+	task   string
+	sample int
+}
+
+// LoadResults reads a verify results file, keyed by task and sample.
+func LoadResults(path string) (map[answerKey]Result, error) {
+	out := map[answerKey]Result{}
+	_, err := jsonl.ScanFile(path, jsonl.Strict, func(_ int, b []byte) error {
+		var r Result
+		if err := json.Unmarshal(b, &r); err != nil {
+			return err
+		}
+		k := answerKey{r.TaskID, r.Sample}
+		if _, dup := out[k]; dup {
+			return fmt.Errorf("task %s sample %d appears twice", r.TaskID, r.Sample)
+		}
+		out[k] = r
+		return nil
+	})
+	return out, err
+}
+
+// LoadPredictions reads predictions JSONL as Build writes them.
+func LoadPredictions(path string) ([]Prediction, error) {
+	var out []Prediction
+	_, err := jsonl.ScanFile(path, jsonl.Strict, func(_ int, b []byte) error {
+		var p Prediction
+		if err := json.Unmarshal(b, &p); err != nil {
+			return err
+		}
+		out = append(out, p)
+		return nil
+	})
+	return out, err
+}
