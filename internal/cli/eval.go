@@ -55,6 +55,7 @@ type evalOptions struct {
 	Agent          agentOptions
 	RetryFailed    string
 	Hint           string
+	Yes            bool
 
 	topPSet, seedSet bool
 }
@@ -147,6 +148,7 @@ func newEvalCmd(io IO) *cobra.Command {
 	addLinkerFlags(cmd, &opts.Linker)
 	f.IntVar(&opts.Concurrency, "concurrency", eval.DefaultConcurrency, "tasks sampled at once and model requests in flight")
 	f.BoolVar(&opts.JSON, "json", false, "print summary.json's content as JSON")
+	f.BoolVar(&opts.Yes, "yes", false, fmt.Sprintf("run more than %d samples (k x tasks) without refusing", maxEvalSamples))
 	addDBFlags(cmd, &opts.DB)
 	addVariantsFlag(cmd, &opts.DB)
 	addAgentFlags(cmd, &opts.Agent)
@@ -199,6 +201,9 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 		return err
 	}
 	if tasks, err = retryTasks(tasks, opts); err != nil {
+		return err
+	}
+	if err := checkSampleBound(opts.K, len(tasks), opts.Yes); err != nil {
 		return err
 	}
 	if w := dataset.SharedGoldWarning(dataset.SharedGolds(all)); w != "" && opts.Split != sqlgym.SplitTrain {
@@ -281,6 +286,19 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 		return nothingScored("eval", res.Summary.Outcomes[string(sqlgym.OutcomeGoldError)], res.Summary.Outcomes[string(sqlgym.OutcomeInfraError)], broken)
 	}
 	return nil
+}
+
+// maxEvalSamples is the sanity bound on k x tasks: a run past it is far
+// beyond any published evaluation (BIRD dev at k=16 is 24,544 samples) and
+// is most likely a typo in --k, so eval asks for --yes first.
+const maxEvalSamples = 200_000
+
+func checkSampleBound(k, tasks int, yes bool) error {
+	if yes || k <= maxEvalSamples/max(tasks, 1) {
+		return nil
+	}
+	return sqlgym.Userf("lower --k, or add --yes if you mean to draw that many (the run needs no memory per sample up front)",
+		"--k %d over %d tasks is %d samples, past the sanity bound of %d", k, tasks, int64(k)*int64(tasks), maxEvalSamples)
 }
 
 // openAIPolicy sets cfg's policy to the model server(s) of --base-url;
