@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -459,6 +460,9 @@ func (r *runner) policyFailed(ctx context.Context, u unit, err error) error {
 	switch {
 	case ctx.Err() != nil:
 		return nil
+	case errors.Is(err, model.ErrServerGone):
+		// The breaker's error already says to run again.
+		return err
 	case isFatal(err):
 		return fmt.Errorf("task %s: %w", u.task.ID, err)
 	case isInfraModel(err):

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/model"
 )
 
 // Exit codes beyond ExitOK, ExitError and ExitUsage (root.go), documented
@@ -78,7 +79,7 @@ func exitCode(ctx context.Context, err error) int {
 		return ExitUsage
 	case ctx.Err() != nil:
 		return ExitInterrupted
-	case errors.As(err, &inc):
+	case errors.As(err, &inc), errors.Is(err, model.ErrServerGone):
 		return ExitIncomplete
 	}
 	return ExitError
