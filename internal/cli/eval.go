@@ -77,8 +77,10 @@ other settings is refused. Samples the database could not judge (infra_error)
 are judged again from their kept completions.
 
 A model server that fails past the client's retries never costs the model a
-point: those samples stay missing, the run goes on, and the command exits 1
-saying to run it again. With --seed each sample is drawn with seed+index, so a
+point: those samples stay missing, the run goes on, and the command exits 3
+saying to run it again. A server that stops answering at all (connections
+refused for a few seconds, on every --base-url) ends the run at once, with exit
+3 and "the model server went away; run the same command again". With --seed each sample is drawn with seed+index, so a
 resumed run asks for exactly what an uninterrupted one would.
 
 --split takes the tasks marked holdout or train by 'sqlgym split', or all.
@@ -424,7 +426,7 @@ func printEvalSummary(w goio.Writer, res *eval.Result) error {
 	return err
 }
 
-// missingError turns samples the run could not draw into exit code 1 with
+// missingError turns samples the run could not draw into exit code 3 with
 // what to do about them.
 func missingError(res *eval.Result) error {
 	if res.Missing == 0 {
