@@ -101,6 +101,7 @@ func NewRoot(io IO) *cobra.Command {
 		newBenchCmd(io),
 		newLinkCmd(io),
 		newRoundCmd(io),
+		newRunsCmd(io),
 	)
 	markRuns(root)
 	return root
