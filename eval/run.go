@@ -17,6 +17,7 @@ import (
 	"github.com/sqlgym/sqlgym/report"
 	"github.com/sqlgym/sqlgym/rundir"
 	"github.com/sqlgym/sqlgym/verify"
+	"github.com/sqlgym/sqlgym/verify/compare"
 )
 
 // Result is what one invocation of Run did.
@@ -57,7 +58,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	v := verify.New(cfg.DBs, cfg.Tasks, cfg.Verify)
 	vc := v.Config()
-	digests, err := dbDigests(ctx, cfg.DBs, cfg.Tasks, cfg.PostgresSchema)
+	digests, err := dbDigests(ctx, cfg.DBs, cfg.Tasks, cfg.PostgresSchema, vc.Variants || vc.Mode == compare.TestSuite)
 	if err != nil {
 		return nil, err
 	}
