@@ -202,12 +202,26 @@ func (p *Policy) match(t *sqlgym.Task, r scored) Match {
 // from and what was replaced. A task whose database has no training task
 // gets a completion without a query, which scores as no_query.
 func (p *Policy) Complete(ctx context.Context, pr model.Prompt, k int) ([]model.Completion, error) {
+	if k < 1 {
+		return nil, fmt.Errorf("baseline: task %s: %d samples asked, want at least 1", pr.TaskID, k)
+	}
+	samples := make([]int, k)
+	for i := range samples {
+		samples[i] = i
+	}
+	return p.CompleteAt(ctx, pr, samples)
+}
+
+// CompleteAt answers the prompt's task once for each sample index: the
+// completion of index i is the one Complete gives at position i, so eval
+// asks for just the samples a run misses, never for all those before them.
+func (p *Policy) CompleteAt(ctx context.Context, pr model.Prompt, samples []int) ([]model.Completion, error) {
 	start := time.Now()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if k < 1 {
-		return nil, fmt.Errorf("baseline: task %s: %d samples asked, want at least 1", pr.TaskID, k)
+	if len(samples) == 0 {
+		return nil, fmt.Errorf("baseline: task %s: no sample asked", pr.TaskID)
 	}
 	t, ok := p.tasks[pr.TaskID]
 	if !ok {
@@ -217,7 +231,7 @@ func (p *Policy) Complete(ctx context.Context, pr model.Prompt, k int) ([]model.
 	if len(ranked) > p.opts.TopN {
 		ranked = ranked[:p.opts.TopN]
 	}
-	out := make([]model.Completion, k)
+	out := make([]model.Completion, len(samples))
 	if len(ranked) == 0 {
 		for i := range out {
 			out[i] = model.Completion{
@@ -228,10 +242,16 @@ func (p *Policy) Complete(ctx context.Context, pr model.Prompt, k int) ([]model.
 		return fill(out, start), nil
 	}
 	matches := map[int]Match{}
-	for i := range out {
+	for i, j := range samples {
+		// A huge call still ends promptly on Ctrl-C.
+		if i%1024 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		c := 0
 		if p.opts.Temperature > 0 {
-			c = draw(ranked, p.opts.Temperature, p.rng(pr.TaskID, i))
+			c = draw(ranked, p.opts.Temperature, p.rng(pr.TaskID, j))
 		}
 		m, ok := matches[c]
 		if !ok {

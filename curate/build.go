@@ -51,15 +51,19 @@ func (e *Env) template() *prompt.Template {
 	return e.Template
 }
 
-func (e *Env) mode(runs []*Run) (compare.Mode, error) {
-	m := e.Mode
-	if m == "" && len(runs) > 0 {
-		m = compare.Mode(runs[0].Manifest.Mode)
+// judging returns how the targets are judged again: Env.Mode when set,
+// else as the first run was judged, its order policy and variants included
+// (the manifest holds verify.Config.ModeLabel, "multiset variants" for a
+// run scored with --variants).
+func (e *Env) judging(runs []*Run) (verify.Config, error) {
+	if e.Mode != "" {
+		m, err := compare.ParseMode(string(e.Mode))
+		return verify.Config{Mode: m}, err
 	}
-	if m == "" {
-		return compare.Multiset, nil
+	if len(runs) == 0 {
+		return verify.Config{Mode: compare.Multiset}, nil
 	}
-	return compare.ParseMode(string(m))
+	return verify.ParseModeLabel(runs[0].Manifest.Mode)
 }
 
 // check is one query to execute again before it is written: it must be
@@ -75,11 +79,11 @@ type check struct {
 // a query that could not be checked is neither written nor dropped as
 // wrong.
 func recheck(ctx context.Context, env *Env, runs []*Run, tasks []sqlgym.Task, checks []check) ([]bool, error) {
-	mode, err := env.mode(runs)
+	cfg, err := env.judging(runs)
 	if err != nil {
 		return nil, err
 	}
-	v := verify.New(env.DBs, tasks, verify.Config{Mode: mode})
+	v := verify.New(env.DBs, tasks, cfg)
 	answers := make([]verify.Answer, len(checks))
 	for i, c := range checks {
 		answers[i] = verify.Answer{TaskID: c.task, Sample: i, SQL: c.sql, Rerun: true}
@@ -182,8 +186,8 @@ func newManifest(kind string, env *Env, runs []*Run, out Output, settings any) *
 	m := &Manifest{Kind: kind, Format: out.Format, Out: out.Path, Created: time.Now().UTC(), GitCommit: env.GitCommit,
 		Settings: settings, PromptTemplateHash: env.template().Hash(),
 		BySource: map[string]int{}, ByClass: map[string]int{}}
-	if mode, err := env.mode(runs); err == nil {
-		m.Mode = string(mode)
+	if cfg, err := env.judging(runs); err == nil {
+		m.Mode = cfg.ModeLabel()
 	}
 	for _, r := range runs {
 		m.Runs = append(m.Runs, RunRef{Dir: r.Dir, ManifestSHA256: r.ManifestSHA256, SamplesSHA256: r.SamplesSHA256,

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 
 	"github.com/sqlgym/sqlgym"
@@ -19,7 +20,9 @@ func lock(dir string) (release func(), err error) {
 	l, err := jsonl.Acquire(filepath.Join(dir, lockFile), false)
 	var locked *jsonl.LockedError
 	if errors.As(err, &locked) {
-		return nil, sqlgym.Userf("wait for it to finish, or give another --out", "another sqlgym eval is writing %s (%s)", dir, locked.Holder)
+		// The cause stays in the chain: the CLI exits 11 on it.
+		return nil, &sqlgym.UserError{Msg: fmt.Sprintf("another sqlgym eval is writing %s (%s)", dir, locked.Holder),
+			Hint: "wait for it to finish, or give another --out", Err: err}
 	}
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/sqlgym/sqlgym/report"
 	"github.com/sqlgym/sqlgym/rundir"
 	"github.com/sqlgym/sqlgym/verify"
+	"github.com/sqlgym/sqlgym/verify/compare"
 )
 
 // Result is what one invocation of Run did.
@@ -56,7 +58,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	v := verify.New(cfg.DBs, cfg.Tasks, cfg.Verify)
 	vc := v.Config()
-	digests, err := dbDigests(ctx, cfg.DBs, cfg.Tasks, cfg.PostgresSchema)
+	digests, err := dbDigests(ctx, cfg.DBs, cfg.Tasks, cfg.PostgresSchema, vc.Variants || vc.Mode == compare.TestSuite)
 	if err != nil {
 		return nil, err
 	}
@@ -124,8 +126,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	r.prog = newProgress(cfg.Progress, cfg.Out, len(cfg.Tasks)*cfg.Decoding.K)
 	r.prog.retries = cfg.Retries
-	rejudge, units := r.plan(existing)
-	runErr := r.execute(ctx, rejudge, units)
+	rejudge, have := r.plan(existing)
+	runErr := r.execute(ctx, rejudge, have)
 	if err := app.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("close %s: %w", rundir.SamplesFile, err)
 	}
@@ -207,17 +209,19 @@ type unit struct {
 	samples []int
 }
 
-// plan sorts the folder's samples into those kept, those to judge again
-// (infra_error) and the samples still to draw.
-func (r *runner) plan(existing []rundir.Sample) (rejudge []rundir.Sample, units []unit) {
+// plan sorts the folder's samples into those kept and those to judge
+// again (infra_error); have holds, per task, the sample indices present.
+// The samples still to draw are the others, which units yields one unit at
+// a time: nothing is allocated per sample up front, whatever k is.
+func (r *runner) plan(existing []rundir.Sample) (rejudge []rundir.Sample, have map[string]map[int]bool) {
 	k := r.cfg.Decoding.K
-	byTask := make(map[string][]bool, len(r.cfg.Tasks))
+	have = make(map[string]map[int]bool, len(r.cfg.Tasks))
 	for _, t := range r.cfg.Tasks {
-		byTask[t.ID] = make([]bool, k)
+		have[t.ID] = nil
 	}
 	for _, s := range existing {
-		have, ok := byTask[s.TaskID]
-		if !ok || s.Sample < 0 || s.Sample >= k {
+		got, ok := have[s.TaskID]
+		if !ok || s.Sample < 0 || s.Sample >= k || got[s.Sample] {
 			continue
 		}
 		if s.Outcome == sqlgym.OutcomeInfraError && r.env != nil {
@@ -225,7 +229,11 @@ func (r *runner) plan(existing []rundir.Sample) (rejudge []rundir.Sample, units 
 			// its later turns never saw what they should have.
 			continue
 		}
-		have[s.Sample] = true
+		if got == nil {
+			got = map[int]bool{}
+			have[s.TaskID] = got
+		}
+		got[s.Sample] = true
 		if s.Outcome == sqlgym.OutcomeInfraError {
 			rejudge = append(rejudge, s)
 			continue
@@ -233,33 +241,48 @@ func (r *runner) plan(existing []rundir.Sample) (rejudge []rundir.Sample, units 
 		r.res.Present++
 		r.prog.count(s.Outcome)
 	}
+	return rejudge, have
+}
+
+// maxUnitSamples bounds the samples of one policy call: a call for more
+// would hold them all at once.
+const maxUnitSamples = 64
+
+// units passes each unit still to draw to yield, in task order, until
+// yield returns false.
+func (r *runner) units(have map[string]map[int]bool, yield func(unit) bool) {
 	// Episodes are drawn one by one anyway: one unit each spreads them
 	// over the workers.
 	seeded := r.cfg.Decoding.Seed != nil && r.cfg.Reseed != nil || r.env != nil
+	size := maxUnitSamples
+	if seeded {
+		size = 1
+	}
 	for i := range r.cfg.Tasks {
 		t := &r.cfg.Tasks[i]
+		got := have[t.ID]
 		var todo []int
-		for j, ok := range byTask[t.ID] {
-			if !ok {
-				todo = append(todo, j)
+		for j := 0; j < r.cfg.Decoding.K; j++ {
+			if got[j] {
+				continue
+			}
+			todo = append(todo, j)
+			if len(todo) == size {
+				if !yield(unit{task: t, samples: todo}) {
+					return
+				}
+				todo = nil
 			}
 		}
-		switch {
-		case len(todo) == 0:
-		case seeded:
-			for _, j := range todo {
-				units = append(units, unit{task: t, samples: []int{j}})
-			}
-		default:
-			units = append(units, unit{task: t, samples: todo})
+		if len(todo) > 0 && !yield(unit{task: t, samples: todo}) {
+			return
 		}
 	}
-	return rejudge, units
 }
 
 // execute judges the infra_error samples again, then draws the missing
 // ones on Concurrency workers.
-func (r *runner) execute(ctx context.Context, rejudge []rundir.Sample, units []unit) error {
+func (r *runner) execute(ctx context.Context, rejudge []rundir.Sample, have map[string]map[int]bool) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r.prog.begin(r.cfg.ProgressEvery)
@@ -269,7 +292,7 @@ func (r *runner) execute(ctx context.Context, rejudge []rundir.Sample, units []u
 	}
 	work := make(chan unit)
 	var wg sync.WaitGroup
-	for range min(r.cfg.Concurrency, len(units)) {
+	for range r.cfg.Concurrency {
 		wg.Go(func() {
 			for u := range work {
 				if ctx.Err() != nil {
@@ -282,9 +305,14 @@ func (r *runner) execute(ctx context.Context, rejudge []rundir.Sample, units []u
 			}
 		})
 	}
-	for _, u := range units {
-		work <- u
-	}
+	r.units(have, func(u unit) bool {
+		select {
+		case work <- u:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	})
 	close(work)
 	wg.Wait()
 	r.mu.Lock()
@@ -353,16 +381,13 @@ func (r *runner) draw(ctx context.Context, u unit) error {
 		pol = r.cfg.Reseed(*r.cfg.Decoding.Seed + u.samples[0])
 	}
 	t0 := time.Now()
-	ask := len(u.samples)
-	if r.cfg.Positional {
-		ask = u.samples[len(u.samples)-1] + 1
-	}
-	comps, err := pol.Complete(ctx, pr, ask)
+	comps, err := complete(ctx, pol, r.cfg.Positional, pr, u.samples)
 	if err != nil {
 		return r.policyFailed(ctx, u, err)
 	}
 	wall := time.Since(t0)
-	if r.cfg.Positional {
+	if _, at := pol.(atPolicy); r.cfg.Positional && !at {
+		ask := u.samples[len(u.samples)-1] + 1
 		if len(comps) < ask {
 			r.lose(u, &r.res.MissingRefused, fmt.Errorf("task %s: the policy returned %d of %d completions", u.task.ID, len(comps), ask))
 			return nil
@@ -410,6 +435,25 @@ func (r *runner) draw(ctx context.Context, u unit) error {
 	return nil
 }
 
+// atPolicy is a positional policy that draws just the sample indices
+// asked (the baseline), not every one up to the highest.
+type atPolicy interface {
+	CompleteAt(ctx context.Context, pr model.Prompt, samples []int) ([]model.Completion, error)
+}
+
+// complete asks pol for the unit's samples: by index from an atPolicy,
+// all up to the highest from another positional policy, else as many as
+// the unit has.
+func complete(ctx context.Context, pol model.Policy, positional bool, pr model.Prompt, samples []int) ([]model.Completion, error) {
+	switch at, ok := pol.(atPolicy); {
+	case positional && ok:
+		return at.CompleteAt(ctx, pr, samples)
+	case positional:
+		return pol.Complete(ctx, pr, samples[len(samples)-1]+1)
+	}
+	return pol.Complete(ctx, pr, len(samples))
+}
+
 // policyFailed files a policy's error: a cancelled run ends quietly, a
 // refusal every request would meet stops the run, and anything else leaves
 // the unit's samples missing, never scored as the model's mistake.
@@ -417,6 +461,9 @@ func (r *runner) policyFailed(ctx context.Context, u unit, err error) error {
 	switch {
 	case ctx.Err() != nil:
 		return nil
+	case errors.Is(err, model.ErrServerGone):
+		// The breaker's error already says to run again.
+		return err
 	case isFatal(err):
 		return fmt.Errorf("task %s: %w", u.task.ID, err)
 	case isInfraModel(err):

@@ -28,6 +28,7 @@ type Client struct {
 	// nIgnored is set once the server is seen to make one choice per
 	// request, so that Sample stops asking for more.
 	nIgnored atomic.Bool
+	brk      *breaker
 }
 
 // New returns a client for the server at baseURL.
@@ -47,7 +48,8 @@ func NewFromConfig(cfg Config) (*Client, error) {
 	}
 	cfg = cfg.withDefaults()
 	cfg.BaseURL = base
-	return &Client{base: base, cfg: cfg, sem: make(chan struct{}, cfg.Concurrency)}, nil
+	return &Client{base: base, cfg: cfg, sem: make(chan struct{}, cfg.Concurrency),
+		brk: &breaker{after: cfg.BreakAfter, span: cfg.BreakSpan}}, nil
 }
 
 // BaseURL is the normalized base URL, e.g. http://127.0.0.1:8000/v1.
@@ -86,7 +88,13 @@ func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 	n := max(req.N, 1)
 	start := time.Now()
 	for attempt := 1; ; attempt++ {
+		if c.brk.isOpen() {
+			return nil, c.goneError()
+		}
 		resp, f := c.attempt(ctx, body, n)
+		if !f.isStopped() && c.brk.note(f) {
+			return nil, c.goneError()
+		}
 		if f == nil {
 			resp.Attempts = attempt
 			resp.Elapsed = time.Since(start)
@@ -153,6 +161,8 @@ func (c *Client) attempt(ctx context.Context, body []byte, n int) (*Response, *f
 	}
 	return resp, nil
 }
+
+func (f *failure) isStopped() bool { return f != nil && f.stopped }
 
 func (c *Client) setHeaders(r *http.Request) {
 	r.Header.Set("Accept", "application/json")

@@ -53,6 +53,12 @@ type Config struct {
 	// progress line can say that the server is failing and why. It is
 	// called from the requesting goroutines and must be safe for that.
 	OnRetry func(Retry)
+	// BreakAfter and BreakSpan set the circuit breaker: after BreakAfter
+	// connection failures in a row spanning at least BreakSpan, every
+	// call fails at once with ErrServerGone. Zero takes the defaults; a
+	// negative BreakAfter turns the breaker off.
+	BreakAfter int
+	BreakSpan  time.Duration
 }
 
 // Option changes a Config, for New.
@@ -121,6 +127,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Sleep == nil {
 		c.Sleep = retry.Sleep
+	}
+	if c.BreakAfter == 0 {
+		c.BreakAfter = DefaultBreakAfter
+	}
+	if c.BreakSpan <= 0 {
+		c.BreakSpan = DefaultBreakSpan
 	}
 	if c.HTTPClient == nil {
 		// The default transport keeps 2 idle connections per host; with

@@ -114,6 +114,8 @@ type Comparison struct {
 	Unreplicated bool   `json:"unreplicated"`
 	Criterion    string `json:"criterion,omitempty"`
 	CriterionMet *bool  `json:"criterion_met,omitempty"`
+	// CriterionWhy says why a bar the estimate meets still fails.
+	CriterionWhy string `json:"criterion_why,omitempty"`
 	// Improved, Worsened and Unchanged count paired tasks by the sign of
 	// their difference; Changes lists the changed ones, largest first.
 	Improved  int          `json:"improved"`
@@ -215,6 +217,13 @@ func Compare(base, treat []*Run, opts CompareOptions) (*Comparison, error) {
 	c.Decision = decision(c.Verdict, c.PValue, c.PMethod)
 	if opts.Criterion != nil {
 		met := opts.Criterion.Check(p1)
+		// A bar from below ("delta>=0.005") passes only with a proven
+		// gain, as round decides: an estimate over the bar inside an
+		// interval that holds zero proves nothing.
+		if met && lowerBar(*opts.Criterion) && c.Verdict != stats.VerdictGain {
+			met = false
+			c.CriterionWhy = fmt.Sprintf("the estimate meets it but the verdict is %q", c.Verdict)
+		}
 		c.Criterion, c.CriterionMet = opts.Criterion.String(), &met
 	}
 
@@ -461,3 +470,7 @@ func distinct(xs []string) map[string]bool {
 	}
 	return m
 }
+
+// lowerBar reports a criterion that asks for an improvement ("delta>=x",
+// "lo>x"): one that only a proven gain can pass.
+func lowerBar(c stats.Criterion) bool { return c.Op == ">=" || c.Op == ">" }

@@ -36,6 +36,9 @@ func (c *Comparison) criterionLine() string {
 	if *c.CriterionMet {
 		return fmt.Sprintf("criterion %s: pass", c.Criterion)
 	}
+	if c.CriterionWhy != "" {
+		return fmt.Sprintf("criterion %s: fail (%s; a pass needs a proven gain too)", c.Criterion, c.CriterionWhy)
+	}
 	return fmt.Sprintf("criterion %s: fail", c.Criterion)
 }
 

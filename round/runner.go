@@ -124,7 +124,7 @@ func (r *Runner) Run(ctx context.Context) (*Decision, error) {
 		// runs and race on the markers.
 		lock, err := jsonl.Acquire(filepath.Join(root, ".round.lock"), false)
 		if err != nil {
-			return nil, sqlgym.Userf("wait for the other 'sqlgym round' to finish", "%v", err)
+			return nil, sqlgym.Userf("wait for the other 'sqlgym round' to finish", "%w", err)
 		}
 		defer lock.Release()
 	}

@@ -248,8 +248,8 @@ func openTaskAppender(out string, resume bool, db string) (*jsonl.Appender, []sq
 	app, _, err := jsonl.Open(out, jsonl.Options{Policy: jsonl.TornTail, Lock: jsonl.LockOrFail}, dec.Line)
 	var locked *jsonl.LockedError
 	if errors.As(err, &locked) {
-		return nil, nil, sqlgym.Userf("wait for that run to finish (or stop it), or choose another --out",
-			"%s: another sqlgym author is writing it (%s)", out, locked.Holder)
+		return nil, nil, &sqlgym.UserError{Msg: fmt.Sprintf("%s: another sqlgym author is writing it (%s)", out, locked.Holder),
+			Hint: "wait for that run to finish (or stop it), or choose another --out", Err: err}
 	}
 	if err != nil {
 		return nil, nil, err

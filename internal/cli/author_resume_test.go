@@ -26,7 +26,7 @@ func TestAuthorResumeRefusedWhileAnotherRunWrites(t *testing.T) {
 	}
 	code, _, errOut := run(t, "author", "--db", "shop", "--n", "10", "--out", out, "--resume")
 	held.Release()
-	if code != ExitError || !strings.Contains(errOut, "another sqlgym author") ||
+	if code != ExitLocked || !strings.Contains(errOut, "another sqlgym author") ||
 		!strings.Contains(errOut, fmt.Sprintf("process %d", os.Getpid())) || !strings.Contains(errOut, "choose another --out") {
 		t.Fatalf("second run: exit %d, stderr %q", code, errOut)
 	}

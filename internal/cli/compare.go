@@ -48,7 +48,10 @@ are paired on the per-task unbiased estimators.
 Runs whose task sets, tasks hashes, database digests or modes differ are
 refused; --allow-mismatch pairs them on their common tasks anyway (and says
 so). --criterion checks a pre-registered bar: delta, lo or hi, then >=, >, <=
-or <, then a fraction or points ("delta>=0.05", "lo>0", "delta>=5%").
+or <, then a fraction or points ("delta>=0.05", "lo>0", "delta>=5%"). A bar
+from below (>=, >) passes only with a proven gain, as in round: an estimate
+over it inside an interval that holds zero fails. A bar not met exits 4 after
+the comparison is printed and recorded.
 
 Each comparison is appended to the ledger, ledger.jsonl in the first
 treatment run's parent folder (runs/ledger.jsonl for runs/NAME). See
@@ -154,7 +157,7 @@ func runCompare(io IO, opts compareOptions, argv []string) error {
 		return err
 	}
 	if c.CriterionMet != nil && !*c.CriterionMet {
-		return &CriterionError{Criterion: c.Criterion, Delta: c.Pass1().Delta}
+		return &CriterionError{Criterion: c.Criterion, Delta: c.Pass1().Delta, Why: c.CriterionWhy}
 	}
 	return nil
 }
@@ -179,15 +182,20 @@ func printComparison(io IO, opts compareOptions, c *report.Comparison) error {
 
 // CriterionError is a pre-registered --criterion that the comparison did
 // not meet: compare prints its result, records it in the ledger, then
-// exits 1 so that a script or CI step stops.
+// exits 4 (ExitCriterion) so that a script or CI step stops.
 type CriterionError struct {
 	Criterion string
 	Delta     stats.Interval
+	Why       string
 }
 
 func (e *CriterionError) Error() string {
-	return fmt.Sprintf("criterion %s not met (delta %+.2f pts, 95%% interval [%+.2f, %+.2f])",
+	msg := fmt.Sprintf("criterion %s not met (delta %+.2f pts, 95%% interval [%+.2f, %+.2f])",
 		e.Criterion, 100*e.Delta.Value, 100*e.Delta.Lo, 100*e.Delta.Hi)
+	if e.Why != "" {
+		msg += ": " + e.Why
+	}
+	return msg
 }
 
 func loadRuns(dirs []string) ([]*report.Run, error) {

@@ -45,7 +45,8 @@ report' do it: the same runner, run folder, summary and report.
 
 The run folder goes under the cache ($SQLGYM_CACHE, default the user cache
 dir's sqlgym folder) in runs/demo-TIME, or to --out. The terminal report is
-printed and the HTML report written beside the samples.
+printed and the HTML report written beside the samples. 'sqlgym runs' lists the
+demo's runs; 'sqlgym runs prune' removes the old ones, asking first.
 
 --agent plays the same tasks as multi-turn episodes, offline: the baseline
 describes the tables its retrieved query reads, runs that query in the

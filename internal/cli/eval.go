@@ -55,6 +55,7 @@ type evalOptions struct {
 	Agent          agentOptions
 	RetryFailed    string
 	Hint           string
+	Yes            bool
 
 	topPSet, seedSet bool
 }
@@ -76,8 +77,10 @@ other settings is refused. Samples the database could not judge (infra_error)
 are judged again from their kept completions.
 
 A model server that fails past the client's retries never costs the model a
-point: those samples stay missing, the run goes on, and the command exits 1
-saying to run it again. With --seed each sample is drawn with seed+index, so a
+point: those samples stay missing, the run goes on, and the command exits 3
+saying to run it again. A server that stops answering at all (connections
+refused for a few seconds, on every --base-url) ends the run at once, with exit
+3 and "the model server went away; run the same command again". With --seed each sample is drawn with seed+index, so a
 resumed run asks for exactly what an uninterrupted one would.
 
 --split takes the tasks marked holdout or train by 'sqlgym split', or all.
@@ -147,6 +150,7 @@ func newEvalCmd(io IO) *cobra.Command {
 	addLinkerFlags(cmd, &opts.Linker)
 	f.IntVar(&opts.Concurrency, "concurrency", eval.DefaultConcurrency, "tasks sampled at once and model requests in flight")
 	f.BoolVar(&opts.JSON, "json", false, "print summary.json's content as JSON")
+	f.BoolVar(&opts.Yes, "yes", false, fmt.Sprintf("run more than %d samples (k x tasks) without refusing", maxEvalSamples))
 	addDBFlags(cmd, &opts.DB)
 	addVariantsFlag(cmd, &opts.DB)
 	addAgentFlags(cmd, &opts.Agent)
@@ -199,6 +203,9 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 		return err
 	}
 	if tasks, err = retryTasks(tasks, opts); err != nil {
+		return err
+	}
+	if err := checkSampleBound(opts.K, len(tasks), opts.Yes); err != nil {
 		return err
 	}
 	if w := dataset.SharedGoldWarning(dataset.SharedGolds(all)); w != "" && opts.Split != sqlgym.SplitTrain {
@@ -281,6 +288,19 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 		return nothingScored("eval", res.Summary.Outcomes[string(sqlgym.OutcomeGoldError)], res.Summary.Outcomes[string(sqlgym.OutcomeInfraError)], broken)
 	}
 	return nil
+}
+
+// maxEvalSamples is the sanity bound on k x tasks: a run past it is far
+// beyond any published evaluation (BIRD dev at k=16 is 24,544 samples) and
+// is most likely a typo in --k, so eval asks for --yes first.
+const maxEvalSamples = 200_000
+
+func checkSampleBound(k, tasks int, yes bool) error {
+	if yes || k <= maxEvalSamples/max(tasks, 1) {
+		return nil
+	}
+	return sqlgym.Userf("lower --k, or add --yes if you mean to draw that many (the run needs no memory per sample up front)",
+		"--k %d over %d tasks is %d samples, past the sanity bound of %d", k, tasks, int64(k)*int64(tasks), maxEvalSamples)
 }
 
 // openAIPolicy sets cfg's policy to the model server(s) of --base-url;
@@ -406,7 +426,7 @@ func printEvalSummary(w goio.Writer, res *eval.Result) error {
 	return err
 }
 
-// missingError turns samples the run could not draw into exit code 1 with
+// missingError turns samples the run could not draw into exit code 3 with
 // what to do about them.
 func missingError(res *eval.Result) error {
 	if res.Missing == 0 {

@@ -5,24 +5,77 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/jsonl"
+	"github.com/sqlgym/sqlgym/model"
 )
 
-// Exit codes beyond ExitOK, ExitError and ExitUsage (root.go), documented
-// in README.md and in `sqlgym --help`. 3 and 130 follow restic and the
-// GitHub CLI: a script can tell "run it again" and "the user stopped it"
-// from a failure.
+// Exit codes beyond ExitOK, ExitError and ExitUsage (root.go). 3 and 130
+// follow restic and the GitHub CLI, 11 restic's "failed to lock": a script
+// can tell "run it again", "someone else is at it" and "the user stopped
+// it" from a failure. exitCodes documents them all.
 const (
-	// ExitIncomplete: eval or author stopped with work left that running
-	// the same command again can do (a model server that failed past its
-	// retries, samples missing).
+	// ExitIncomplete: eval, author or round stopped with work left that
+	// running the same command again can do (a model server that went
+	// away or failed past its retries, samples missing).
 	ExitIncomplete = 3
+	// ExitCriterion: a pre-registered --criterion was not met.
+	ExitCriterion = 4
+	// ExitLocked: another sqlgym process holds the run's lock.
+	ExitLocked = 11
 	// ExitInterrupted: Ctrl-C (SIGINT) or SIGTERM stopped the command.
 	ExitInterrupted = 130
 )
+
+// exitCodeDoc is one row of the exit-code table.
+type exitCodeDoc struct {
+	Code    int
+	Name    string
+	Meaning string
+}
+
+// exitCodes is the one table of exit codes: `sqlgym --help` prints it and
+// a test holds README.md's table to it.
+var exitCodes = []exitCodeDoc{
+	{ExitOK, "ok", ""},
+	{ExitError, "error", "the message says what is wrong, a `hint:` line how to fix it"},
+	{ExitUsage, "wrong usage", "an unknown command or flag, a wrong number of arguments, a required flag left out, a flag's value refused"},
+	{ExitIncomplete, "incomplete", "`eval`, `author` or `round` stopped with work left (the model server went away or failed past its retries); run the same command again (`author --resume`)"},
+	{ExitCriterion, "criterion not met", "`compare --criterion`: the bar was not met, or met by the estimate without a proven gain; the comparison is printed and recorded first"},
+	{ExitLocked, "locked by another run", "another sqlgym process is writing the same run folder, task file or rounds folder; wait for it, or choose another `--out`"},
+	{ExitInterrupted, "interrupted", "Ctrl-C (SIGINT) or SIGTERM; what was written so far is kept"},
+}
+
+// exitCodesHelp is the table as `sqlgym --help` prints it.
+func exitCodesHelp() string {
+	var b strings.Builder
+	b.WriteString("Exit codes:")
+	for _, c := range exitCodes {
+		fmt.Fprintf(&b, "\n  %-4d %s", c.Code, c.Name)
+		if c.Meaning != "" {
+			b.WriteString(": " + strings.ReplaceAll(c.Meaning, "`", ""))
+		}
+	}
+	return b.String()
+}
+
+// exitCodesMarkdown is the table as README.md holds it.
+func exitCodesMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| code | meaning |\n|---|---|\n")
+	for _, c := range exitCodes {
+		m := c.Name
+		if c.Meaning != "" {
+			m += ": " + c.Meaning
+		}
+		fmt.Fprintf(&b, "| %d | %s |\n", c.Code, m)
+	}
+	return b.String()
+}
 
 // incompleteError marks a run that stopped with work left which running
 // the same command again continues (exit code 3).
@@ -71,6 +124,8 @@ func exitCode(ctx context.Context, err error) int {
 	var us usageError
 	var ran ranError
 	var inc incompleteError
+	var crit *CriterionError
+	var locked *jsonl.LockedError
 	switch {
 	case err == nil:
 		return ExitOK
@@ -78,8 +133,12 @@ func exitCode(ctx context.Context, err error) int {
 		return ExitUsage
 	case ctx.Err() != nil:
 		return ExitInterrupted
-	case errors.As(err, &inc):
+	case errors.As(err, &inc), errors.Is(err, model.ErrServerGone):
 		return ExitIncomplete
+	case errors.As(err, &crit):
+		return ExitCriterion
+	case errors.As(err, &locked):
+		return ExitLocked
 	}
 	return ExitError
 }

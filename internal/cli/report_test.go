@@ -157,11 +157,21 @@ func TestCompareCommandVerdictsAndLedger(t *testing.T) {
 		t.Fatalf("ledger entry %+v", e)
 	}
 
-	// A criterion that fails is printed, then exits 1 (issue 15: it exited 0).
+	// A criterion that fails is printed, then exits 4 (issue 15: it exited
+	// 0; issue 26: it shared 1 with errors).
 	code, out, errOut = run(t, "compare", "--base", gain, "--treat", base, "--criterion", "delta>=0.05")
-	if code != ExitError || !strings.Contains(out, "verdict: proven loss") || !strings.Contains(out, "criterion delta>=0.05: fail") ||
+	if code != ExitCriterion || !strings.Contains(out, "verdict: proven loss") || !strings.Contains(out, "criterion delta>=0.05: fail") ||
 		!strings.Contains(errOut, "criterion delta>=0.05 not met (delta -50.00 pts") {
 		t.Errorf("loss: exit %d\n%s\n%s", code, out, errOut)
+	}
+	// An estimate over the bar that is not a proven gain fails the bar,
+	// as in round (issue 26: it printed "pass" and exited 0).
+	one := rptWrite(t, runs, "one", rptRun{k: 1, right: ones(40, 11)})
+	code, out, errOut = run(t, "compare", "--base", base, "--treat", one, "--criterion", "delta>=0.005")
+	if code != ExitCriterion || !strings.Contains(out, "verdict: not proven") ||
+		!strings.Contains(out, `criterion delta>=0.005: fail (the estimate meets it but the verdict is "not proven"`) ||
+		!strings.Contains(errOut, "not met (delta +2.50 pts") {
+		t.Errorf("not proven: exit %d\n%s\n%s", code, out, errOut)
 	}
 	// Two flips each way prove nothing.
 	flips := ones(40, 10)
@@ -183,7 +193,7 @@ func TestCompareCommandVerdictsAndLedger(t *testing.T) {
 	if c.Verdict != "not proven" || !c.Unreplicated || c.PValue != 1 || *c.Metrics[0].Delta.Value != 0 {
 		t.Fatalf("not proven: %+v", c)
 	}
-	if entries, _, _ := ledger.Read(filepath.Join(runs, ledger.FileName)); len(entries) != 3 {
+	if entries, _, _ := ledger.Read(filepath.Join(runs, ledger.FileName)); len(entries) != 4 {
 		t.Fatalf("every compare appends one ledger line: %d", len(entries))
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes, documented in README.md and in `sqlgym --help`.
+// Exit codes; exitCodes (exitcode.go) documents them all.
 const (
 	ExitOK    = 0
 	ExitError = 1
@@ -59,21 +59,14 @@ benchmarks and training data. The built-in database "shop" works offline.
 Databases are named the same way in every command:
   --db NAME=URL     URL is sqlite:PATH, duckdb:PATH or postgres://...
   --db-dir DIR      NAME is DIR/NAME/NAME.sqlite or DIR/NAME.sqlite (BIRD/Spider layout)
-  shop              always the built-in shop database
-
-Exit codes:
-  0    ok
-  1    error: the message says what is wrong, a hint: line how to fix it
-  2    wrong usage: a flag, an argument or a flag's value
-  3    incomplete: eval or author stopped with work left; run the same command again
-  130  interrupted (Ctrl-C): what was written so far is kept`
+  shop              always the built-in shop database`
 
 // NewRoot builds the command tree.
 func NewRoot(io IO) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "sqlgym",
 		Short:         "Make a database the teacher of text-to-SQL models",
-		Long:          rootLong,
+		Long:          rootLong + "\n\n" + exitCodesHelp(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Example: `  sqlgym demo                                      # the whole loop offline
@@ -108,6 +101,7 @@ func NewRoot(io IO) *cobra.Command {
 		newBenchCmd(io),
 		newLinkCmd(io),
 		newRoundCmd(io),
+		newRunsCmd(io),
 	)
 	markRuns(root)
 	return root
