@@ -1,0 +1,34 @@
+"""Where the tests find a trainer's git history (read at test time, never
+kept here).
+
+A trainer's git directory is $SQLGYM_<NAME>_GIT, or
+$SQLGYM_TRAINER_SRC/<owner>+<name>/repo (the layout of the project's
+mirror of public repositories). Tests that need one skip, naming both
+variables, when neither is set.
+"""
+
+import os
+import subprocess
+
+
+def git_dir(env, repo):
+    """The git directory of repo ("owner/name"), or None."""
+    path = os.environ.get(env, "")
+    if not path and os.environ.get("SQLGYM_TRAINER_SRC"):
+        path = os.path.join(os.environ["SQLGYM_TRAINER_SRC"], repo.replace("/", "+"), "repo")
+    return path if path and os.path.isdir(path) else None
+
+
+def skip_reason(env, repo, commits):
+    return ("no git history of %s (commits %s): set %s to its git directory, or SQLGYM_TRAINER_SRC to a folder "
+            "holding %s/repo" % (repo, ", ".join(commits), env, repo.replace("/", "+")))
+
+
+def show(git, commit, path):
+    """A file's text at commit."""
+    return subprocess.run(["git", "-C", git, "show", "%s:%s" % (commit, path)], check=True,
+                          capture_output=True, text=True).stdout
+
+
+def has_commit(git, commit):
+    return subprocess.run(["git", "-C", git, "cat-file", "-e", commit + "^{commit}"], capture_output=True).returncode == 0
