@@ -24,6 +24,8 @@ type serveOptions struct {
 	Mode           string
 	Order          string
 	Reward         string
+	RewardWeights  string
+	Components     bool
 	Timeout        time.Duration
 	VMSteps        int64
 	SafetyNet      time.Duration
@@ -119,6 +121,8 @@ answers 404 naming it. See docs/deploy.md and docs/training.md.`,
 	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+modeNames())
 	f.StringVar(&opts.Order, "order", "", orderUsage)
 	f.StringVar(&opts.Reward, "reward", "", "reward overrides, e.g. correct=1,wrong=0.1,truncated=null")
+	f.BoolVar(&opts.Components, "components", false, "compute the reward components (rows, cells, cardinality, schema, executes, format, length) and return them beside each reward")
+	f.StringVar(&opts.RewardWeights, "reward-weights", "", "the reward as a weighted sum of components, e.g. outcome=1,rows=0.3,schema=0.2 (implies --components; default outcome=1)")
 	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement on PostgreSQL and DuckDB (on SQLite only with --vm-steps -1)")
 	f.Int64Var(&opts.VMSteps, "vm-steps", 0, "SQLite: deterministic budget in virtual-machine steps that decides timeout, whatever the load (0: the default 1,000,000,000; -1: off, --timeout decides)")
 	f.DurationVar(&opts.SafetyNet, "safety-net", 0, "SQLite with a step budget: wall-clock time after which a statement is stopped as infra_error, never scored (0: the default 300s)")
@@ -185,6 +189,10 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
+	weights, err := verify.ParseWeights(opts.RewardWeights)
+	if err != nil {
+		return err
+	}
 	proto, err := agent.ParseProtocol(opts.Protocol)
 	if err != nil {
 		return usagef("--protocol %q: tools or text", opts.Protocol)
@@ -217,7 +225,8 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	srv, err := serve.New(serve.Config{
 		Tasks: tasks, IncludeHoldout: opts.IncludeHoldout, EvalHoldout: opts.EvalHoldout, DBs: cat, Schema: src,
 		Verify: verify.Config{Mode: mode, Order: order, Rewards: rewards, Variants: opts.DB.Variants, Concurrency: opts.Concurrency,
-			Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps, SafetyNet: opts.SafetyNet}},
+			Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps, SafetyNet: opts.SafetyNet}, Components: opts.Components},
+		RewardWeights: weights,
 		CacheEntries: opts.CacheEntries, CacheBytes: int64(opts.CacheMB) << 20,
 		DBSlots: opts.DBSlots, Queue: opts.Queue, MaxBodyBytes: int64(opts.MaxBodyMB) << 20, MaxItems: opts.MaxItems,
 		ReadTimeout: opts.ReadTimeout, BodyBytes: int64(opts.BodyMB) << 20, ResultBytes: int64(opts.ResultMB) << 20,
