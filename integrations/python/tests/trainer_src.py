@@ -32,3 +32,29 @@ def show(git, commit, path):
 
 def has_commit(git, commit):
     return subprocess.run(["git", "-C", git, "cat-file", "-e", commit + "^{commit}"], capture_output=True).returncode == 0
+
+
+def cut(source, names):
+    """The source text of the module-level definitions (classes, functions,
+    assignments) named in names, in file order: a trainer's own code,
+    lifted out of a module whose imports cannot be satisfied here."""
+    import ast
+
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    parts = []
+    for node in tree.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            name = node.name
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            name = getattr(target, "id", None)
+        else:
+            continue
+        if name in names:
+            start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+            parts.append("".join(lines[start - 1:node.end_lineno]))
+    missing = set(names) - {n for n in names if any(("def %s(" % n) in p or ("class %s" % n) in p or p.startswith(n) for p in parts)}
+    if missing:
+        raise LookupError("not found in the trainer's source: %s" % ", ".join(sorted(missing)))
+    return "\n\n".join(parts) + "\n"

@@ -19,7 +19,6 @@ Nothing of verl is kept in this repository: it is read from git at test
 time, and the tests skip (naming the variable) when it is absent.
 """
 
-import ast
 import os
 import shutil
 import subprocess
@@ -105,25 +104,6 @@ def _ls(repo, commit, folder):
     return [p for p in out.split() if p.endswith(".py")]
 
 
-def _cut(source, names):
-    """The source text of the module-level definitions named in names."""
-    tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
-    parts = []
-    for node in tree.body:
-        if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
-            name = node.name
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
-            name = getattr(target, "id", None)
-        else:
-            continue
-        if name in names:
-            start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-            parts.append("".join(lines[start - 1:node.end_lineno]))
-    return "\n\n".join(parts) + "\n"
-
-
 def _write(root, path, text):
     full = os.path.join(root, path)
     os.makedirs(os.path.dirname(full), exist_ok=True)
@@ -142,12 +122,12 @@ def build(repo, commit):
     except ImportError:  # tool_parser's patterns are plain re syntax
         _write(root, "regex.py", "from re import *\n")
     ray_utils = _show(repo, commit, "verl/utils/ray_utils.py")
-    _write(root, "verl/utils/ray_utils.py", "import asyncio\n\n" + _cut(ray_utils, {"get_event_loop"}))
+    _write(root, "verl/utils/ray_utils.py", "import asyncio\n\n" + trainer_src.cut(ray_utils, {"get_event_loop"}))
     for path in _ls(repo, commit, "verl/utils/tokenizer"):
         _write(root, path, _show(repo, commit, path))
     tp = "verl/experimental/agent_loop/tool_parser.py"
     _write(root, tp, _show(repo, commit, tp))
-    _write(root, _AGENT_LOOP, _HEADER + "\n\n" + _cut(_show(repo, commit, _AGENT_LOOP), set(_KEEP)))
+    _write(root, _AGENT_LOOP, _HEADER + "\n\n" + trainer_src.cut(_show(repo, commit, _AGENT_LOOP), set(_KEEP)))
     return root
 
 
