@@ -19,7 +19,9 @@ then ends the trajectory with MAX_RESPONSE_LENGTH_EXCEEDED, which
 algorithms/config.py:143-157) keeps out of the loss.
 
 The episodes use the text protocol (<sql> runs a query, <solution>
-submits). A null reward (a broken gold) is 0.0 with info["sqlgym_masked"];
+submits). For SingleTurnWorkflow (single_turn_workflow.py:33-56), which
+steps once, pass env_args {"single_turn": True}: the one reply ends the
+episode, judged as the end of its turns when it did not submit. A null reward (a broken gold) is 0.0 with info["sqlgym_masked"];
 an outage raises. Data: ``sqlgym export --format trl`` rows (their
 ``task_id``) as rLLM tasks.
 """
@@ -53,10 +55,13 @@ __all__ = ["SqlgymRllmEnv"]
 class SqlgymRllmEnv(BaseEnv):
     """One sqlgym episode per task (see the module doc)."""
 
-    def __init__(self, task=None, url=None, protocol="text", **kwargs):
+    def __init__(self, task=None, url=None, protocol="text", single_turn=False, **kwargs):
         self.task = task
         self.client = EpisodeClient(url)
         self.protocol = protocol
+        # SingleTurnWorkflow steps once: the one reply ends the episode
+        # (judged as the end of its turns when it did not submit).
+        self.single_turn = bool(single_turn)
         self.episode_id = None
 
     def reset(self, task=None):
@@ -79,6 +84,8 @@ class SqlgymRllmEnv(BaseEnv):
         if self.episode_id is None:
             raise RuntimeError("sqlgym rLLM env: step before reset")
         res = self.client.step(self.episode_id, {"role": "assistant", "content": text})
+        if not res["done"] and self.single_turn:
+            res = self.client.end(self.episode_id)
         if not res["done"]:
             obs = "\n".join(o.get("content") or "" for o in res["observations"])
             return obs, 0.0, False, {"turn": res.get("turn")}
@@ -103,7 +110,8 @@ class SqlgymRllmEnv(BaseEnv):
     def from_dict(info):
         """rLLM's factory: the task row itself, plus optional url/protocol."""
         info = dict(info or {})
-        return SqlgymRllmEnv(task=info, url=info.pop("url", None), protocol=info.pop("protocol", None) or "text")
+        return SqlgymRllmEnv(task=info, url=info.pop("url", None), protocol=info.pop("protocol", None) or "text",
+                             single_turn=info.pop("single_turn", False))
 
     @staticmethod
     def is_multithread_safe():

@@ -3,7 +3,7 @@
 Read from the frameworks' git history ($SQLGYM_RLLM_GIT, $SQLGYM_AREAL_GIT
 or $SQLGYM_TRAINER_SRC, see trainer_src.py) and run as they are:
 
-- rLLM (rllm-org/rllm, main 9beb6e0f): BaseEnv, whole
+- rLLM (rllm-org/rllm, v0.3.0-pre 09567646 and main 9beb6e0f): BaseEnv, whole
   (rllm/environments/base/base_env.py, no dependencies), which the
   adapter must subclass; the call sequence is MultiTurnWorkflow's
   (rllm/workflows/multi_turn_workflow.py:34-60): env_cls(**env_args),
@@ -36,7 +36,7 @@ TASKS = [
     {"id": "orders", "db": "shop", "question": "How many orders?", "sql": "SELECT count(*) FROM orders", "split": "train"},
 ]
 RLLM = trainer_src.git_dir("SQLGYM_RLLM_GIT", "rllm-org/rllm")
-RLLM_COMMITS = {"main": "9beb6e0f"}
+RLLM_COMMITS = {"v0.3.0-pre": "09567646bfeacfa022c64aa8f97135d7f1e3f824", "main": "9beb6e0f"}
 AREAL = trainer_src.git_dir("SQLGYM_AREAL_GIT", "inclusionAI/AReaL")
 AREAL_COMMITS = {"v1.0.4": "37d6c6400e99a05fa3409d6a067762a44df40d3b", "main": "4aef98d8d"}
 
@@ -111,6 +111,21 @@ class RllmTest(Base):
                 self.assertEqual(open_episodes(self.serve.url), 0)
                 with self.assertRaisesRegex(ValueError, "task_id"):
                     env.reset({"question": "no id"})
+
+    def test_single_turn(self):
+        # SingleTurnWorkflow.run (single_turn_workflow.py:33-56): reset, one step.
+        for name, commit in RLLM_COMMITS.items():
+            with self.subTest(rllm=name):
+                mod = self.load(commit)
+                task = {"task_id": "orders"}
+                for reply, reward, outcome in (("<solution>SELECT count(*) FROM orders</solution>", 1.0, "correct"),
+                                               ("<solution>SELECT 1</solution>", 0.1, "wrong"),
+                                               ("<sql>SELECT count(*) FROM orders</sql>", 0.0, "no_query")):
+                    env = mod.SqlgymRllmEnv(single_turn=True)
+                    steps = self.workflow(env, task, [reply])
+                    self.assertEqual(steps[-1][1:3], (reward, True))
+                    self.assertEqual(steps[-1][3]["sqlgym_outcome"], outcome)
+                self.assertEqual(open_episodes(self.serve.url), 0)
 
 
 def load_wrapper(commit):
