@@ -111,3 +111,22 @@ func deref(p *float64) any {
 	}
 	return *p
 }
+
+// OpenRLHF logs every extra_logs key: each component is one list there.
+func TestComponentsInOpenRLHFExtraLogs(t *testing.T) {
+	_, hs := newTestServer(t, Config{Verify: verify.Config{Components: true}})
+	resp, body := post(t, hs.URL+"/get_reward", OpenRLHFRequest{
+		Query:  []string{"```sql\nSELECT order_id FROM orders ORDER BY order_id LIMIT 3\n```", "```sql\nSELECT 42\n```"},
+		Labels: []string{"top", "top"},
+	})
+	var got OpenRLHFResponse
+	if resp.StatusCode != 200 || json.Unmarshal(body, &got) != nil {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	if rows := got.ExtraLogs["sqlgym_c_rows"]; len(rows) != 2 || rows[0] != 1 || rows[1] != 0 {
+		t.Errorf("sqlgym_c_rows = %v, want [1 0]", rows)
+	}
+	if got.Rewards[0] != 1 || got.Rewards[1] != 0.1 {
+		t.Errorf("rewards %v: the default weights keep the outcome reward", got.Rewards)
+	}
+}

@@ -203,9 +203,14 @@ class AgentLightningTest(Base):
                     self.assertEqual(ev["data"].get("reason"), "sqlgym_masked" if finish == "length" else None)
 
     def test_text_episode(self):
+        for name, commit in AGL_COMMITS.items():
+            with self.subTest(agentlightning=name):
+                self.text_episode(commit)
+
+    def text_episode(self, commit):
         row = {"task_id": "orders", "prompt": []}
-        proc, fake = self.run_rollout(AGL_COMMITS["main"], row, [("<sql>SELECT count(*) FROM orders</sql>", "stop"),
-                                                                 ("<solution>SELECT count(*) FROM orders</solution>", "stop")],
+        proc, fake = self.run_rollout(commit, row, [("<sql>SELECT count(*) FROM orders</sql>", "stop"),
+                                                    ("<solution>SELECT count(*) FROM orders</solution>", "stop")],
                                       {"SQLGYM_PROTOCOL": "text"})
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertEqual(fake.events[0][2]["data"]["value"], 1.0)

@@ -187,6 +187,17 @@ class SlimeTest(unittest.TestCase):
                 self.assertEqual(got, [1.0 if i % 2 else 0.1 for i in range(8)])
                 self.assertEqual(self.requests() - before, 1)
 
+    def test_reward_weights_from_the_environment(self):
+        # SQLGYM_REWARD_WEIGHTS: every shim's batches carry the weights (serve --components).
+        comp = Serve(TASKS, "--components")
+        self.addCleanup(comp.stop)
+        os.environ["SQLGYM_URL"] = comp.url
+        os.environ["SQLGYM_REWARD_WEIGHTS"] = "outcome=1,executes=0.5"
+        m = self.mods["main"]
+        a = args(custom_rm_path="sqlgym_slime.reward")
+        got = [asyncio.run(m.async_rm(a, self.sample(m, r))) for r in (GOLD, WRONG, "```sql\nSELECT nope\n```")]
+        self.assertEqual(got, [1.5, 0.6, 0.0])
+
     def requests(self):
         with urllib.request.urlopen(self.serve.url + "/metrics") as r:
             text = r.read().decode()
