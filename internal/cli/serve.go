@@ -71,6 +71,8 @@ func newServeCmd(io IO) *cobra.Command {
                      -> {"results": [{"reward", "outcome", "sql", "detail"}, ...]}
   POST /get_reward   OpenRLHF's remote reward protocol (--reward.remote_url):
                      label = the export's "label" column (--data.label_key label)
+  POST /slime/reward slime's remote reward model ({"prompt", "response", "label"};
+                     read the reward with --reward-key reward, or ?answer=number)
   GET  /healthz      liveness: 200 once listening
   GET  /readyz       readiness: 200 once databases are open (and, with --warm,
                      golds cached); 503 while starting and from drain on
@@ -90,7 +92,10 @@ POST /verify answers the episode's reward (docs/training.md).
 
 A reward is null for a reply cut off by the token limit (finish_reason
 "length") and for failures that are not the model's (gold_error,
-infra_error): a trainer must drop those samples. Held-out tasks are refused
+infra_error): a trainer must drop those samples. With --components each
+result also carries reward components (rows, cells, cardinality, schema,
+executes, format, length); --reward-weights, or a request's "weights",
+makes the reward their weighted sum (docs/training.md). Held-out tasks are refused
 unless --include-holdout; with --eval-holdout they are scored on requests
 marked "mode": "eval" (validation rows of 'sqlgym export --split holdout',
 which the shims mark), counted apart in /metrics, and still refused on
