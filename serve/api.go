@@ -7,6 +7,9 @@ import (
 // RewardsRequest is the body of POST /v1/rewards.
 type RewardsRequest struct {
 	Items []Item `json:"items"`
+	// Weights, when set, score this request with these reward-component
+	// weights instead of the server's (needs serve --components).
+	Weights map[string]float64 `json:"weights,omitempty"`
 }
 
 // Item is one answer to score. It names a task (TaskID) or brings its
@@ -41,6 +44,9 @@ type Result struct {
 	Detail    string           `json:"detail"`
 	ErrorKind sqlgym.ErrorKind `json:"error_kind,omitempty"`
 	Why       string           `json:"why,omitempty"`
+	// Components are the reward components (serve --components) of an
+	// item the outcome rewards; absent otherwise.
+	Components map[string]float64 `json:"components,omitempty"`
 }
 
 // OpenRLHFRequest is the body OpenRLHF's remote reward client posts to

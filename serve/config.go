@@ -31,6 +31,10 @@ type Config struct {
 	// Verify is how answers are judged (mode, rewards, limits, statements
 	// at once per batch). Its Cache is set by the server.
 	Verify verify.Config
+	// RewardWeights make the reward a weighted sum of the reward
+	// components (verify.Weights); nil or outcome=1 is the outcome reward.
+	// Weights other than that turn Verify.Components on.
+	RewardWeights verify.Weights
 
 	// CacheEntries and CacheBytes bound the cross-request cache of
 	// candidate results.

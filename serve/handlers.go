@@ -76,7 +76,12 @@ func (s *Server) handleRewards(w http.ResponseWriter, r *http.Request) {
 	if !s.checkSize(w, len(req.Items)) {
 		return
 	}
-	res, err := s.score(r.Context(), req.Items)
+	weights, err := s.weightsFor(req.Weights)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	res, err := s.scoreWith(r.Context(), req.Items, weights)
 	if err != nil {
 		s.fail(w, err)
 		return

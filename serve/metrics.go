@@ -110,6 +110,10 @@ type timedEngine struct {
 	h prometheus.Observer
 }
 
+// Unwrap gives the engine timed, whose sqlgym.Describer the schema
+// component of the rewards needs.
+func (e timedEngine) Unwrap() sqlgym.Engine { return e.Engine }
+
 func (e timedEngine) Query(ctx context.Context, sql string, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
 	start := time.Now()
 	rs, err := e.Engine.Query(ctx, sql, lim)

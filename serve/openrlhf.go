@@ -89,6 +89,7 @@ func (s *Server) handleOpenRLHF(w http.ResponseWriter, r *http.Request) {
 			out.ExtraLogs["sqlgym_truncated"][i] = 1
 		}
 	}
+	componentLogs(out.ExtraLogs, res)
 	s.writeJSON(w, http.StatusOK, out)
 }
 

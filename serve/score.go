@@ -25,9 +25,14 @@ func badRequest(format string, args ...any) error {
 // deadline would look like the model's timeout.
 var errDeadline = errors.New("the request's deadline passed before its batch was verified")
 
-// score judges a batch of items: the single path both routes take to the
-// verifier.
+// score judges a batch of items: the single path every route takes to the
+// verifier, with the server's reward weights.
 func (s *Server) score(ctx context.Context, items []Item) ([]Result, error) {
+	return s.scoreWith(ctx, items, s.weights)
+}
+
+// scoreWith is score under the reward weights w (components.go).
+func (s *Server) scoreWith(ctx context.Context, items []Item, w verify.Weights) ([]Result, error) {
 	var (
 		taskAns  []verify.Answer
 		taskIdx  []int
@@ -122,11 +127,13 @@ func (s *Server) score(ctx context.Context, items []Item) ([]Result, error) {
 	for i, r := range out {
 		s.countOutcome(eval[i], r.Outcome)
 	}
+	s.applyWeights(out, eval, w)
 	return out, nil
 }
 
 func toResult(r verify.Result) Result {
-	return Result{Reward: r.Reward, Outcome: r.Outcome, SQL: r.SQL, Detail: r.Detail, ErrorKind: r.ErrorKind, Why: r.Why}
+	return Result{Reward: r.Reward, Outcome: r.Outcome, SQL: r.SQL, Detail: r.Detail, ErrorKind: r.ErrorKind, Why: r.Why,
+		Components: r.Components}
 }
 
 // checkDBName keeps a request's database name a name: --db-dir joins it

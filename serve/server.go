@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/semaphore"
 
@@ -36,6 +37,9 @@ type Server struct {
 	ready    atomic.Bool  // see ready.go
 	notReady atomic.Value // string: why not ready yet
 	sm       *scaleMetrics
+	// weights and components: the reward components (components.go).
+	weights    verify.Weights
+	components *prometheus.HistogramVec
 
 	// The episode API's open episodes and an environment per protocol.
 	eps   *episodes
@@ -68,6 +72,17 @@ func New(cfg Config) (*Server, error) {
 		eps: newEpisodes(cfg.ReplicaID, cfg.EpisodeTTL, cfg.MaxEpisodes), envs: map[agent.Protocol]*agent.Env{}}
 	s.cache = verify.NewResultCache(cfg.CacheEntries, cfg.CacheBytes)
 	s.m = newMetrics(s.cache)
+	if cfg.RewardWeights == nil {
+		cfg.RewardWeights = verify.DefaultWeights()
+	}
+	if err := cfg.RewardWeights.Check(); err != nil {
+		return nil, err
+	}
+	if !cfg.RewardWeights.IsDefault() {
+		cfg.Verify.Components = true
+	}
+	s.cfg, s.weights = cfg, cfg.RewardWeights
+	s.components = newComponentMetrics(s.m.reg)
 	s.registerScaleMetrics()
 	s.dbs = timedDBs{cfg.DBs, s.m}
 	s.results = verify.NewByteBudget(cfg.ResultBytes)
@@ -88,6 +103,7 @@ func New(cfg Config) (*Server, error) {
 	s.mux = http.NewServeMux()
 	s.mux.Handle("POST /v1/rewards", s.instrument("/v1/rewards", s.handleRewards))
 	s.mux.Handle("POST /get_reward", s.instrument("/get_reward", s.handleOpenRLHF))
+	s.mux.Handle("POST /slime/reward", s.instrument("/slime/reward", s.handleSlime))
 	s.mux.Handle("POST /v1/episodes", s.instrument("/v1/episodes", s.handleEpisodeStart))
 	s.mux.Handle("POST /v1/episodes/{id}/step", s.instrument("/v1/episodes/step", s.handleEpisodeStep))
 	s.mux.Handle("DELETE /v1/episodes/{id}", s.instrument("/v1/episodes/delete", s.handleEpisodeDelete))

@@ -73,6 +73,9 @@ type candidate struct {
 	// one goroutine that runs the candidate, read after the batch's
 	// candidates are done.
 	verdicts verdicts
+	// stats compares the rows with each gold of the verifier's mode, for
+	// the reward components (Config.Components).
+	stats map[execKey]rowStats
 }
 
 // verdicts are a candidate's comparisons, one per prepared gold: a
@@ -271,7 +274,7 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 						continue
 					}
 					n := compare.StopAfter(p.mode, gr.rs)
-					if n <= 0 {
+					if n <= 0 || v.cfg.Components {
 						cd.readAll = true
 					} else if n > cd.stopAfter {
 						cd.stopAfter = n
@@ -357,6 +360,9 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 
 	// Judging reads the finished verdicts only, so answers are judged in
 	// parallel too.
+	if v.cfg.Components {
+		v.loadSchemas(ctx, jobs)
+	}
 	v.parallel(len(jobs), func(i int) { v.judge(jobs[i], goldRes, cands) })
 }
 
@@ -434,6 +440,7 @@ func (v *Verifier) digest(cd *candidate, rs *sqlgym.ResultSet, golds map[execKey
 		}
 	}
 	v.classifyRows(cd, rs, golds)
+	v.rowComponents(cd, rs, golds)
 	if v.cfg.Previews > 0 {
 		cd.preview = NewPreview(rs, v.cfg.Previews)
 	}
@@ -537,6 +544,7 @@ func (v *Verifier) judge(j *answerJob, golds map[execKey]goldOut, cands map[exec
 				v.attachPreviews(r, p, golds, cands)
 			}
 			v.attachFailure(r, p, golds, cands)
+			v.attachComponents(r, j, p, golds, cands)
 		}
 		if v.cfg.AllModes {
 			if r.Modes == nil {

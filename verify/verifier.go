@@ -77,6 +77,14 @@ type Config struct {
 	// class (Result.Failure), computed while its rows are held. The
 	// reward server leaves it off: rewards do not need it.
 	Failures bool
+	// Components adds the reward components (components.go) to every
+	// scored result: candidates are then read whole (up to the byte
+	// caps), since partial credit needs every row, not just enough to
+	// tell a mismatch.
+	Components bool
+	// LengthTarget is the reply length in characters under which the
+	// length component is 1 (default DefaultLengthTarget).
+	LengthTarget int
 }
 
 // Answer is one model answer to verify: SQL as it is, or a completion that
@@ -116,6 +124,9 @@ type Result struct {
 	// Failure is the class of a scored answer that was not correct, with
 	// Config.Failures.
 	Failure *failure.Failure `json:"failure,omitempty"`
+	// Components are the reward components (Config.Components) of an
+	// answer the outcome rewards; nil for the ones without a reward.
+	Components Components `json:"components,omitempty"`
 }
 
 // ModeVerdict is one mode's judgement of an answer, for --all-modes.
@@ -137,6 +148,9 @@ type Verifier struct {
 	// golds keeps each gold's outcome when it is the gold's own (rows, its
 	// error, its step budget spent), never an outage or a run cut short.
 	golds memo.Map[execKey, *goldEntry]
+	// schemas holds each database's schema for the schema component
+	// (nil for an engine that cannot describe itself).
+	schemas memo.Map[string, *sqlgym.Schema]
 }
 
 type execKey struct{ url, sql string }
@@ -182,6 +196,9 @@ func New(dbs Databases, tasks []sqlgym.Task, cfg Config) *Verifier {
 	cfg.Limits = cfg.Limits.WithDefaults()
 	if cfg.GoldRuns == nil {
 		cfg.GoldRuns = semaphore.NewWeighted(int64(cfg.Concurrency))
+	}
+	if cfg.LengthTarget <= 0 {
+		cfg.LengthTarget = DefaultLengthTarget
 	}
 	if cfg.Budget == nil {
 		cfg.Budget = NewByteBudget(DefaultBudget(cfg.Concurrency, cfg.Limits.MaxBytes))
@@ -240,6 +257,10 @@ func (v *Verifier) modes() []compare.Mode {
 // results are computed once per task and database variant.
 func (v *Verifier) VerifyBatch(ctx context.Context, answers []Answer) []Result {
 	results := make([]Result, len(answers))
+	var shape []replyShape // the components each reply, not its SQL, decides
+	if v.cfg.Components {
+		shape = make([]replyShape, len(answers))
+	}
 	var (
 		jobs      []*answerJob
 		leads     = make(map[jobKey]*answerJob, len(answers)/4+1)
@@ -260,6 +281,9 @@ func (v *Verifier) VerifyBatch(ctx context.Context, answers []Answer) []Result {
 			r.TaskID = task.ID
 		}
 		sql := a.SQL
+		if v.cfg.Components {
+			shape[i] = v.replyShape(a)
+		}
 		if a.FinishReason == "length" {
 			r.SQL = sql
 			v.finish(r, sqlgym.OutcomeTruncated, "the reply was cut off by the token limit (finish_reason length)")
@@ -297,6 +321,11 @@ func (v *Verifier) VerifyBatch(ctx context.Context, answers []Answer) []Result {
 	vals := make([]float64, 0, 2*len(followers))
 	for _, f := range followers {
 		vals = f.res.share(f.lead.res, vals)
+	}
+	if v.cfg.Components {
+		for i := range results {
+			shape[i].into(&results[i])
+		}
 	}
 	return results
 }
@@ -352,6 +381,9 @@ func clonePtr(p *float64, vals []float64) (*float64, []float64) {
 func (v *Verifier) finish(r *Result, o sqlgym.Outcome, detail string) {
 	r.Outcome, r.Detail = o, detail
 	r.Reward = v.cfg.Rewards.For(o, 0)
+	if v.cfg.Components {
+		r.Components = unrun(r.Reward)
+	}
 	v.finishFailure(r)
 	if v.cfg.AllModes {
 		r.Modes = map[string]ModeVerdict{}

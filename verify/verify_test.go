@@ -46,6 +46,8 @@ func (e countingEngine) Query(ctx context.Context, q string, lim sqlgym.Limits) 
 	return e.Engine.Query(ctx, q, lim)
 }
 
+func (e countingEngine) Unwrap() sqlgym.Engine { return e.Engine }
+
 func (c *countingDBs) EngineURL(ctx context.Context, url string) (sqlgym.Engine, error) {
 	eng, err := c.Catalog.EngineURL(ctx, url)
 	if err != nil {

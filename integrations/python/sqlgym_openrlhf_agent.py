@@ -26,6 +26,17 @@ not parsed tool calls:
   correctness (what --algo.dynamic_filtering_range filters on).
 - A database outage raises instead of returning a reward, so it is never
   learned as a 0.
+- A cut-off episode is masked and closed. OpenRLHF's loop stops without
+  another step when the token budget is spent (agent.py:92-95 at v0.11.0),
+  and a turn the engine cut (finish_reason "length") reaches step() as
+  plain text. AgentExecutor.execute sees both: it hands the instance the
+  engine's finish_reason (a turn cut by the engine is stepped with
+  finish_reason "length", which the server judges truncated), and when the
+  loop ends with the episode still open it ends it on the server the same
+  way. Either way the sample's output carries "truncated": True, which
+  OpenRLHF reads (samples_generator.py:282) for
+  --reward.stop_properly_penalty_coef, reward 0.0 and
+  extra_logs.sqlgym_masked 1, and no episode is left open.
 
 The chat format is SQLGYM_CHAT_FORMAT: chatml (Qwen, default), llama3 or
 gemma. The feedback assumes the engine's output ends with the model's
@@ -39,6 +50,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # OpenRLHF loads this file by path
 
 import asyncio  # noqa: E402
+import contextvars  # noqa: E402
 import json  # noqa: E402
 
 from sqlgym_agent import EpisodeClient  # noqa: E402
@@ -125,6 +137,38 @@ def _tensor(v):
     return torch.tensor(float(v))
 
 
+class _Run:
+    """What AgentExecutor.execute knows about its sample beyond OpenRLHF's
+    loop: the engine's last finish reason, and the episode's end."""
+
+    def __init__(self):
+        self.finish_reason = None
+        self.instance = None
+        self.done = None  # the server's last step result, once the episode ended
+
+
+# execute() runs its sample's whole loop in one task, so the run it sets
+# here is the one the instance it builds sees, though one executor serves
+# every sample concurrently.
+_RUN = contextvars.ContextVar("sqlgym_openrlhf_run", default=None)
+
+
+class _Engine:
+    """OpenRLHF's llm_engine, passed through, noting each generation's
+    finish_reason (vLLM's CompletionOutput) for the run."""
+
+    def __init__(self, engine, run):
+        self._engine, self._run = engine, run
+
+    async def generate(self, *args, **kwargs):
+        out = await self._engine.generate(*args, **kwargs)
+        self._run.finish_reason = getattr(out.outputs[0], "finish_reason", None)
+        return out
+
+    def __getattr__(self, name):
+        return getattr(self._engine, name)
+
+
 class SqlgymAgentInstance(AgentInstanceBase):
     """One sample's sqlgym episode (see the module's docstring)."""
 
@@ -133,6 +177,9 @@ class SqlgymAgentInstance(AgentInstanceBase):
         self.fmt = chat_format(kwargs.get("chat_format"))
         self.episode_id = None
         self.turns = 0
+        self.run = _RUN.get()
+        if self.run is not None:
+            self.run.instance = self
 
     async def reset(self, states, **kwargs):
         task_id, mode = parse_label(states.get("label"))
@@ -147,8 +194,12 @@ class SqlgymAgentInstance(AgentInstanceBase):
 
     async def step(self, states, **kwargs):
         action = states["action_text"]
-        res = await asyncio.to_thread(self.client.step, self.episode_id, {"role": "assistant", "content": action})
+        cut = self.run is not None and self.run.finish_reason == "length"
+        res = await asyncio.to_thread(self.client.step, self.episode_id, {"role": "assistant", "content": action},
+                                      "length" if cut else None)
         self.turns += 1
+        if res["done"] and self.run is not None:
+            self.run.done = res
         if not res["done"]:
             obs = "\n".join(o["content"] for o in res["observations"])
             feedback = self.fmt["after_reply"] + self.fmt["user"].format(obs) + self.fmt["assistant"]
@@ -157,13 +208,35 @@ class SqlgymAgentInstance(AgentInstanceBase):
         if res.get("outcome") == "infra_error":
             # Never a 0: the sample fails, and with it the rollout.
             raise RuntimeError("sqlgym: the database failed during the episode: %s" % res.get("detail", ""))
+        reward, correct, logs = self.verdict(res)
+        return {"rewards": _tensor(reward), "scores": _tensor(correct),
+                "environment_feedback": "", "done": True, "sampling_params": states.get("sampling_params"),
+                "extra_logs": logs}
+
+    def verdict(self, res):
+        """reward (0.0 for a null one), score and extra_logs of an ended episode."""
         reward = res.get("reward")
         correct = 1.0 if res.get("outcome") == "correct" else 0.0
         logs = {"sqlgym_masked": _tensor(1.0 if reward is None else 0.0), "sqlgym_correct": _tensor(correct),
                 "sqlgym_turns": _tensor(self.turns)}
-        return {"rewards": _tensor(0.0 if reward is None else reward), "scores": _tensor(correct),
-                "environment_feedback": "", "done": True, "sampling_params": states.get("sampling_params"),
-                "extra_logs": logs}
+        return (0.0 if reward is None else float(reward)), correct, logs
+
+    async def cut_off(self):
+        """End an episode OpenRLHF's loop left without a last step (its
+        token budget ran out): judged truncated, so it is closed and gets no
+        reward."""
+        res = await asyncio.to_thread(self.client.step, self.episode_id, {"role": "assistant", "content": ""}, "length")
+        if res.get("outcome") == "infra_error":
+            raise RuntimeError("sqlgym: the database failed during the episode: %s" % res.get("detail", ""))
+        return res
+
+    async def abandon(self):
+        """End the episode after an error, without a verdict anyone reads."""
+        if self.episode_id is not None:
+            try:
+                await asyncio.to_thread(self.client.end, self.episode_id)
+            except Exception:  # noqa: BLE001 - the original error matters more
+                pass
 
 
 class AgentExecutor(MultiTurnAgentExecutor):
@@ -172,3 +245,25 @@ class AgentExecutor(MultiTurnAgentExecutor):
 
     def __init__(self):
         super().__init__(SqlgymAgentInstance)
+
+    async def execute(self, prompt, label, sampling_params, max_length, hf_tokenizer, llm_engine, images=None):
+        """OpenRLHF's multi-turn loop (agent.py:34-176), plus what it does not
+        do: a cut-off episode is closed on the server and its output marked
+        truncated, with reward 0.0 and sqlgym_masked 1."""
+        run = _Run()
+        token = _RUN.set(run)
+        try:
+            out = await super().execute(prompt, label, sampling_params, max_length, hf_tokenizer,
+                                        _Engine(llm_engine, run), images)
+            if run.instance is not None and run.instance.episode_id is not None and run.done is None:
+                run.done = await run.instance.cut_off()
+        except BaseException:
+            if run.instance is not None and run.done is None:
+                await run.instance.abandon()
+            raise
+        finally:
+            _RUN.reset(token)
+        if run.done is not None and run.done.get("outcome") == "truncated":
+            reward, correct, logs = run.instance.verdict(run.done)
+            out.update(reward=reward, scores=correct, truncated=True, extra_logs=logs)
+        return out

@@ -6,7 +6,7 @@ Every node gets one actor, pinned to it with Ray's node-affinity scheduling
 soft=False)); the actor runs the sqlgym binary on that node and hands back
 its URL. All servers listen on the same port on loopback by default, so one
 URL, http://127.0.0.1:PORT, is every node's local server: set it once
-(SQLGYM_URL, or OpenRLHF's --remote_rm_url .../get_reward) and each rollout
+(SQLGYM_URL, or OpenRLHF's --reward.remote_url .../get_reward) and each rollout
 worker calls the server of its own node.
 
     import ray, sqlgym_ray

@@ -49,12 +49,15 @@ class SqlgymClient:
     is infra_error. A 400 is the caller's mistake and raises at once.
     """
 
-    def __init__(self, url=None, timeout=300.0, retry_for=None):
+    def __init__(self, url=None, timeout=300.0, retry_for=None, weights=None):
         self.url = (url or os.environ.get("SQLGYM_URL") or DEFAULT_URL).rstrip("/")
         self.timeout = timeout
         if retry_for is None:  # $SQLGYM_RETRY_FOR seconds, default 300
             retry_for = float(os.environ.get("SQLGYM_RETRY_FOR") or 300.0)
         self.retry_for = retry_for
+        # Reward-component weights sent with every batch ({"outcome": 1,
+        # "rows": 0.3}); None leaves the server's (serve --reward-weights).
+        self.weights = weights if weights is not None else parse_weights(os.environ.get("SQLGYM_REWARD_WEIGHTS", ""))
 
     def rewards(self, items):
         """Score items (dicts with task_id and completion or sql, and
@@ -62,8 +65,12 @@ class SqlgymClient:
         if not items:
             return []
 
+        body = {"items": items}
+        if self.weights:
+            body["weights"] = self.weights
+
         def attempt():
-            results = self._post("/v1/rewards", {"items": items})["results"]
+            results = self._post("/v1/rewards", body)["results"]
             if len(results) != len(items):
                 raise SqlgymError("%d results for %d items" % (len(results), len(items)))
             failure = next((r["detail"] for r in results if r["outcome"] == "infra_error"), None)
@@ -112,6 +119,21 @@ class SqlgymClient:
             raise SqlgymError("sqlgym serve answered %d: %s" % (e.code, msg)) from None
         except (urllib.error.URLError, ConnectionError, TimeoutError) as e:
             raise _Retry("cannot reach %s: %s" % (self.url, e), 1.0)
+
+
+def parse_weights(text):
+    """"outcome=1,rows=0.3" as a dict; None for an empty string. The server
+    checks the names (serve --components must be on)."""
+    if not text.strip():
+        return None
+    out = {}
+    for part in text.split(","):
+        name, _, value = part.partition("=")
+        try:
+            out[name.strip()] = float(value)
+        except ValueError:
+            raise SqlgymError("SQLGYM_REWARD_WEIGHTS=%r: write COMPONENT=NUMBER,..." % text) from None
+    return out
 
 
 class _Retry(Exception):

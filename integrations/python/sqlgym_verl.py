@@ -185,6 +185,83 @@ def hermes_tool_calls(text):
     return calls
 
 
+class _Tokens:
+    """A trajectory's token stream, built with whichever tokenization API
+    the installed verl's AgentLoopBase offers.
+
+    verl main (from df9e22433, "Multimodal Continuous Token") removed
+    ``apply_chat_template``, ``system_prompt`` and ``turn_separator``: its
+    base always has a ``continuous_token_builder`` and the ``ct_*`` methods
+    (agent_loop.py:315-405 at 1dda039b9). verl 0.9.0 has both and uses the
+    builder only with ``data.continuous_token.enable`` (agent_loop.py:
+    238-266 at v0.9.0). So the builder, not the version, picks the path:
+    the ``ct_*`` calls mirror tool_agent_loop.py:213, :262-270 and
+    :374-385 on main; the legacy calls are v0.9.0's.
+    """
+
+    def __init__(self, loop, tools):
+        self.loop, self.tools = loop, tools
+        self.continuous = getattr(loop, "continuous_token_builder", None) is not None
+        self.messages, self.runtime, self.mask = [], [], []
+        self.logprobs = None
+        self.prompt_len = 0
+
+    async def start(self, messages):
+        self.messages = list(messages)
+        if self.continuous:
+            self.runtime = list(await self.loop.ct_build_initial_tokens(self.messages, tools=self.tools))
+        else:
+            self.runtime = list(await self.loop.apply_chat_template(self.messages, tools=self.tools))
+        self.prompt_len = len(self.runtime)
+
+    async def assistant(self, ids, logprobs):
+        """Append a generated turn; logprobs is None when not asked for."""
+        if logprobs is not None and self.logprobs is None:
+            self.logprobs = []
+        if self.continuous:
+            merged, self.mask, lp = await self.loop.ct_merge_assistant_token(
+                self.runtime, ids, self.mask, self.logprobs, assistant_logprobs=logprobs)
+            self.runtime = list(merged.token_ids)
+            if lp is not None:
+                self.logprobs = lp
+            return
+        self.runtime += ids
+        self.mask += [1] * len(ids)
+        if logprobs is not None:
+            self.logprobs += logprobs
+
+    async def observations(self, assistant_msg, observations, limit):
+        """Append the server's observations as non-trained tokens; False when
+        they leave no room for another turn (nothing appended then)."""
+        if self.continuous:
+            previous = self.messages + [assistant_msg]
+            updated = previous + list(observations)
+            merged, mask, lp = await self.loop.ct_merge_non_assistant_msg(
+                previous, updated, self.runtime, self.mask, self.logprobs, tools=self.tools)
+            if len(mask) >= limit:
+                return False
+            self.messages, self.runtime, self.mask = updated, list(merged.token_ids), mask
+            if lp is not None:
+                self.logprobs = lp
+            return True
+        obs_ids = self.loop.turn_separator + await self.loop.apply_chat_template(observations, remove_system_prompt=True)
+        if len(self.mask) + len(obs_ids) >= limit:
+            return False
+        self.runtime += obs_ids
+        self.mask += [0] * len(obs_ids)
+        if self.logprobs is not None:
+            self.logprobs += [0.0] * len(obs_ids)
+        return True
+
+    def split(self):
+        """prompt_ids, response_ids, response_mask, response_logprobs: the
+        response is the stream's tail the mask covers (tool_agent_loop.py:
+        176-177 on main), since a merge may re-cut the junction."""
+        n = len(self.mask)
+        cut = len(self.runtime) - n
+        return self.runtime[:cut], self.runtime[cut:], self.mask, self.logprobs
+
+
 @_register(AGENT_NAME)
 class SqlgymAgentLoop(_Base):
     """One sqlgym episode per trajectory, played with verl's rollout server.
@@ -232,21 +309,18 @@ class SqlgymAgentLoop(_Base):
         ep = await asyncio.to_thread(self.client.start, task_id, protocol, mode)
         ep_id, done = ep["episode_id"], None
         try:
-            prompt_ids = await self.apply_chat_template(ep["messages"], tools=ep.get("tools") or None)
-            response_ids, response_mask, logprobs = [], [], []
+            tokens = _Tokens(self, ep.get("tools") or None)
+            await tokens.start(ep["messages"])
             want_logprobs = bool(sampling_params.get("logprobs"))
             request_id = uuid.uuid4().hex
             assistant_turns = observation_turns = 0
             while done is None:
-                room = self.response_length - len(response_mask)
+                room = self.response_length - len(tokens.mask)
                 params = dict(sampling_params, max_tokens=room)
-                out = await self.server_manager.generate(request_id=request_id, prompt_ids=prompt_ids + response_ids,
+                out = await self.server_manager.generate(request_id=request_id, prompt_ids=tokens.runtime,
                                                          sampling_params=params)
                 ids = list(out.token_ids)[:room]
-                response_ids += ids
-                response_mask += [1] * len(ids)
-                if want_logprobs:
-                    logprobs += list(out.log_probs or [0.0] * len(ids))[:len(ids)]
+                await tokens.assistant(ids, list(out.log_probs or [0.0] * len(ids))[:len(ids)] if want_logprobs else None)
                 assistant_turns += 1
                 # verl's engine output has no finish reason (replica.py:46 stop_reason is
                 # completed/aborted): a turn that used all the room without ending in EOS was cut.
@@ -261,16 +335,11 @@ class SqlgymAgentLoop(_Base):
                 if res["done"]:
                     done = res
                     break
-                obs_ids = self.turn_separator + await self.apply_chat_template(res["observations"], remove_system_prompt=True)
-                if len(response_mask) + len(obs_ids) >= self.response_length:
+                if not await tokens.observations(msg, res["observations"], self.response_length):
                     # No room for the observations and another turn: the
                     # trainer's response limit cut the episode.
                     done = await asyncio.to_thread(self.client.step, ep_id, {"role": "assistant", "content": ""}, "length")
                     break
-                response_ids += obs_ids
-                response_mask += [0] * len(obs_ids)
-                if want_logprobs:
-                    logprobs += [0.0] * len(obs_ids)
                 observation_turns += 1
         finally:
             if done is None:  # an error mid-episode: do not leave it open on the server
@@ -278,6 +347,7 @@ class SqlgymAgentLoop(_Base):
                     await asyncio.to_thread(self.client.end, ep_id)
                 except Exception:  # noqa: BLE001 - the original error matters more
                     pass
+        prompt_ids, response_ids, response_mask, logprobs = tokens.split()
         if done.get("outcome") == "infra_error":
             raise SqlgymError("sqlgym episode of task %s met a database outage: %s" % (task_id, done.get("detail", "")))
         masked = done["reward"] is None
@@ -289,7 +359,7 @@ class SqlgymAgentLoop(_Base):
             prompt_ids=prompt_ids,
             response_ids=response_ids[:self.response_length],
             response_mask=response_mask[:self.response_length],
-            response_logprobs=logprobs[:self.response_length] if want_logprobs else None,
+            response_logprobs=logprobs[:self.response_length] if logprobs is not None else None,
             reward_score=0.0 if masked else float(done["reward"]),
             num_turns=assistant_turns + observation_turns + 1,
             metrics={},

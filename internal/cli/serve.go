@@ -24,6 +24,8 @@ type serveOptions struct {
 	Mode           string
 	Order          string
 	Reward         string
+	RewardWeights  string
+	Components     bool
 	Timeout        time.Duration
 	VMSteps        int64
 	SafetyNet      time.Duration
@@ -69,6 +71,8 @@ func newServeCmd(io IO) *cobra.Command {
                      -> {"results": [{"reward", "outcome", "sql", "detail"}, ...]}
   POST /get_reward   OpenRLHF's remote reward protocol (--reward.remote_url):
                      label = the export's "label" column (--data.label_key label)
+  POST /slime/reward slime's remote reward model ({"prompt", "response", "label"};
+                     read the reward with --reward-key reward, or ?answer=number)
   GET  /healthz      liveness: 200 once listening
   GET  /readyz       readiness: 200 once databases are open (and, with --warm,
                      golds cached); 503 while starting and from drain on
@@ -88,7 +92,10 @@ POST /verify answers the episode's reward (docs/training.md).
 
 A reward is null for a reply cut off by the token limit (finish_reason
 "length") and for failures that are not the model's (gold_error,
-infra_error): a trainer must drop those samples. Held-out tasks are refused
+infra_error): a trainer must drop those samples. With --components each
+result also carries reward components (rows, cells, cardinality, schema,
+executes, format, length); --reward-weights, or a request's "weights",
+makes the reward their weighted sum (docs/training.md). Held-out tasks are refused
 unless --include-holdout; with --eval-holdout they are scored on requests
 marked "mode": "eval" (validation rows of 'sqlgym export --split holdout',
 which the shims mark), counted apart in /metrics, and still refused on
@@ -119,6 +126,8 @@ answers 404 naming it. See docs/deploy.md and docs/training.md.`,
 	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+modeNames())
 	f.StringVar(&opts.Order, "order", "", orderUsage)
 	f.StringVar(&opts.Reward, "reward", "", "reward overrides, e.g. correct=1,wrong=0.1,truncated=null")
+	f.BoolVar(&opts.Components, "components", false, "compute the reward components (rows, cells, cardinality, schema, executes, format, length) and return them beside each reward")
+	f.StringVar(&opts.RewardWeights, "reward-weights", "", "the reward as a weighted sum of components, e.g. outcome=1,rows=0.3,schema=0.2 (implies --components; default outcome=1)")
 	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement on PostgreSQL and DuckDB (on SQLite only with --vm-steps -1)")
 	f.Int64Var(&opts.VMSteps, "vm-steps", 0, "SQLite: deterministic budget in virtual-machine steps that decides timeout, whatever the load (0: the default 1,000,000,000; -1: off, --timeout decides)")
 	f.DurationVar(&opts.SafetyNet, "safety-net", 0, "SQLite with a step budget: wall-clock time after which a statement is stopped as infra_error, never scored (0: the default 300s)")
@@ -185,6 +194,10 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
+	weights, err := verify.ParseWeights(opts.RewardWeights)
+	if err != nil {
+		return err
+	}
 	proto, err := agent.ParseProtocol(opts.Protocol)
 	if err != nil {
 		return usagef("--protocol %q: tools or text", opts.Protocol)
@@ -217,7 +230,7 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	srv, err := serve.New(serve.Config{
 		Tasks: tasks, IncludeHoldout: opts.IncludeHoldout, EvalHoldout: opts.EvalHoldout, DBs: cat, Schema: src,
 		Verify: verify.Config{Mode: mode, Order: order, Rewards: rewards, Variants: opts.DB.Variants, Concurrency: opts.Concurrency,
-			Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps, SafetyNet: opts.SafetyNet}},
+			Limits: sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps, SafetyNet: opts.SafetyNet}, Components: opts.Components}, RewardWeights: weights,
 		CacheEntries: opts.CacheEntries, CacheBytes: int64(opts.CacheMB) << 20,
 		DBSlots: opts.DBSlots, Queue: opts.Queue, MaxBodyBytes: int64(opts.MaxBodyMB) << 20, MaxItems: opts.MaxItems,
 		ReadTimeout: opts.ReadTimeout, BodyBytes: int64(opts.BodyMB) << 20, ResultBytes: int64(opts.ResultMB) << 20,

@@ -84,6 +84,18 @@ class RecipeTest(unittest.TestCase):
                 "  --reward.remote_url=http://h/get_reward ${ARGS[@]}\n")
         self.assertEqual(mods["openrlhf"].extract(text), {"--reward.remote_url", "--data.label_key", "--bogus.flag"})
 
+    def test_openrlhf_extract_reads_prose(self):
+        # A flag OpenRLHF removed, named in a sentence or a docstring, is caught;
+        # sqlgym's own hyphenated flags in the same prose are not OpenRLHF's.
+        mods = {m.TRAINER: m for m in trainer_modules()}
+        if "openrlhf" not in mods:
+            self.skipTest("no trainer_keys_openrlhf.py")
+        text = ("One setting (`SQLGYM_URL`, OpenRLHF's\n`--remote_rm_url`) serves the cluster; run\n"
+                "`sqlgym serve --max-turns 4 --eval-holdout` and pass --reward.remote_url.\n")
+        used = mods["openrlhf"].extract(text)
+        self.assertEqual(used, {"--remote_rm_url", "--reward.remote_url"})
+        self.assertEqual(used - set(mods["openrlhf"].KEYS), {"--remote_rm_url"})
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -19,6 +19,8 @@ FILES = [
     "docs/training.md",
     "docs/agent.md",
     "integrations/python/README.md",
+    "docs/deploy.md",
+    "integrations/python/sqlgym_ray.py",
 ]
 
 KEYS = {
@@ -219,13 +221,28 @@ def _script_flags(text):
     return found
 
 
+# In prose an OpenRLHF flag is told from sqlgym's own (--max-turns,
+# --eval-holdout: hyphens only) by its shape: OpenRLHF's flags are dotted
+# from 0.10.2 on, and the ones it removed were snake_case (--remote_rm_url).
+_PROSE_FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9]*(?:[._][a-z0-9]+)+)")
+
+
+def _prose_flags(text):
+    """OpenRLHF-shaped flags named anywhere outside launch blocks (prose,
+    inline code, comments, docstrings), so a renamed flag cannot survive in
+    a sentence."""
+    return set(_PROSE_FLAG.findall(text))
+
+
 def extract(text):
     """The OpenRLHF flags a file uses: in a Markdown file, those of its code
     blocks that launch openrlhf.cli.train_ppo_ray; in a script, those of its
-    launch line."""
+    launch line; and, in the rest, every OpenRLHF-shaped flag of the prose."""
     blocks = _FENCE.findall(text) if "```" in text else [text]
     found = set()
+    rest = text
     for block in blocks:
         if _LAUNCH in block:
             found |= _script_flags(block)
-    return found
+            rest = rest.replace(block, "")
+    return found | _prose_flags(rest)

@@ -1,0 +1,73 @@
+package serve
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sqlgym/sqlgym/verify"
+)
+
+// componentMetrics is the distribution of each reward component over the
+// scored items of training requests: what a trainer's partial credit
+// looks like, beside sqlgym_serve_outcomes_total.
+func newComponentMetrics(reg *prometheus.Registry) *prometheus.HistogramVec {
+	h := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "sqlgym_serve_reward_component",
+		Help:    "Reward components of scored training items (serve --components), by component.",
+		Buckets: prometheus.LinearBuckets(0.1, 0.1, 10),
+	}, []string{"component"})
+	reg.MustRegister(h)
+	return h
+}
+
+// weightsFor is the weights one request scores with: the server's
+// (--reward-weights), or the request's own. A request's weights need the
+// components, which only a server started with them computes.
+func (s *Server) weightsFor(req map[string]float64) (verify.Weights, error) {
+	if req == nil {
+		return s.weights, nil
+	}
+	if !s.cfg.Verify.Components {
+		return nil, badRequest(`this request sets "weights", but the server computes no reward components: start it with --components (or --reward-weights)`)
+	}
+	w := verify.Weights(req)
+	if err := w.Check(); err != nil {
+		return nil, badRequest("weights: %v", err)
+	}
+	return w, nil
+}
+
+// applyWeights turns the outcome reward into the weighted reward of w and
+// logs the components of training items.
+func (s *Server) applyWeights(res []Result, eval []bool, w verify.Weights) {
+	for i := range res {
+		r := &res[i]
+		if r.Components == nil {
+			continue
+		}
+		r.Reward = w.Combine(r.Reward, r.Components)
+		if !eval[i] {
+			for k, x := range r.Components {
+				s.components.WithLabelValues(k).Observe(x)
+			}
+		}
+	}
+}
+
+// componentLogs adds each component as an extra_logs list
+// ("sqlgym_c_rows", ...), 0 for items without components, when any item
+// has them: OpenRLHF logs every extra_logs key.
+func componentLogs(logs map[string][]float64, res []Result) {
+	for _, r := range res {
+		if r.Components == nil {
+			continue
+		}
+		for _, k := range verify.ComponentNames {
+			list := make([]float64, len(res))
+			for i, rr := range res {
+				list[i] = rr.Components[k]
+			}
+			logs["sqlgym_c_"+k] = list
+		}
+		return
+	}
+}
