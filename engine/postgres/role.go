@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -157,23 +158,42 @@ func HardeningSQL() string {
 		"END $$;"
 }
 
-// ReaderRoleHint is the SQL, run once as a superuser, that creates the
-// role sqlgym should connect as: it can log in and read the tables of one
-// schema, nothing more, in a database whose dangerous functions PUBLIC may
-// no longer execute.
-func ReaderRoleHint(database, schema string) string {
+// plainIdent is a name PostgreSQL takes unquoted as itself: the role is
+// written bare when it is one, so the SQL reads as a person would write it.
+var plainIdent = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
+// ReaderRoleSQL is the SQL, run once as a superuser in database, that
+// creates role: it can log in and read the tables of one schema, nothing
+// more, in a database whose dangerous functions PUBLIC may no longer
+// execute. `sqlgym db reader-sql` prints it for psql; ReaderRoleHint wraps
+// it in the refusal a superuser DSN gets.
+func ReaderRoleSQL(database, schema, role, password string) string {
 	db := pgx.Identifier{database}.Sanitize()
 	sc := pgx.Identifier{schema}.Sanitize()
-	return "connect as a role that can only read, created once by a superuser in database " + db + "\n" +
+	r := role
+	if !plainIdent.MatchString(role) {
+		r = pgx.Identifier{role}.Sanitize()
+	}
+	pw := "'" + strings.ReplaceAll(password, "'", "''") + "'"
+	return "CREATE ROLE " + r + " LOGIN PASSWORD " + pw + " CONNECTION LIMIT 16\n" +
+		"  NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS;\n" +
+		"ALTER ROLE " + r + " SET temp_file_limit = '1GB';\n" +
+		"GRANT CONNECT ON DATABASE " + db + " TO " + r + ";\n" +
+		"GRANT USAGE ON SCHEMA " + sc + " TO " + r + ";\n" +
+		"GRANT SELECT ON ALL TABLES IN SCHEMA " + sc + " TO " + r + ";\n" +
+		"-- signals, sleeps, advisory locks, large objects, SQL from text, set_config, pg_notify, dblink:\n" +
+		HardeningSQL() + "\n"
+}
+
+// ReaderRoleHint is the hint a superuser DSN gets: ReaderRoleSQL with a
+// placeholder password, and how to connect afterwards.
+func ReaderRoleHint(database, schema string) string {
+	sql := strings.TrimSuffix(ReaderRoleSQL(database, schema, "sqlgym_reader", "change-me"), "\n")
+	return "connect as a role that can only read, created once by a superuser in database " +
+		pgx.Identifier{database}.Sanitize() + "\n" +
 		"(best a database holding only sqlgym's copy of the data: the REVOKE below applies to every\n" +
-		"non-superuser role of that database):\n" +
-		"  CREATE ROLE sqlgym_reader LOGIN PASSWORD 'change-me' CONNECTION LIMIT 16\n" +
-		"    NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS;\n" +
-		"  ALTER ROLE sqlgym_reader SET temp_file_limit = '1GB';\n" +
-		"  GRANT CONNECT ON DATABASE " + db + " TO sqlgym_reader;\n" +
-		"  GRANT USAGE ON SCHEMA " + sc + " TO sqlgym_reader;\n" +
-		"  GRANT SELECT ON ALL TABLES IN SCHEMA " + sc + " TO sqlgym_reader;\n" +
-		"  -- signals, sleeps, advisory locks, large objects, SQL from text, set_config, pg_notify, dblink:\n" +
-		"  " + strings.ReplaceAll(HardeningSQL(), "\n", "\n  ") + "\n" +
+		"non-superuser role of that database; `sqlgym db reader-sql --database " + database +
+		" --schema " + schema + " | psql ...` runs it):\n" +
+		"  " + strings.ReplaceAll(sql, "\n", "\n  ") + "\n" +
 		"then use user=sqlgym_reader in the DSN (postgres://sqlgym_reader:change-me@HOST:PORT/" + database + ")"
 }

@@ -22,7 +22,7 @@ func newDBCmd(io IO) *cobra.Command {
 		Use:   "db",
 		Short: "Create the built-in databases and show schemas",
 	}
-	cmd.AddCommand(newDBCreateCmd(io), newDBSchemaCmd(io))
+	cmd.AddCommand(newDBCreateCmd(io), newDBSchemaCmd(io), newDBReaderSQLCmd(io))
 	return cmd
 }
 

@@ -79,3 +79,36 @@ func TestPostgresHintsNameTheSchema(t *testing.T) {
 		t.Fatalf("reader with --pg-schema shop: exit %d, stderr:\n%s", code, errOut)
 	}
 }
+
+// `db reader-sql` prints SQL that a superuser can run as it is, and the
+// role it makes is one sqlgym accepts: the path the README's PostgreSQL
+// quickstart takes, in a scratch database.
+func TestDBReaderSQLMakesARoleSqlgymAccepts(t *testing.T) {
+	admin := testenv.Postgres(t)
+	db := testenv.UniqueName("sqlgym_rsql")
+	role := testenv.UniqueName("sqlgym_rr")
+	testenv.PostgresExec(t, admin, "CREATE DATABASE "+db)
+	super := dsnFor(t, admin, "", db)
+	t.Cleanup(func() {
+		testenv.PostgresExec(t, admin, "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)", "DROP ROLE IF EXISTS "+role)
+	})
+	if code, _, errOut := run(t, "db", "create", "shop", "--engine", "postgres", "--dsn", super, "--schema", "shop"); code != ExitOK {
+		t.Fatalf("db create: exit %d: %s", code, errOut)
+	}
+	code, sql, errOut := run(t, "db", "reader-sql", "--database", db, "--schema", "shop", "--role", role, "--password", "it's secret")
+	if code != ExitOK || !strings.Contains(sql, `GRANT SELECT ON ALL TABLES IN SCHEMA "shop" TO `+role+`;`) ||
+		!strings.Contains(sql, "PASSWORD 'it''s secret'") {
+		t.Fatalf("reader-sql: exit %d, stderr %q, SQL:\n%s", code, errOut, sql)
+	}
+	testenv.PostgresExec(t, super, sql)
+
+	tasks := writeFile(t, "tasks.jsonl", `{"id":"n","db":"shop","question":"How many orders?","sql":"SELECT count(*) FROM orders"}`+"\n")
+	preds := writeFile(t, "preds.jsonl", `{"task_id":"n","sql":"SELECT count(*) FROM orders"}`+"\n")
+	code, out, errOut := run(t, "verify", "--tasks", tasks, "--predictions", preds, "--db", "shop="+dsnFor(t, admin, role, db), "--pg-schema", "shop")
+	if code != ExitOK || !strings.Contains(out, "correct") {
+		t.Fatalf("verify as the role reader-sql made: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if code, _, _ := run(t, "db", "reader-sql"); code != ExitUsage {
+		t.Fatalf("reader-sql without --schema: exit %d, want usage error", code)
+	}
+}
