@@ -39,7 +39,9 @@ func TestLocateFindsTheVariantThatFlipped(t *testing.T) {
 		flip("SELECT nme FROM singer"),
 		flip("SELECT name FROM singer ORDER BY age LIMIT 1"),
 	}
-	open := func(ctx context.Context, url string) (sqlgym.Engine, error) { return engine.Open(ctx, url, engine.Options{}) }
+	open := func(ctx context.Context, url string) (sqlgym.Engine, error) {
+		return engine.Open(ctx, url, engine.Options{})
+	}
 	got, err := Locate(ctx, flips, map[string]sqlgym.Task{"t1": task}, open)
 	if err != nil {
 		t.Fatal(err)
