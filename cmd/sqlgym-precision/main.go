@@ -5,10 +5,12 @@
 // ("Precision on real answers") shows the whole procedure.
 //
 //	sqlgym-precision build --corpus DIR --dev ../shared/data/spider_dev/dev.jsonl --out corpus.jsonl
+//	sqlgym-precision locate --flips todo.jsonl --tasks V/tasks.jsonl [--out located.jsonl]
 //	sqlgym-precision report --predictions corpus.jsonl --base R0.jsonl --variants R1.jsonl --generator main@d2bd839 --copy plain [--sample 100 --seed 1] [--unjudged todo.jsonl]
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -16,6 +18,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/engine"
 	"github.com/sqlgym/sqlgym/variants/precision"
 )
 
@@ -32,7 +36,7 @@ func main() {
 	}
 }
 
-var errUsage = errors.New("usage: sqlgym-precision build|report [flags] (-h for the flags)")
+var errUsage = errors.New("usage: sqlgym-precision build|report|locate [flags] (-h for the flags)")
 
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -43,6 +47,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return build(args[1:], stdout, stderr)
 	case "report":
 		return report(args[1:], stdout, stderr)
+	case "locate":
+		return locate(args[1:], stdout, stderr)
 	}
 	return errUsage
 }
@@ -135,4 +141,55 @@ func report(args []string, stdout, stderr io.Writer) error {
 		return enc.Encode(r)
 	}
 	return r.WriteText(stdout)
+}
+
+// locate finds, for each flip to judge, the variant that told it from the
+// gold and both results there: what a judge reads before the schema.
+func locate(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("locate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	flipsPath := fs.String("flips", "", "flips to judge (report --unjudged writes them)")
+	tasksPath := fs.String("tasks", "", "the variants' tasks.jsonl (with db_variants)")
+	out := fs.String("out", "", "write the located flips here as JSONL instead of text on stdout")
+	replace := fs.Bool("replace", false, "overwrite --out if it exists")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if *flipsPath == "" || *tasksPath == "" {
+		return fmt.Errorf("%w: locate needs --flips and --tasks", errUsage)
+	}
+	flips, err := precision.LoadFlips(*flipsPath)
+	if err != nil {
+		return err
+	}
+	list, err := sqlgym.ReadTasks(*tasksPath)
+	if err != nil {
+		return err
+	}
+	tasks := map[string]sqlgym.Task{}
+	for _, t := range list {
+		tasks[t.ID] = t
+	}
+	open := func(ctx context.Context, url string) (sqlgym.Engine, error) {
+		return engine.Open(ctx, url, engine.Options{})
+	}
+	located, err := precision.Locate(context.Background(), flips, tasks, open)
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		return precision.WriteJSONL(*out, located, *replace)
+	}
+	for _, l := range located {
+		fmt.Fprintf(stdout, "=== %s %s %s\nQ: %s\nG: %s\nA: %s\n", l.TaskID, l.System, l.SQLSHA256[:12], l.Question, l.Gold, l.SQL)
+		switch {
+		case l.Variant == "":
+			fmt.Fprintln(stdout, "  matches on every variant here (a limit or an error of the verify run?)")
+		case l.Error != "":
+			fmt.Fprintf(stdout, "  %s: the answer fails: %s\n  gold: %v\n", l.Variant, l.Error, l.GoldRows)
+		default:
+			fmt.Fprintf(stdout, "  %s: %s\n  gold:   %v\n  answer: %v\n", l.Variant, l.Why, l.GoldRows, l.AnswerRows)
+		}
+	}
+	return nil
 }

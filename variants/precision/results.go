@@ -52,3 +52,20 @@ func LoadPredictions(path string) ([]Prediction, error) {
 	})
 	return out, err
 }
+
+// LoadFlips reads flips as report --unjudged writes them.
+func LoadFlips(path string) ([]Flip, error) {
+	var out []Flip
+	_, err := jsonl.ScanFile(path, jsonl.Strict, func(_ int, b []byte) error {
+		var f Flip
+		if err := json.Unmarshal(b, &f); err != nil {
+			return err
+		}
+		if f.TaskID == "" || f.SQLSHA256 != SQLHash(f.SQL) {
+			return fmt.Errorf("not a flip: it needs task_id, sql and that SQL's sql_sha256")
+		}
+		out = append(out, f)
+		return nil
+	})
+	return out, err
+}
