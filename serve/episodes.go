@@ -388,14 +388,15 @@ func (s *Server) underSlot(ctx context.Context, db string, fn func() error) erro
 	return fn()
 }
 
-// acquire takes the database's slot for a step: episodes run SQL, so
-// they queue with reward batches and get 429 past the same queue.
+// acquire admits a step on the database: episodes run SQL, so they count
+// with reward batches and get 429 past the same bound. A step's
+// statements run on the engine's own pool; its submission is judged
+// through the verifier under the step's own share (fair.go).
 func (s *Server) acquire(ctx context.Context, db string) (func(), error) {
-	release, err := s.limit.acquire(ctx, []string{db})
-	if err != nil && !errors.Is(err, errBusy) {
+	if err := ctx.Err(); err != nil {
 		return nil, errDeadline
 	}
-	return release, err
+	return s.limit.acquire([]string{db})
 }
 
 func toWire(msgs []model.Message) []WireMessage {
