@@ -72,6 +72,8 @@ type hostileRun struct {
 	// honest is how many honest requests are sent, one after the other,
 	// while the hostile batch runs.
 	honest int
+	// allow503 accepts a hostile batch with nothing judged by its deadline.
+	allow503 bool
 }
 
 type answer struct {
@@ -143,6 +145,9 @@ func (h hostileRun) run(t *testing.T) (honest []time.Duration, hostile answer) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	hostile = <-done
+	if h.allow503 && hostile.err == nil && hostile.code == http.StatusServiceUnavailable {
+		return honest, hostile
+	}
 	if hostile.err != nil || hostile.code != 200 || len(hostile.res.Results) != len(h.hostile) {
 		t.Fatalf("hostile batch: %d %v %.300s", hostile.code, hostile.err, hostile.body)
 	}
@@ -198,20 +203,33 @@ func TestHonestRequestBesideHostileBatch(t *testing.T) {
 }
 
 // The red team's reproductions: 512 slow answers in one request
-// (r6_*_512.jsonl) on each engine, at the default limits (SQLite's safety
-// net shortened so the run ends), while honest requests come every
-// 100 ms.
+// (r6_*_512.jsonl) on each engine at the default limits (SQLite's safety
+// net shortened so the run ends), while honest requests come one after
+// the other. Every honest request is answered within 2 s. The hostile
+// batch comes back at its deadline with what was judged and the rest
+// unscored; on SQLite its statements (one heavy function call per row)
+// notice neither the safety net nor the deadline for a long while, until
+// the cost model charges those functions (issue 25, item 2), so there it
+// may come back with nothing judged: a 503.
 func TestHonestRequestBesideRedTeam512(t *testing.T) {
-	testenv.Slow(t, "512 hostile answers per engine, about 30 s each")
+	testenv.Slow(t, "512 hostile answers per engine, 20 to 40 s each")
 	dir := testenv.SharedData(t)
-	for _, c := range []struct{ eng, file string }{
-		{"sqlite", "r6_sqlite_512.jsonl"}, {"duckdb", "r6_duckdb_512.jsonl"}, {"postgres", "r6_postgres_512.jsonl"},
+	for _, c := range []struct {
+		eng, file string
+		lim       sqlgym.Limits
+	}{
+		{"sqlite", "r6_sqlite_512.jsonl", sqlgym.Limits{SafetyNet: 3 * time.Second}},
+		{"duckdb", "r6_duckdb_512.jsonl", sqlgym.Limits{}},
+		{"postgres", "r6_postgres_512.jsonl", sqlgym.Limits{}},
 	} {
 		t.Run(c.eng, func(t *testing.T) {
 			items := readItems(t, testenv.CopyFile(t, filepath.Join(dir, "..", "redteam", c.file)))
-			run := hostileRun{eng: c.eng, hostile: items, deadline: 20 * time.Second, honest: 20,
-				limits: sqlgym.Limits{SafetyNet: 3 * time.Second}}
+			run := hostileRun{eng: c.eng, hostile: items, deadline: 20 * time.Second, honest: 20, limits: c.lim, allow503: c.eng == "sqlite"}
 			honest, hostile := run.run(t)
+			if hostile.code == http.StatusServiceUnavailable {
+				t.Logf("%s: honest %v; hostile 503 (nothing judged) in %v", c.eng, honest, hostile.took)
+				return
+			}
 			n := map[sqlgym.Outcome]int{}
 			for _, r := range hostile.res.Results {
 				n[r.Outcome]++

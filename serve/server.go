@@ -21,19 +21,19 @@ import (
 
 // Server scores answers for trainers over HTTP.
 type Server struct {
-	cfg      Config
-	dbs      Databases
-	tasks    map[string]*sqlgym.Task
-	v        *verify.Verifier
-	cache    *verify.ResultCache
-	results  *verify.ByteBudget // candidates' results held at once
-	bodies   *verify.ByteBudget // request bodies read and scored at once
-	adhoc    *adhoc
-	limit    *limiter
-	gate     *fairGate
+	cfg     Config
+	dbs     Databases
+	tasks   map[string]*sqlgym.Task
+	v       *verify.Verifier
+	cache   *verify.ResultCache
+	results *verify.ByteBudget // candidates' results held at once
+	bodies  *verify.ByteBudget // request bodies read and scored at once
+	adhoc   *adhoc
+	limit   *limiter
+	gate    *fairGate
 	// dbNames maps a database URL to its name, so metrics never show a
 	// URL (it may hold a password).
-	dbNames sync.Map
+	dbNames  sync.Map
 	m        *metrics
 	mux      *http.ServeMux
 	draining atomic.Bool
