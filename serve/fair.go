@@ -71,8 +71,27 @@ func flowOf(ctx context.Context) *flow {
 	return newFlow()
 }
 
+// heldKey marks a context whose caller holds a slot on a database URL
+// (hold).
+type heldKey struct{}
+
+// hold takes a slot on url for a step that runs several statements one
+// after the other (an episode's turn): the statements it runs under the
+// returned context use this slot instead of asking for another, which
+// could wait on the step itself.
+func (g *fairGate) hold(ctx context.Context, url string) (context.Context, func(), error) {
+	leave, err := g.Enter(ctx, url)
+	if err != nil {
+		return nil, nil, err
+	}
+	return context.WithValue(ctx, heldKey{}, url), leave, nil
+}
+
 // Enter waits for a slot on url's database under ctx's request.
 func (g *fairGate) Enter(ctx context.Context, url string) (func(), error) {
+	if held, _ := ctx.Value(heldKey{}).(string); held == url {
+		return func() {}, nil
+	}
 	f := flowOf(ctx)
 	leave := func() { g.leave(f, url) }
 	g.mu.Lock()

@@ -122,3 +122,22 @@ func TestFairGateCancelledWait(t *testing.T) {
 	leave()
 	enter(t, g, withFlow(context.Background()), "db")()
 }
+
+// A step holding a slot runs its own statements on it: with one slot per
+// database, asking again would wait for ever on the step itself.
+func TestFairGateHoldServesTheStepsStatements(t *testing.T) {
+	g := newFairGate(1, 1, func(string, int) {})
+	ctx, leave, err := g.hold(context.Background(), "db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	enter(t, g, ctx, "db")() // at once, on the held slot
+	if running, _ := g.stats(); running != 1 {
+		t.Fatalf("%d statements counted running, want the step's one", running)
+	}
+	other := waitFor(t, g, withFlow(context.Background()), "db")
+	leave()
+	if !granted(other) {
+		t.Fatal("the slot was not given back when the step ended")
+	}
+}
