@@ -391,6 +391,7 @@ func (s *Server) underSlot(ctx context.Context, db string, fn func(ctx context.C
 	if err != nil {
 		return err
 	}
+	s.dbNames.Store(url, db)
 	hctx, leave, err := s.gate.hold(ctx, url)
 	if err != nil {
 		return errDeadline
