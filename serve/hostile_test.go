@@ -184,9 +184,9 @@ func outcomes(t *testing.T, res []Result) map[sqlgym.Outcome]int {
 	return n
 }
 
-// The fast version: on each engine, 48 answers that each run until a
+// The fast version: on each engine, 32 answers that each run until a
 // 300 ms limit (or SQLite's step budget of 1e8 steps, longer), three at a
-// time, need at least 4.8 s; the request's deadline is 3 s. A one-answer
+// time, need at least 3.2 s; the request's deadline is 2 s. A one-answer
 // request sent meanwhile is answered at once with its reward, and the
 // hostile batch comes back at its deadline with the answers judged by
 // then and the rest unscored. Its first answer is the gold's own text,
@@ -196,10 +196,10 @@ func TestHonestRequestBesideHostileBatch(t *testing.T) {
 	for _, eng := range []string{"sqlite", "duckdb", "postgres"} {
 		t.Run(eng, func(t *testing.T) {
 			items := []Item{{TaskID: "t", SQL: str("SELECT count(*) FROM orders")}}
-			for i := 0; i < 48; i++ {
+			for i := 0; i < 32; i++ {
 				items = append(items, Item{TaskID: "t", SQL: str(slowSQL(eng, i))})
 			}
-			run := hostileRun{eng: eng, hostile: items, deadline: 3 * time.Second, honest: 2,
+			run := hostileRun{eng: eng, hostile: items, deadline: 2 * time.Second, honest: 2,
 				limits: sqlgym.Limits{Timeout: 300 * time.Millisecond, VMSteps: 100_000_000}}
 			honest, hostile := run.run(t)
 			if r := hostile.res.Results[0]; r.Outcome != sqlgym.OutcomeCorrect || r.Reward == nil || *r.Reward != 1 {
