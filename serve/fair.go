@@ -19,9 +19,9 @@ import (
 //     request that holds none, which therefore starts at once instead of
 //     waiting for a slow statement to end.
 //
-// Running statements are never stopped for another request, so what a
-// verdict depends on (the statement's own limits) is the same under any
-// load; the gate only decides when a statement starts.
+// Running statements are never stopped for another request: the gate
+// decides when a statement starts, never how it is judged (its own
+// limits do, as without the gate).
 type fairGate struct {
 	perDB   int // statements at once on one database
 	total   int // statements at once in the process (the result byte budget's room)
