@@ -40,8 +40,10 @@ type Config struct {
 	// candidate results.
 	CacheEntries int
 	CacheBytes   int64
-	// DBSlots is how many batches verify at once on one database; Queue
-	// how many more may wait for a slot before requests get 429.
+	// DBSlots is how many statements run at once on one database, shared
+	// by the requests being scored a statement at a time (fair.go): no
+	// default is more than the engines' own pools hold. DBSlots + Queue
+	// requests may be in service on one database; past that, 429.
 	DBSlots int
 	Queue   int
 	// MaxBodyBytes and MaxItems bound one request (413 past them).
@@ -64,7 +66,8 @@ type Config struct {
 	// (verify.DefaultBudget).
 	ResultBytes int64
 	// Deadline bounds one request from arrival to answer, waiting
-	// included; past it the request gets 503.
+	// included; past it the answers judged are sent and the rest are
+	// unscored (reward null), or 503 when none was judged.
 	Deadline time.Duration
 	// RetryAfter is what 429 and 503 answers tell the client to wait.
 	RetryAfter time.Duration
@@ -99,7 +102,6 @@ type Config struct {
 const (
 	DefaultCacheEntries = 200_000
 	DefaultCacheBytes   = 256 << 20
-	DefaultDBSlots      = 2
 	DefaultQueue        = 64
 	DefaultMaxBodyBytes = 32 << 20
 	DefaultMaxItems     = 8192
@@ -112,6 +114,12 @@ const (
 	DefaultEpisodeTTL   = 10 * time.Minute
 	DefaultMaxEpisodes  = 4096
 )
+
+// DefaultDBSlots is the statements at once per database: as many as the
+// smallest engine pool holds by default (SQLite and PostgreSQL 2 x CPUs,
+// DuckDB max(4, CPUs)), so a statement the server admits never waits in
+// an engine behind another request's.
+var DefaultDBSlots = min(2*runtime.GOMAXPROCS(0), max(4, runtime.GOMAXPROCS(0)))
 
 func (c Config) withDefaults() Config {
 	if c.CacheEntries <= 0 {

@@ -261,7 +261,7 @@ func (s *Server) openEpisode(ctx context.Context, taskID string, p agent.Protoco
 		return "", nil, nil, errEpisodesFull
 	}
 	var ep *agent.Episode
-	err = s.underSlot(ctx, t.DB, func() error {
+	err = s.underSlot(ctx, t.DB, func(ctx context.Context) error {
 		var err error
 		ep, err = env.Start(ctx, t, 0)
 		return err
@@ -327,7 +327,7 @@ func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
 // deadline is not the model's doing.
 func (s *Server) step(ctx context.Context, ep *agent.Episode, reply agent.Reply) (agent.StepResult, error) {
 	var res agent.StepResult
-	err := s.underSlot(ctx, ep.Task().DB, func() error {
+	err := s.underSlot(ctx, ep.Task().DB, func(ctx context.Context) error {
 		var err error
 		res, err = ep.Step(ctx, reply)
 		return err
@@ -355,11 +355,11 @@ func (s *Server) handleEpisodeDelete(w http.ResponseWriter, r *http.Request) {
 	var res *verify.Result
 	// Dropped only once the slot is held: a delete turned away (429,
 	// deadline) leaves the episode for the trainer's retry.
-	err := s.underSlot(r.Context(), ep.Task().DB, func() error {
+	err := s.underSlot(r.Context(), ep.Task().DB, func(ctx context.Context) error {
 		if !s.eps.drop(id) {
 			return errEpisodeGone
 		}
-		res = ep.Stop(r.Context())
+		res = ep.Stop(ctx)
 		return nil
 	})
 	if errors.Is(err, errEpisodeGone) {
@@ -376,26 +376,28 @@ func (s *Server) handleEpisodeDelete(w http.ResponseWriter, r *http.Request) {
 		Reward: res.Reward, Outcome: res.Outcome, SQL: res.SQL, Detail: res.Detail, Stats: &st})
 }
 
-// underSlot runs fn holding the database's slot and gives the slot back
-// however fn ends, a panic included: a slot kept by one failed step would
-// turn every later request for the database into a 503.
-func (s *Server) underSlot(ctx context.Context, db string, fn func() error) error {
-	release, err := s.acquire(ctx, db)
+// underSlot runs fn holding a statement slot of the database (fair.go)
+// and gives it back however fn ends, a panic included: a slot kept by one
+// failed step would turn every later request for the database away. The
+// statements fn runs under its ctx, on the engine or through the
+// verifier, use that one slot.
+func (s *Server) underSlot(ctx context.Context, db string, fn func(ctx context.Context) error) error {
+	release, err := s.limit.acquire([]string{db})
 	if err != nil {
 		return err
 	}
 	defer release()
-	return fn()
-}
-
-// acquire takes the database's slot for a step: episodes run SQL, so
-// they queue with reward batches and get 429 past the same queue.
-func (s *Server) acquire(ctx context.Context, db string) (func(), error) {
-	release, err := s.limit.acquire(ctx, []string{db})
-	if err != nil && !errors.Is(err, errBusy) {
-		return nil, errDeadline
+	url, err := s.dbs.Resolve(db)
+	if err != nil {
+		return err
 	}
-	return release, err
+	s.dbNames.Store(url, db)
+	hctx, leave, err := s.gate.hold(ctx, url)
+	if err != nil {
+		return errDeadline
+	}
+	defer leave()
+	return fn(hctx)
 }
 
 func toWire(msgs []model.Message) []WireMessage {

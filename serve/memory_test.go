@@ -114,7 +114,11 @@ func TestReadTimeoutDoesNotCutScoring(t *testing.T) {
 	tasks := []sqlgym.Task{{ID: "n", DB: "shop", SQL: "SELECT 50000", Split: sqlgym.SplitTrain}}
 	s, hs := newTestServer(t, Config{Tasks: tasks, ReadTimeout: readTimeout, DBSlots: 1, Deadline: time.Minute,
 		Verify: verify.Config{Limits: sqlgym.Limits{Timeout: time.Minute}}})
-	release, err := s.limit.acquire(context.Background(), []string{"shop"})
+	shop, err := s.dbs.Resolve("shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, err := s.gate.Enter(withFlow(context.Background()), shop)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,10 +137,9 @@ func TestReadTimeoutDoesNotCutScoring(t *testing.T) {
 		done <- answer{resp.StatusCode, string(out), nil}
 	}()
 	eventually(t, func() bool {
-		s.limit.mu.Lock()
-		defer s.limit.mu.Unlock()
-		return s.limit.dbs["shop"] != nil && s.limit.dbs["shop"].waiting == 1
-	}, "the request waits for the database")
+		_, waiting := s.gate.stats()
+		return waiting == 1
+	}, "the request's statement waits for the database's slot")
 	time.Sleep(5 * readTimeout)
 	release()
 	a := <-done

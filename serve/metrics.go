@@ -59,7 +59,7 @@ func newMetrics(cache *verify.ResultCache) *metrics {
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 18),
 		}, []string{"dialect"}),
 		queue: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "sqlgym_serve_queue_depth", Help: "Batches waiting for a slot on a database.",
+			Name: "sqlgym_serve_queue_depth", Help: "Statements waiting for their turn on a database (requests share its slots statement by statement).",
 		}, []string{"db"}),
 		inflight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "sqlgym_serve_inflight_requests", Help: "Scoring requests being served.",

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -143,17 +144,17 @@ func (s *Server) verifyEpisode(w http.ResponseWriter, r *http.Request, body map[
 	var res *verify.Result
 	// The episode is dropped only once the slot is held: a verify turned
 	// away (429, deadline) leaves it for NeMo-Gym's retry.
-	err := s.underSlot(r.Context(), ep.Task().DB, func() error {
+	err := s.underSlot(r.Context(), ep.Task().DB, func(ctx context.Context) error {
 		if !s.eps.drop(id) {
 			return errEpisodeGone
 		}
 		if resp.cut() {
-			if sr, err := ep.Step(r.Context(), agent.Reply{Content: resp.text(), FinishReason: model.FinishLength}); err == nil {
+			if sr, err := ep.Step(ctx, agent.Reply{Content: resp.text(), FinishReason: model.FinishLength}); err == nil {
 				res = sr.Result
 				return nil
 			}
 		}
-		res = ep.Stop(r.Context())
+		res = ep.Stop(ctx)
 		return nil
 	})
 	if errors.Is(err, errEpisodeGone) {

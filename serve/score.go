@@ -20,10 +20,11 @@ func badRequest(format string, args ...any) error {
 	return &requestError{fmt.Sprintf(format, args...)}
 }
 
-// errDeadline means the request's deadline passed before every item was
-// judged: its results are not sent, since a statement cut short by the
-// deadline would look like the model's timeout.
-var errDeadline = errors.New("the request's deadline passed before its batch was verified")
+// errDeadline means the request's deadline passed before any item was
+// judged. A batch with some judged answers is sent instead, the rest
+// marked unscored (toResult): a statement cut short by the deadline is
+// never reported as the model's timeout.
+var errDeadline = errors.New("the request's deadline passed before any answer of its batch was judged: retry after the Retry-After seconds, or send smaller batches")
 
 // score judges a batch of items: the single path every route takes to the
 // verifier, with the server's reward weights.
@@ -98,16 +99,18 @@ func (s *Server) scoreWith(ctx context.Context, items []Item, w verify.Weights) 
 	names := make([]string, 0, len(dbs))
 	for n := range dbs {
 		names = append(names, n)
-	}
-	release, err := s.limit.acquire(ctx, names)
-	if err != nil {
-		if errors.Is(err, errBusy) {
-			return nil, err
+		if u, err := s.dbs.Resolve(n); err == nil {
+			s.dbNames.Store(u, n)
 		}
-		return nil, errDeadline
+	}
+	release, err := s.limit.acquire(names)
+	if err != nil {
+		return nil, err
 	}
 	defer release()
 
+	// The request's own share of the databases (fair.go).
+	ctx = withFlow(ctx)
 	start := time.Now()
 	out := make([]Result, len(items))
 	if len(taskAns) > 0 {
@@ -121,7 +124,7 @@ func (s *Server) scoreWith(ctx context.Context, items []Item, w verify.Weights) 
 		}
 	}
 	s.m.verifyTime.Observe(time.Since(start).Seconds())
-	if ctx.Err() != nil {
+	if ctx.Err() != nil && !s.partial(out) {
 		return nil, errDeadline
 	}
 	for i, r := range out {
@@ -132,8 +135,30 @@ func (s *Server) scoreWith(ctx context.Context, items []Item, w verify.Weights) 
 }
 
 func toResult(r verify.Result) Result {
-	return Result{Reward: r.Reward, Outcome: r.Outcome, SQL: r.SQL, Detail: r.Detail, ErrorKind: r.ErrorKind, Why: r.Why,
+	res := Result{Reward: r.Reward, Outcome: r.Outcome, SQL: r.SQL, Detail: r.Detail, ErrorKind: r.ErrorKind, Why: r.Why,
 		Components: r.Components}
+	if r.Abandoned {
+		res.Reward, res.Outcome, res.ErrorKind, res.Why, res.Components = nil, OutcomeUnscored, "", "", nil
+		res.Detail = "unscored: the request's deadline (serve --deadline) passed before this answer was judged; no reward: send it again in a later batch"
+	}
+	return res
+}
+
+// OutcomeUnscored is an answer of a request whose deadline passed before
+// it was judged: reward null, like any outcome nobody may learn from.
+// Only the reward server gives it; the verifier calls it infra_error.
+const OutcomeUnscored sqlgym.Outcome = "unscored"
+
+// partial reports whether a batch cut by its deadline has anything to
+// send: some answer judged. A batch with none is a 503, which the client
+// retries as a whole.
+func (s *Server) partial(out []Result) bool {
+	for _, r := range out {
+		if r.Outcome != OutcomeUnscored {
+			return true
+		}
+	}
+	return false
 }
 
 // checkDBName keeps a request's database name a name: --db-dir joins it

@@ -22,15 +22,19 @@ import (
 
 // Server scores answers for trainers over HTTP.
 type Server struct {
-	cfg      Config
-	dbs      Databases
-	tasks    map[string]*sqlgym.Task
-	v        *verify.Verifier
-	cache    *verify.ResultCache
-	results  *verify.ByteBudget // candidates' results held at once
-	bodies   *verify.ByteBudget // request bodies read and scored at once
-	adhoc    *adhoc
-	limit    *limiter
+	cfg     Config
+	dbs     Databases
+	tasks   map[string]*sqlgym.Task
+	v       *verify.Verifier
+	cache   *verify.ResultCache
+	results *verify.ByteBudget // candidates' results held at once
+	bodies  *verify.ByteBudget // request bodies read and scored at once
+	adhoc   *adhoc
+	limit   *limiter
+	gate    *fairGate
+	// dbNames maps a database URL to its name, so metrics never show a
+	// URL (it may hold a password).
+	dbNames  sync.Map
 	m        *metrics
 	mux      *http.ServeMux
 	draining atomic.Bool
@@ -93,12 +97,20 @@ func New(cfg Config) (*Server, error) {
 	// One bound on detached gold runs for the whole process, shared with
 	// the ad-hoc verifiers, which are replaced as their golds pile up.
 	vc.GoldRuns = semaphore.NewWeighted(int64(max(vc.Concurrency, 2*runtime.GOMAXPROCS(0))))
+	// The gate's process-wide share is what the result budget holds at
+	// the statements' byte cap: a statement it admits never waits for
+	// bytes behind another request's.
+	capBytes := vc.Limits.WithDefaults().MaxBytes
+	s.gate = newFairGate(cfg.DBSlots, int(max(cfg.ResultBytes/capBytes, 1)), func(url string, d int) {
+		s.m.queue.WithLabelValues(s.dbName(url)).Add(float64(d))
+	})
+	vc.Gate = s.gate
 	s.v = verify.New(s.dbs, cfg.Tasks, vc)
 	for i := range cfg.Tasks {
 		s.tasks[cfg.Tasks[i].ID] = &cfg.Tasks[i]
 	}
 	s.adhoc = newAdhoc(s.dbs, vc, cfg.AdhocGolds)
-	s.limit = newLimiter(cfg.DBSlots, cfg.Queue, func(db string, d int) { s.m.queue.WithLabelValues(db).Add(float64(d)) })
+	s.limit = newLimiter(cfg.DBSlots + cfg.Queue)
 
 	s.mux = http.NewServeMux()
 	s.mux.Handle("POST /v1/rewards", s.instrument("/v1/rewards", s.handleRewards))
@@ -117,6 +129,15 @@ func New(cfg Config) (*Server, error) {
 	s.mux.HandleFunc("GET /readyz", s.handleReady)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{}))
 	return s, nil
+}
+
+// dbName is the name of a database URL for metrics ("other" for a URL no
+// request named, such as a test-suite variant).
+func (s *Server) dbName(url string) string {
+	if n, ok := s.dbNames.Load(url); ok {
+		return n.(string)
+	}
+	return "other"
 }
 
 // Handler is the server's routes.

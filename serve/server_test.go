@@ -242,58 +242,67 @@ func TestOpenRLHFProtocol(t *testing.T) {
 	}
 }
 
-// With every slot on a database taken, a batch waits in the queue; past
-// the queue it gets 429 with Retry-After; past its deadline, 503.
+// Past DBSlots + Queue requests in service on a database a request gets
+// 429 with Retry-After at once; a request whose deadline passes with
+// nothing judged gets 503, one with some answers judged gets them and the
+// rest unscored (reward null).
 func TestBackpressure(t *testing.T) {
-	s, hs := newTestServer(t, Config{DBSlots: 1, Queue: 1, Deadline: 300 * time.Millisecond, RetryAfter: 2 * time.Second})
-	// Open the database and run the golds first, so the last request's
-	// 300 ms measure queueing, not opening SQLite (slow under -race).
+	s, hs := newTestServer(t, Config{DBSlots: 1, Queue: -1, Deadline: 300 * time.Millisecond, RetryAfter: 2 * time.Second})
+	// Open the database and run the golds first, so the 300 ms measure
+	// waiting, not opening SQLite (slow under -race).
 	if _, err := s.Warm(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	release, err := s.limit.acquire(context.Background(), []string{"shop"})
+	item := RewardsRequest{Items: []Item{{TaskID: "orders", SQL: str("SELECT 1")}}}
+	release, err := s.limit.acquire([]string{"shop"})
 	if err != nil {
 		t.Fatal(err)
-	}
-	item := RewardsRequest{Items: []Item{{TaskID: "orders", SQL: str("SELECT 1")}}}
-	waiting := make(chan int)
-	go func() {
-		resp, _, err := tryPost(hs.URL+"/v1/rewards", item)
-		if err != nil {
-			t.Error(err)
-			waiting <- 0
-			return
-		}
-		waiting <- resp.StatusCode
-	}()
-	// Wait until that request sits in the queue.
-	for i := 0; ; i++ {
-		s.limit.mu.Lock()
-		n := s.limit.dbs["shop"].waiting
-		s.limit.mu.Unlock()
-		if n == 1 {
-			break
-		}
-		if i > 2000 {
-			t.Fatal("the first request never queued")
-		}
-		time.Sleep(time.Millisecond)
 	}
 	resp, body := post(t, hs.URL+"/v1/rewards", item)
 	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "2" {
 		t.Fatalf("queue full: %d Retry-After %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
-	if code := <-waiting; code != 503 {
-		t.Fatalf("a queued request past its deadline: %d, want 503", code)
-	}
 	release()
+
+	// Another request holds the database's one statement slot.
+	shop, err := s.dbs.Resolve("shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	leave, err := s.gate.Enter(withFlow(context.Background()), shop)
+	if err != nil {
+		t.Fatal(err)
+	}
 	resp, body = post(t, hs.URL+"/v1/rewards", item)
-	if resp.StatusCode != 200 {
+	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "2" || !strings.Contains(string(body), "before any answer") {
+		t.Fatalf("nothing judged by the deadline: %d %s, want 503", resp.StatusCode, body)
+	}
+	// The gold's own text is judged on the gold's result, which needs no
+	// slot; the other answer must run.
+	two := RewardsRequest{Items: []Item{{TaskID: "orders", SQL: str("SELECT count(*) FROM orders")}, {TaskID: "orders", SQL: str("SELECT 2")}}}
+	resp, body = post(t, hs.URL+"/v1/rewards", two)
+	var got RewardsResponse
+	if err := json.Unmarshal(body, &got); resp.StatusCode != 200 || err != nil || len(got.Results) != 2 {
+		t.Fatalf("partly judged by the deadline: %d %s, want 200 with 2 results", resp.StatusCode, body)
+	}
+	if r := got.Results[0]; r.Outcome != sqlgym.OutcomeCorrect || r.Reward == nil || *r.Reward != 1 {
+		t.Errorf("judged answer: %+v, want correct with reward 1", r)
+	}
+	if r := got.Results[1]; r.Outcome != OutcomeUnscored || r.Reward != nil || !strings.Contains(r.Detail, "deadline") {
+		t.Errorf("answer not judged in time: %+v, want unscored with a null reward", r)
+	}
+	if !strings.Contains(string(body), `"reward":null,"outcome":"unscored"`) {
+		t.Errorf("wire shape: %s", body)
+	}
+	leave()
+	resp, body = post(t, hs.URL+"/v1/rewards", two)
+	if resp.StatusCode != 200 || strings.Contains(string(body), "unscored") {
 		t.Fatalf("after release: %d %s", resp.StatusCode, body)
 	}
 	_, metrics := get(t, hs.URL+"/metrics")
 	for _, want := range []string{`sqlgym_serve_rejected_total{reason="busy"} 1`, `sqlgym_serve_rejected_total{reason="deadline"} 1`,
-		`sqlgym_serve_requests_total{code="429",route="/v1/rewards"} 1`, `sqlgym_serve_queue_depth{db="shop"} 0`} {
+		`sqlgym_serve_requests_total{code="429",route="/v1/rewards"} 1`, `sqlgym_serve_outcomes_total{outcome="unscored"} 1`,
+		`sqlgym_serve_queue_depth{db="shop"} 0`} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("metrics lack %q", want)
 		}
@@ -384,10 +393,19 @@ func TestGracefulShutdownDrains(t *testing.T) {
 	go func() { served <- s.Serve(ctx, ln, 10*time.Second) }()
 	url := "http://" + ln.Addr().String()
 
-	release, _ := s.limit.acquire(context.Background(), []string{"shop"})
+	// Another request holds the database's one statement slot, so this
+	// one waits for it (not the gold's text, which would need no slot).
+	shop, err := s.dbs.Resolve("shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, err := s.gate.Enter(withFlow(context.Background()), shop)
+	if err != nil {
+		t.Fatal(err)
+	}
 	inflight := make(chan string)
 	go func() {
-		resp, body, err := tryPost(url+"/v1/rewards", RewardsRequest{Items: []Item{{TaskID: "orders", SQL: str("SELECT count(*) FROM orders")}}})
+		resp, body, err := tryPost(url+"/v1/rewards", RewardsRequest{Items: []Item{{TaskID: "orders", SQL: str("SELECT count(*) FROM orders WHERE 1")}}})
 		if err != nil {
 			inflight <- err.Error()
 			return
@@ -395,10 +413,7 @@ func TestGracefulShutdownDrains(t *testing.T) {
 		inflight <- resp.Status + " " + string(body)
 	}()
 	for i := 0; ; i++ {
-		s.limit.mu.Lock()
-		n := s.limit.dbs["shop"].waiting
-		s.limit.mu.Unlock()
-		if n == 1 {
+		if _, waiting := s.gate.stats(); waiting == 1 {
 			break
 		}
 		if i > 2000 {

@@ -16,7 +16,7 @@ func TestUnderSlotReturnsTheSlotOnEveryPath(t *testing.T) {
 	const db = "shop"
 	panicking := func() (recovered any) {
 		defer func() { recovered = recover() }()
-		_ = s.underSlot(context.Background(), db, func() error { panic("engine crashed") })
+		_ = s.underSlot(context.Background(), db, func(context.Context) error { panic("engine crashed") })
 		return nil
 	}
 	for i := 0; i < 3; i++ {
@@ -24,7 +24,7 @@ func TestUnderSlotReturnsTheSlotOnEveryPath(t *testing.T) {
 			t.Fatalf("round %d: the panic did not reach the caller", i)
 		}
 		failing := errors.New("step failed")
-		if err := s.underSlot(context.Background(), db, func() error { return failing }); !errors.Is(err, failing) {
+		if err := s.underSlot(context.Background(), db, func(context.Context) error { return failing }); !errors.Is(err, failing) {
 			t.Fatalf("round %d: err = %v, want the step's own", i, err)
 		}
 	}
@@ -32,7 +32,7 @@ func TestUnderSlotReturnsTheSlotOnEveryPath(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	ran := false
-	if err := s.underSlot(ctx, db, func() error { ran = true; return nil }); err != nil || !ran {
+	if err := s.underSlot(ctx, db, func(context.Context) error { ran = true; return nil }); err != nil || !ran {
 		t.Fatalf("slot not given back: err = %v, ran = %v", err, ran)
 	}
 }

@@ -392,6 +392,14 @@ func (v *Verifier) runCandidate(ctx context.Context, cd *candidate, golds map[ex
 	if !cd.readAll {
 		lim.StopAfter = cd.stopAfter
 	}
+	if g := v.cfg.Gate; g != nil {
+		leave, err := g.Enter(ctx, cd.key.url)
+		if err != nil {
+			cd.err, cd.cause = err, causeAbandoned
+			return
+		}
+		defer leave()
+	}
 	taken, err := v.budget.Acquire(ctx, lim.MaxBytes)
 	if err != nil {
 		cd.err, cd.cause = err, causeAbandoned
@@ -540,6 +548,7 @@ func (v *Verifier) judge(j *answerJob, golds map[execKey]goldOut, cands map[exec
 		mv, detail, kind := v.judgeMode(j.task, p, golds, cands)
 		if i == 0 {
 			r.Outcome, r.Reward, r.Why, r.Score, r.Detail, r.ErrorKind = mv.Outcome, mv.Reward, mv.Why, mv.Score, detail, kind
+			r.Abandoned = mv.abandoned
 			if v.cfg.Previews > 0 && mv.Outcome != sqlgym.OutcomeCorrect {
 				v.attachPreviews(r, p, golds, cands)
 			}
@@ -657,6 +666,7 @@ func failVerdict(err error, c cause, verdict func(sqlgym.Outcome, float64) ModeV
 func (v *Verifier) notJudged(err error, c cause, what string) (ModeVerdict, string, sqlgym.ErrorKind) {
 	mv := ModeVerdict{Outcome: sqlgym.OutcomeInfraError, Reward: v.cfg.Rewards.For(sqlgym.OutcomeInfraError, 0)}
 	if c == causeAbandoned {
+		mv.abandoned = true
 		return mv, what + "not judged: the caller stopped waiting (deadline or cancellation) before the statement finished: " + err.Error(), ""
 	}
 	return mv, fmt.Sprintf("%sinfrastructure failure, not scored (tried %d times): %v", what, v.cfg.InfraRetries+1, err), ""

@@ -73,6 +73,10 @@ type Config struct {
 	// candidate's and the gold's results on answers that ran but were not
 	// correct, so a run folder can show them without the database.
 	Previews int
+	// Gate, when set, admits each candidate statement to its database
+	// before it takes its bytes and runs: the reward server's fair share
+	// of each database's slots among requests. nil admits at once.
+	Gate Gate
 	// Failures gives every scored answer that is not correct its failure
 	// class (Result.Failure), computed while its rows are held. The
 	// reward server leaves it off: rewards do not need it.
@@ -127,6 +131,17 @@ type Result struct {
 	// Components are the reward components (Config.Components) of an
 	// answer the outcome rewards; nil for the ones without a reward.
 	Components Components `json:"components,omitempty"`
+	// Abandoned marks an infra_error that only says the caller stopped
+	// waiting (its deadline or cancellation) before the answer was
+	// judged: the reward server reports such answers as unscored.
+	Abandoned bool `json:"-"`
+}
+
+// Gate admits statements to a database (Config.Gate). Enter waits for
+// the database's turn under ctx and returns the function that gives the
+// turn back; an error means ctx ended first.
+type Gate interface {
+	Enter(ctx context.Context, url string) (leave func(), err error)
 }
 
 // ModeVerdict is one mode's judgement of an answer, for --all-modes.
@@ -135,6 +150,8 @@ type ModeVerdict struct {
 	Reward  *float64       `json:"reward"`
 	Why     string         `json:"why,omitempty"`
 	Score   *float64       `json:"score,omitempty"`
+	// abandoned: see Result.Abandoned.
+	abandoned bool
 }
 
 // Verifier judges answers against tasks. It caches gold results for its

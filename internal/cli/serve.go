@@ -102,8 +102,13 @@ which the shims mark), counted apart in /metrics, and still refused on
 training requests.
 
 Candidate results are cached across requests (LRU, --cache-entries and
---cache-mb); each database verifies at most --db-slots batches at once with
-at most --queue more waiting, and answers 429 with Retry-After past that.
+--cache-mb). Requests share each database statement by statement: at most
+--db-slots statements run on it at once, a freed slot goes to the request
+holding the fewest, and one is kept for a request holding none, so a large
+or slow batch never makes a small request wait for all of it. Past
+--db-slots + --queue requests on one database: 429 with Retry-After. Past
+its --deadline a request gets the answers judged so far and the rest as
+"unscored" (reward null), or 503 when none was judged.
 Memory is bounded per request (--max-body-mb, --max-items, --read-timeout)
 and per process (--body-mb of bodies, --result-mb of results at once).
 SIGTERM or Ctrl-C turns /readyz to 503, keeps serving for --unready-delay,
@@ -137,14 +142,14 @@ answers 404 naming it. See docs/deploy.md and docs/training.md.`,
 	f.BoolVar(&opts.EvalHoldout, "eval-holdout", false, `score held-out tasks on evaluation requests ("mode": "eval") only, counted apart`)
 	f.IntVar(&opts.CacheEntries, "cache-entries", serve.DefaultCacheEntries, "candidate results kept across requests")
 	f.IntVar(&opts.CacheMB, "cache-mb", serve.DefaultCacheBytes>>20, "megabytes (estimated) of candidate results kept across requests")
-	f.IntVar(&opts.DBSlots, "db-slots", serve.DefaultDBSlots, "batches verifying at once per database")
-	f.IntVar(&opts.Queue, "queue", serve.DefaultQueue, "batches waiting per database before 429 (-1: none wait)")
+	f.IntVar(&opts.DBSlots, "db-slots", serve.DefaultDBSlots, "statements at once per database, shared fairly by the requests being scored")
+	f.IntVar(&opts.Queue, "queue", serve.DefaultQueue, "requests in service per database beyond --db-slots before 429 (-1: none)")
 	f.IntVar(&opts.MaxBodyMB, "max-body-mb", serve.DefaultMaxBodyBytes>>20, "largest request body in megabytes (413 past it)")
 	f.IntVar(&opts.MaxItems, "max-items", serve.DefaultMaxItems, "most items in one request (413 past it)")
 	f.DurationVar(&opts.ReadTimeout, "read-timeout", serve.DefaultReadTimeout, "time to receive one request body (408 and the connection closed past it)")
 	f.IntVar(&opts.BodyMB, "body-mb", serve.DefaultBodyBytes>>20, "megabytes of request bodies read and scored at once, whole process (429 past it)")
 	f.IntVar(&opts.ResultMB, "result-mb", 0, "megabytes of candidates' results held at once, whole process; each statement takes its 64 MiB cap while it runs (0: room for 2 x CPUs statements, at least 256)")
-	f.DurationVar(&opts.Deadline, "deadline", serve.DefaultDeadline, "time limit per request, queueing included (503 past it)")
+	f.DurationVar(&opts.Deadline, "deadline", serve.DefaultDeadline, "time limit per request, waiting included: past it the answers judged are sent, the rest unscored (503 if none)")
 	f.DurationVar(&opts.RetryAfter, "retry-after", serve.DefaultRetryAfter, "Retry-After sent with 429 and 503")
 	f.DurationVar(&opts.Drain, "drain", 60*time.Second, "on shutdown, how long requests in flight may take to finish")
 	f.StringVar(&opts.ReplicaID, "replica-id", "", "prefix of this replica's episode ids, for load-balancer affinity: a DNS label (default: the host name's first label, e.g. the pod name, else a random id)")

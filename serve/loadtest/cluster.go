@@ -111,7 +111,7 @@ func RunCluster(ctx context.Context, cfg ClusterConfig) (*ClusterReport, error) 
 
 	// The reference: one server in this process scores every batch and
 	// every episode submission first; the cluster must give the same.
-	stopRef, refAddr, err := startServer(ctx, Config{}, all)
+	stopRef, refAddr, err := startServer(ctx, serve.Config{}, nil, all)
 	if err != nil {
 		return nil, fmt.Errorf("reference server: %w", err)
 	}

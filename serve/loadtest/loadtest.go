@@ -132,7 +132,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	url := "http://" + cfg.Addr
 	if cfg.Addr == "" {
-		stop, addr, err := startServer(ctx, cfg, all)
+		stop, addr, err := startServer(ctx, cfg.Server, nil, all)
 		if err != nil {
 			return nil, err
 		}
@@ -265,17 +265,18 @@ func soak(ctx context.Context, cfg Config, cl *http.Client, url string, next fun
 	return s, nil
 }
 
-func startServer(ctx context.Context, cfg Config, tasks []sqlgym.Task) (stop func(), addr string, err error) {
+// startServer starts sc in this process on 127.0.0.1 over tasks, with the
+// built-in shop and refs (NAME=URL) as its databases.
+func startServer(ctx context.Context, sc serve.Config, refs []string, tasks []sqlgym.Task) (stop func(), addr string, err error) {
 	dir, err := os.MkdirTemp("", "sqlgym-bench-")
 	if err != nil {
 		return nil, "", err
 	}
-	cat, err := catalog.New(catalog.Config{CacheDir: dir})
+	cat, err := catalog.New(catalog.Config{CacheDir: dir, Refs: refs})
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, "", err
 	}
-	sc := cfg.Server
 	sc.DBs, sc.Tasks = cat, tasks
 	srv, err := serve.New(sc)
 	if err != nil {
@@ -303,7 +304,17 @@ func startServer(ctx context.Context, cfg Config, tasks []sqlgym.Task) (stop fun
 	}, ln.Addr().String(), nil
 }
 
-func send(ctx context.Context, cl *http.Client, url string, items []serve.Item) (time.Duration, []serve.Result, error) {
+// statusError is an answer other than 200.
+type statusError struct {
+	code int
+	body string
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("status %d: %s", e.code, e.body) }
+
+// post sends one request and returns its results, whatever their
+// outcomes.
+func post(ctx context.Context, cl *http.Client, url string, items []serve.Item) (time.Duration, []serve.Result, error) {
 	body, _ := json.Marshal(serve.RewardsRequest{Items: items})
 	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/v1/rewards", bytes.NewReader(body))
@@ -313,30 +324,40 @@ func send(ctx context.Context, cl *http.Client, url string, items []serve.Item) 
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := cl.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return time.Since(start), nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	d := time.Since(start)
 	if err != nil {
-		return 0, nil, err
+		return d, nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return 0, nil, fmt.Errorf("status %d: %s", resp.StatusCode, b)
+		return d, nil, &statusError{resp.StatusCode, string(b)}
 	}
 	var out serve.RewardsResponse
 	if err := json.Unmarshal(b, &out); err != nil {
-		return 0, nil, err
+		return d, nil, err
 	}
 	if len(out.Results) != len(items) {
-		return 0, nil, fmt.Errorf("%d results for %d items", len(out.Results), len(items))
-	}
-	for i, r := range out.Results {
-		if r.Outcome == sqlgym.OutcomeInfraError || r.Outcome == sqlgym.OutcomeGoldError {
-			return 0, nil, fmt.Errorf("item %d (%s): %s: %s", i, items[i].TaskID, r.Outcome, r.Detail)
-		}
+		return d, nil, fmt.Errorf("%d results for %d items", len(out.Results), len(items))
 	}
 	return d, out.Results, nil
+}
+
+// send is post for honest batches: an answer the server could not judge
+// fails the test.
+func send(ctx context.Context, cl *http.Client, url string, items []serve.Item) (time.Duration, []serve.Result, error) {
+	d, res, err := post(ctx, cl, url, items)
+	if err != nil {
+		return d, nil, err
+	}
+	for i, r := range res {
+		if r.Outcome == sqlgym.OutcomeInfraError || r.Outcome == sqlgym.OutcomeGoldError || r.Outcome == serve.OutcomeUnscored {
+			return d, nil, fmt.Errorf("item %d (%s): %s: %s", i, items[i].TaskID, r.Outcome, r.Detail)
+		}
+	}
+	return d, res, nil
 }
 
 // scrape reads the unlabelled series of the server's /metrics.
