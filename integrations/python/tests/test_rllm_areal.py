@@ -56,6 +56,8 @@ class Base(unittest.TestCase):
         cls.serve.stop()
 
     def setUp(self):
+        prev = os.environ.get("SQLGYM_URL")
+        self.addCleanup(lambda: os.environ.__setitem__("SQLGYM_URL", prev) if prev is not None else os.environ.pop("SQLGYM_URL", None))
         os.environ["SQLGYM_URL"] = self.serve.url
 
 
@@ -165,6 +167,7 @@ class ArealTest(Base):
         outage = OutageServer()
         self.addCleanup(outage.stop)
         os.environ["SQLGYM_URL"] = outage.url
+        self.addCleanup(os.environ.__setitem__, "SQLGYM_URL", self.serve.url)
         os.environ["SQLGYM_RETRY_FOR"] = "1"
         self.addCleanup(os.environ.pop, "SQLGYM_RETRY_FOR", None)
         with self.assertRaises(Exception) as cm:
