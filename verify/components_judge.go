@@ -17,7 +17,7 @@ type replyShape struct {
 
 // replyShape scores where the answer's SQL was found and its length.
 func (v *Verifier) replyShape(a Answer) replyShape {
-	if a.SQL != "" || a.Completion == "" {
+	if a.SQL != "" {
 		return replyShape{set: true, format: 1, length: lengthScore(len(a.SQL), v.cfg.LengthTarget)}
 	}
 	ex := extract.FromCompletion(a.Completion, "")
