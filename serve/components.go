@@ -71,3 +71,21 @@ func componentLogs(logs map[string][]float64, res []Result) {
 		return
 	}
 }
+
+// nemoComponents adds the reward components to a single-turn /verify
+// answer the way NeMo-Gym's BaseMultiRewardVerifyResponse holds them
+// (nemo_gym/base_resources_server.py:100-113 on main 07d6b0d0): a
+// reward_components mapping with the same keys for every task (0 for an
+// answer without components, which is also sqlgym_masked), and each as a
+// top-level number too, since NeMo-Gym's metrics do not descend into it.
+func (s *Server) nemoComponents(out map[string]any, r Result) {
+	if !s.cfg.Verify.Components {
+		return
+	}
+	m := make(map[string]float64, len(verify.ComponentNames))
+	for _, k := range verify.ComponentNames {
+		m[k] = r.Components[k]
+		out["sqlgym_c_"+k] = r.Components[k]
+	}
+	out["reward_components"] = m
+}

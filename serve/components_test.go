@@ -130,3 +130,27 @@ func TestComponentsInOpenRLHFExtraLogs(t *testing.T) {
 		t.Errorf("rewards %v: the default weights keep the outcome reward", got.Rewards)
 	}
 }
+
+func TestComponentsInNemoGymVerify(t *testing.T) {
+	_, hs := newTestServer(t, Config{Verify: verify.Config{Components: true}})
+	for text, want := range map[string]float64{"```sql\nSELECT count(*) FROM orders\n```": 1, "```sql\nSELECT 42\n```": 0} {
+		resp, raw := post(t, hs.URL+"/verify", verifyBody("orders", text, false))
+		var got map[string]any
+		if resp.StatusCode != 200 || json.Unmarshal(raw, &got) != nil {
+			t.Fatalf("%d %s", resp.StatusCode, raw)
+		}
+		comps, _ := got["reward_components"].(map[string]any)
+		if len(comps) != len(verify.ComponentNames) || comps["rows"] != want || got["sqlgym_c_rows"] != want {
+			t.Errorf("%q: reward_components %v, sqlgym_c_rows %v, want rows %v", text, comps, got["sqlgym_c_rows"], want)
+		}
+	}
+	// Same keys for an answer without a reward (masked): zeros.
+	resp, raw := post(t, hs.URL+"/verify", verifyBody("orders", "```sql\nSELECT", true))
+	var got map[string]any
+	if resp.StatusCode != 200 || json.Unmarshal(raw, &got) != nil {
+		t.Fatalf("%d %s", resp.StatusCode, raw)
+	}
+	if comps, _ := got["reward_components"].(map[string]any); len(comps) != len(verify.ComponentNames) || got["sqlgym_masked"] != 1.0 {
+		t.Errorf("masked answer: %v", got)
+	}
+}

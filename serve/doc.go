@@ -1,6 +1,8 @@
 // Package serve is the reward server RL trainers call: POST /v1/rewards
 // (sqlgym's own batch API), POST /get_reward (OpenRLHF's remote reward
-// protocol), GET /healthz and GET /metrics (Prometheus).
+// protocol), POST /slime/reward (slime's remote reward model), GET /healthz
+// and GET /metrics (Prometheus). Reward components and their weights
+// (components.go) are additive: off, every route answers as before.
 //
 // Every reward comes from package verify's Verifier, the code `sqlgym
 // verify` and `sqlgym eval` score with; serve adds only what a long-lived

@@ -124,6 +124,7 @@ func (s *Server) handleVerify(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := nemoVerifyAnswer(body, rr.Reward, rr.Outcome, rr.SQL, rr.Detail)
+	s.nemoComponents(out, rr)
 	s.writeJSON(w, http.StatusOK, out)
 }
 

@@ -179,33 +179,37 @@ type rowStats struct {
 	predCells, goldCells int
 }
 
-// compareRows counts the matches of pred's rows and cells in gold's.
-func compareRows(pred, gold *sqlgym.ResultSet) rowStats {
-	st := rowStats{predRows: len(pred.Rows), goldRows: len(gold.Rows)}
-	rows := map[string]int{}
-	cells := map[string]int{}
+// multiset is a result's rows and cells as comparison keys with their
+// counts: made once per gold (goldEntry keeps it), once per candidate.
+type multiset struct {
+	rows, cells map[string]int
+	nRows       int
+	nCells      int
+}
+
+func newMultiset(rs *sqlgym.ResultSet) *multiset {
+	m := &multiset{rows: make(map[string]int, len(rs.Rows)), cells: map[string]int{}, nRows: len(rs.Rows)}
 	var key []string
-	for _, row := range gold.Rows {
+	for _, row := range rs.Rows {
 		key = rowKey(row, key[:0])
-		rows[strings.Join(key, "\x00")]++
+		m.rows[strings.Join(key, "\x00")]++
 		for _, c := range key {
-			cells[c]++
+			m.cells[c]++
 		}
-		st.goldCells += len(row)
+		m.nCells += len(row)
 	}
-	for _, row := range pred.Rows {
-		key = rowKey(row, key[:0])
-		if k := strings.Join(key, "\x00"); rows[k] > 0 {
-			rows[k]--
-			st.rowHits++
-		}
-		for _, c := range key {
-			if cells[c] > 0 {
-				cells[c]--
-				st.cellHits++
-			}
-		}
-		st.predCells += len(row)
+	return m
+}
+
+// compareRows counts the matches of pred's rows and cells in gold's: for
+// each key, the smaller of its two counts.
+func compareRows(pred, gold *multiset) rowStats {
+	st := rowStats{predRows: pred.nRows, goldRows: gold.nRows, predCells: pred.nCells, goldCells: gold.nCells}
+	for k, n := range pred.rows {
+		st.rowHits += min(n, gold.rows[k])
+	}
+	for k, n := range pred.cells {
+		st.cellHits += min(n, gold.cells[k])
 	}
 	return st
 }

@@ -52,7 +52,7 @@ func TestCompareRowsPartialCredit(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := Components{}
-		compareRows(c.pred, gold).into(got)
+		compareRows(newMultiset(c.pred), newMultiset(gold)).into(got)
 		for k, want := range c.want {
 			if !near(got[k], want) {
 				t.Errorf("%s: %s = %g, want %g (all: %v)", c.name, k, got[k], want, got)
@@ -61,13 +61,13 @@ func TestCompareRowsPartialCredit(t *testing.T) {
 	}
 	// Two empty results agree entirely.
 	got := Components{}
-	compareRows(rows(), rows()).into(got)
+	compareRows(newMultiset(rows()), newMultiset(rows())).into(got)
 	if got[CompRows] != 1 || got[CompCardinality] != 1 || got[CompCells] != 1 {
 		t.Errorf("empty vs empty: %v, want 1s", got)
 	}
 	// NULL matches NULL, not the text NULL.
 	got = Components{}
-	compareRows(rows([]sqlgym.Value{sqlgym.Text("NULL")}), rows([]sqlgym.Value{sqlgym.Null()})).into(got)
+	compareRows(newMultiset(rows([]sqlgym.Value{sqlgym.Text("NULL")})), newMultiset(rows([]sqlgym.Value{sqlgym.Null()}))).into(got)
 	if got[CompCells] != 0 {
 		t.Errorf("text NULL matched a NULL: %v", got)
 	}

@@ -17,7 +17,7 @@ type replyShape struct {
 
 // replyShape scores where the answer's SQL was found and its length.
 func (v *Verifier) replyShape(a Answer) replyShape {
-	if a.SQL != "" || a.Completion == "" {
+	if a.SQL != "" {
 		return replyShape{set: true, format: 1, length: lengthScore(len(a.SQL), v.cfg.LengthTarget)}
 	}
 	ex := extract.FromCompletion(a.Completion, "")
@@ -55,6 +55,7 @@ func (v *Verifier) rowComponents(cd *candidate, rs *sqlgym.ResultSet, golds map[
 	if !v.cfg.Components {
 		return
 	}
+	var pred *multiset
 	for _, u := range cd.uses {
 		if u.mode != v.cfg.Mode {
 			continue
@@ -71,7 +72,10 @@ func (v *Verifier) rowComponents(cd *candidate, rs *sqlgym.ResultSet, golds map[
 			if cd.stats == nil {
 				cd.stats = map[execKey]rowStats{}
 			}
-			cd.stats[k] = compareRows(rs, gr.rs)
+			if pred == nil {
+				pred = newMultiset(rs)
+			}
+			cd.stats[k] = compareRows(pred, goldMultiset(gr))
 		}
 	}
 }
@@ -130,8 +134,8 @@ func (v *Verifier) attachComponents(r *Result, j *answerJob, p modePlan, golds m
 		}
 	}
 	if s, err, ok := v.schemas.Peek(check.url); ok && err == nil && s != nil && len(check.golds) > 0 {
-		pred, gold := link.Parse(j.sql, s), link.Parse(check.golds[0], s)
-		c[CompSchema] = jaccard(append(pred.Tables, pred.Columns...), append(gold.Tables, gold.Columns...))
+		pred := link.Parse(j.sql, s)
+		c[CompSchema] = jaccard(append(pred.Tables, pred.Columns...), v.goldNames(execKey{check.url, check.golds[0]}, s))
 	}
 	r.Components = c
 }
@@ -150,4 +154,30 @@ func describer(eng sqlgym.Engine) (sqlgym.Describer, bool) {
 		eng = u.Unwrap()
 	}
 	return nil, false
+}
+
+// goldMultiset is a gold result's multiset, made once and kept with the
+// cached gold (an uncached gold, ad hoc, makes its own each time).
+func goldMultiset(gr goldOut) *multiset {
+	if gr.ge == nil {
+		return newMultiset(gr.rs)
+	}
+	gr.ge.mu.Lock()
+	defer gr.ge.mu.Unlock()
+	if gr.ge.multiset == nil {
+		gr.ge.multiset = newMultiset(gr.rs)
+	}
+	return gr.ge.multiset
+}
+
+// goldNames are the tables and columns a gold reads, parsed once per gold:
+// every answer to its task compares with them.
+func (v *Verifier) goldNames(k execKey, s *sqlgym.Schema) []string {
+	if names, ok := v.goldUsed.Load(k); ok {
+		return names.([]string)
+	}
+	u := link.Parse(k.sql, s)
+	names := append(append([]string{}, u.Tables...), u.Columns...)
+	v.goldUsed.Store(k, names)
+	return names
 }

@@ -168,6 +168,9 @@ type Verifier struct {
 	// schemas holds each database's schema for the schema component
 	// (nil for an engine that cannot describe itself).
 	schemas memo.Map[string, *sqlgym.Schema]
+	// goldUsed holds the tables and columns each gold reads ([]string by
+	// execKey), for the schema component.
+	goldUsed sync.Map
 }
 
 type execKey struct{ url, sql string }
@@ -179,6 +182,9 @@ type goldEntry struct {
 
 	mu       sync.Mutex
 	prepared map[prepKey]*compare.Gold
+	// multiset is the gold's rows as the reward components compare them
+	// (Config.Components), made on first use.
+	multiset *multiset
 	// textKey is the gold's text as the result cache keys it
 	// (sqltext.Key), made once: every batch looks answers up by it.
 	textKey string

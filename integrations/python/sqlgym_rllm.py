@@ -15,8 +15,10 @@ action; so reset ends an episode still open before it opens the next, and
 close() ends the last. A reply rLLM's engine cut at its token limit is
 stepped before the workflow sees finish_reason "length" (:47-50); rLLM
 then ends the trajectory with MAX_RESPONSE_LENGTH_EXCEEDED, which
-``rllm.algorithm...mask_max_response_length_exceeded`` (trainer/
-algorithms/config.py:143-157) keeps out of the loss.
+``rllm.compact_filtering.enable=True
+rllm.compact_filtering.mask_max_response_length_exceeded=True`` keeps out
+of the loss (rllm/trainer/algorithms/config.py:110-157,
+trainer/config/agent_ppo_trainer.yaml:53).
 
 The episodes use the text protocol (<sql> runs a query, <solution>
 submits). For SingleTurnWorkflow (single_turn_workflow.py:33-56), which

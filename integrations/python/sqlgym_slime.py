@@ -39,7 +39,7 @@ or {"task_id", "mode": "eval"} on held-out rows (a JSON object or its
 text). A database outage is never a reward: the client retries for
 SQLGYM_RETRY_FOR seconds (300), then raises, and the rollout fails.
 SQLGYM_REWARD_WEIGHTS ("outcome=1,rows=0.3") scores with reward
-components (serve --components).
+components (when the server computes them; see docs/training.md).
 """
 
 import asyncio

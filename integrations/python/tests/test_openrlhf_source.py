@@ -140,6 +140,8 @@ class OpenRLHFSourceTest(unittest.TestCase):
         shutil.rmtree(cls.root, ignore_errors=True)
 
     def setUp(self):
+        prev = os.environ.get("SQLGYM_URL")
+        self.addCleanup(lambda: os.environ.__setitem__("SQLGYM_URL", prev) if prev is not None else os.environ.pop("SQLGYM_URL", None))
         os.environ["SQLGYM_URL"] = self.serve.url
         self.assertTrue(issubclass(self.module.AgentExecutor, self.agent.AgentExecutorBase))
         self.assertTrue(issubclass(self.module.SqlgymAgentInstance, self.agent.AgentInstanceBase))

@@ -56,6 +56,8 @@ class Base(unittest.TestCase):
         cls.serve.stop()
 
     def setUp(self):
+        prev = os.environ.get("SQLGYM_URL")
+        self.addCleanup(lambda: os.environ.__setitem__("SQLGYM_URL", prev) if prev is not None else os.environ.pop("SQLGYM_URL", None))
         os.environ["SQLGYM_URL"] = self.serve.url
 
 
@@ -165,6 +167,7 @@ class ArealTest(Base):
         outage = OutageServer()
         self.addCleanup(outage.stop)
         os.environ["SQLGYM_URL"] = outage.url
+        self.addCleanup(os.environ.__setitem__, "SQLGYM_URL", self.serve.url)
         os.environ["SQLGYM_RETRY_FOR"] = "1"
         self.addCleanup(os.environ.pop, "SQLGYM_RETRY_FOR", None)
         with self.assertRaises(Exception) as cm:
@@ -174,3 +177,38 @@ class ArealTest(Base):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ArealAgentTest(Base):
+    """sqlgym_areal.SqlgymAgent as AReaL's OpenAI-proxy workflow runs an
+    agent (areal/experimental/openai/proxy/workflow.py, v1.0.4 and main
+    4aef98d8d): run must be a coroutine function (:107); inline mode awaits
+    run(data, base_url=proxy, http_client=..., api_key=session key)
+    (:122-130); subprocess mode sets OPENAI_BASE_URL/OPENAI_API_KEY and runs
+    asyncio.run(agent.run(data)) (:62-69); a float result is the last
+    completion's reward (:240). The proxy (AReaL's OpenAI-compatible
+    server) is a stand-in that answers scripted replies."""
+
+    def test_inline_and_subprocess_modes(self):
+        import sqlgym_areal
+        from test_roll_agentlightning import FakeAgentLightning
+
+        agent = sqlgym_areal.SqlgymAgent(max_turns=4, temperature=1.0)
+        self.assertTrue(asyncio.iscoroutinefunction(agent.run))
+        data = {"task_id": "orders", "messages": [{"role": "user", "content": "ignored"}]}
+        turns = [("<sql>SELECT count(*) FROM orders</sql>", "stop"), ("<solution>SELECT count(*) FROM orders</solution>", "stop")]
+        proxy = FakeAgentLightning(list(turns))
+        self.addCleanup(proxy.stop)
+        reward = asyncio.run(agent.run(data, base_url=proxy.url, http_client=None, api_key="session"))
+        self.assertIsInstance(reward, float)
+        self.assertEqual(reward, 1.0)
+        self.assertEqual(proxy.requests[0]["temperature"], 1.0)
+        self.assertIn("<observation>", proxy.requests[1]["messages"][-1]["content"])
+        # Subprocess mode: the address in the environment; a turn cut by max_tokens ends it truncated.
+        proxy2 = FakeAgentLightning([("<solution>SELECT count(*) FROM ord", "length")])
+        self.addCleanup(proxy2.stop)
+        os.environ["OPENAI_BASE_URL"], os.environ["OPENAI_API_KEY"] = proxy2.url, "k"
+        self.addCleanup(os.environ.pop, "OPENAI_BASE_URL", None)
+        self.addCleanup(os.environ.pop, "OPENAI_API_KEY", None)
+        self.assertEqual(asyncio.run(agent.run(data)), 0.0)
+        self.assertEqual(open_episodes(self.serve.url), 0)

@@ -64,6 +64,8 @@ class Base(unittest.TestCase):
         cls.serve.stop()
 
     def setUp(self):
+        prev = os.environ.get("SQLGYM_URL")
+        self.addCleanup(lambda: os.environ.__setitem__("SQLGYM_URL", prev) if prev is not None else os.environ.pop("SQLGYM_URL", None))
         os.environ["SQLGYM_URL"] = self.serve.url
 
 

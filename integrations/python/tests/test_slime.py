@@ -136,6 +136,8 @@ class SlimeTest(unittest.TestCase):
         cls.serve.stop()
 
     def setUp(self):
+        prev = os.environ.get("SQLGYM_URL")
+        self.addCleanup(lambda: os.environ.__setitem__("SQLGYM_URL", prev) if prev is not None else os.environ.pop("SQLGYM_URL", None))
         os.environ["SQLGYM_URL"] = self.serve.url
         os.environ.pop("SQLGYM_REWARD_WEIGHTS", None)
 
@@ -193,6 +195,8 @@ class SlimeTest(unittest.TestCase):
         self.addCleanup(comp.stop)
         os.environ["SQLGYM_URL"] = comp.url
         os.environ["SQLGYM_REWARD_WEIGHTS"] = "outcome=1,executes=0.5"
+        self.addCleanup(os.environ.pop, "SQLGYM_REWARD_WEIGHTS", None)
+        self.addCleanup(os.environ.__setitem__, "SQLGYM_URL", self.serve.url)
         m = self.mods["main"]
         a = args(custom_rm_path="sqlgym_slime.reward")
         got = [asyncio.run(m.async_rm(a, self.sample(m, r))) for r in (GOLD, WRONG, "```sql\nSELECT nope\n```")]
