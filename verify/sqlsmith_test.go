@@ -99,7 +99,11 @@ func soak(t *testing.T, cat *catalog.Catalog, gen func(seed int) []string, d sql
 	v := verify.New(cat, tasks, verify.Config{})
 	bound := sqlsmithBounds[d]
 	outcomes := map[sqlgym.Outcome]int{}
-	var slowest time.Duration
+	var (
+		slowest    time.Duration
+		slowestSQL string
+		slowSeed   int
+	)
 	end := time.Now().Add(dur)
 	n := 0
 	for seed := 1; time.Now().Before(end); seed++ {
@@ -116,13 +120,16 @@ func soak(t *testing.T, cat *catalog.Catalog, gen func(seed int) []string, d sql
 			cancel()
 			n++
 			outcomes[r.Outcome]++
-			slowest = max(slowest, took)
+			if took > slowest {
+				slowest, slowestSQL, slowSeed = took, q, seed
+			}
 			if took > bound {
 				t.Errorf("%s: %v past the bound of %v (outcome %s, %s), seed %d:\n%s", d, took, bound, r.Outcome, r.Detail, seed, q)
 			}
 		}
 	}
-	t.Logf("%s: %d sqlsmith queries in %v, slowest answer %v (bound %v), outcomes %v", d, n, dur, slowest.Round(time.Millisecond), bound, outcomes)
+	t.Logf("%s: %d sqlsmith queries in %v, slowest answer %v (bound %v), outcomes %v; the slowest, seed %d:\n%.3000s",
+		d, n, dur, slowest.Round(time.Millisecond), bound, outcomes, slowSeed, slowestSQL)
 	if n == 0 {
 		t.Fatal("sqlsmith generated no query")
 	}
