@@ -319,7 +319,11 @@ func (v *Verifier) VerifyBatch(ctx context.Context, answers []Answer) []Result {
 				v.finish(r, sqlgym.OutcomeTruncated, "the reply was cut off by the token limit (finish_reason length)")
 				continue
 			case extract.StatusNoQuery:
-				v.finish(r, sqlgym.OutcomeNoQuery, "no SQL found in the reply")
+				why := "no SQL found in the reply"
+				if len(a.Completion) > extract.MaxReplyBytes {
+					why = fmt.Sprintf("the reply is %d bytes, over the %d that are read (docs/extraction.md)", len(a.Completion), extract.MaxReplyBytes)
+				}
+				v.finish(r, sqlgym.OutcomeNoQuery, why)
 				continue
 			}
 			sql = ex.SQL

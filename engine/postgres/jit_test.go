@@ -54,6 +54,7 @@ func redTeamSQL(t *testing.T, name string) []string {
 // is a timeout (or a fast answer, for sqlsmith's), and no backend of the
 // reader is still running anything a moment later.
 func TestRedTeamJIT(t *testing.T) {
+	testenv.Slow(t, "three statements run to their 1 s timeout, about 6 s (TestJITOff is the quick check)")
 	s := newSandbox(t, enginetest.Fixture())
 	eng := s.open(t, Options{})
 	ctx := context.Background()

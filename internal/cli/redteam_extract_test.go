@@ -2,11 +2,15 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/internal/testenv"
 	"github.com/sqlgym/sqlgym/verify"
+	"github.com/sqlgym/sqlgym/verify/extract"
 )
 
 // TestRedTeamTagReplies replays the red team's replies of thousands of
@@ -34,5 +38,30 @@ func TestRedTeamTagReplies(t *testing.T) {
 		if sum.Total != 1 || sum.Outcomes[sqlgym.Outcome(c.outcome)] != 1 {
 			t.Errorf("%s: outcomes %v, want one %s", c.file, sum.Outcomes, c.outcome)
 		}
+	}
+}
+
+// A reply past extract.MaxReplyBytes is no_query without being read, and
+// the detail says why.
+func TestVerifyReplyPastTheCap(t *testing.T) {
+	t.Setenv("SQLGYM_CACHE", t.TempDir())
+	tasks := writeFile(t, "tasks.jsonl", `{"id":"one","db":"shop","sql":"SELECT 1"}`+"\n")
+	reply := strings.Repeat(" ", extract.MaxReplyBytes) + "SELECT 1"
+	line, _ := json.Marshal(map[string]string{"task_id": "one", "completion": reply})
+	preds := writeFile(t, "preds.jsonl", string(line)+"\n")
+	out := filepath.Join(t.TempDir(), "r.jsonl")
+	if code, _, stderr := run(t, "verify", "--tasks", tasks, "--predictions", preds, "--out", out); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r verify.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Outcome != sqlgym.OutcomeNoQuery || !strings.Contains(r.Detail, "over the 1048576 that are read") {
+		t.Fatalf("got %s %q, want no_query naming the cap", r.Outcome, r.Detail)
 	}
 }

@@ -60,14 +60,18 @@ func bareWithin(s string, budget int) (string, bool) {
 		}
 		n, read := extent(region)
 		budget -= read + n
-		if rejected(region[:n], start <= lead) {
+		whole := func() bool { return start <= lead && alone(s[start+n:]) }
+		verdict := judge(region[:n], start <= lead)
+		if verdict == acceptWhole && !whole() {
+			verdict = reject
+		}
+		if verdict == reject {
 			i = start + 1
 			continue
 		}
-		budget -= 2 * n
+		budget -= n
 		sql := clean(region[:n])
-		whole := func() bool { return start <= lead && alone(s[start+n:]) }
-		if sql != "" && plausible(sql, whole) {
+		if sql != "" && (verdict != unsure || plausible(sql, whole)) {
 			found = sql
 			i = start + max(n, 1)
 			continue
@@ -77,15 +81,26 @@ func bareWithin(s string, budget int) (string, bool) {
 	return found, false
 }
 
-// rejected tells, reading stmt once without keeping its tokens, that
-// plausible would refuse it: a SELECT without FROM that does not start the
-// reply, a WITH whose start is not a common table expression. It is false
-// when unsure (a leftover fence, a long column list), and the full check
-// decides. Most candidates of a long hostile reply fail this way, which
-// keeps their cost to one reading.
-func rejected(stmt string, first bool) bool {
+// A bare candidate's verdict from judge.
+type candidateVerdict uint8
+
+const (
+	unsure      candidateVerdict = iota // plausible decides
+	accept                              // plausible would accept it
+	reject                              // plausible would refuse it
+	acceptWhole                         // accept if it is the whole reply
+)
+
+// judge tells, reading stmt once without keeping its tokens, what
+// plausible would say of it: a SELECT with a FROM is accepted, one without
+// is refused unless it may be the whole reply, a WITH is judged by its
+// first 64 tokens. It is unsure when a leftover fence may change the
+// tokens (clean turns it into a line break) or a long column list hides
+// the answer. Most candidates of a long hostile reply are decided here,
+// which keeps their cost to one reading and no allocation.
+func judge(stmt string, first bool) candidateVerdict {
 	if strings.Contains(stmt, "```") {
-		return false
+		return unsure
 	}
 	var head [64]sqltext.Token
 	n, hasFrom := 0, false
@@ -103,12 +118,22 @@ func rejected(stmt string, first bool) bool {
 	}
 	switch {
 	case n < 2:
-		return true
+		return reject
 	case head[0].IsWord("with"):
-		return n <= len(head) && !cteStart(head[1:n])
-	default:
-		return !hasFrom && !first
+		ok, short := cteMatch(head[1:min(n, len(head))])
+		switch {
+		case ok:
+			return accept
+		case !short || n <= len(head):
+			return reject
+		}
+		return unsure
+	case hasFrom:
+		return accept
+	case first:
+		return acceptWhole
 	}
+	return reject
 }
 
 // alone reports whether the text after a statement is only white space,
@@ -321,11 +346,21 @@ func plausible(sql string, whole func() bool) bool {
 
 // cteStart: [RECURSIVE] name [(columns)] AS [NOT] [MATERIALIZED] (
 func cteStart(t []sqltext.Token) bool {
+	ok, _ := cteMatch(t)
+	return ok
+}
+
+// cteMatch is cteStart, also telling when t ran out before it could
+// decide: more tokens might have matched.
+func cteMatch(t []sqltext.Token) (ok, short bool) {
 	if len(t) > 0 && t[0].IsWord("recursive") {
 		t = t[1:]
 	}
-	if len(t) == 0 || t[0].Kind != sqltext.Word && t[0].Kind != sqltext.QuotedIdent {
-		return false
+	if len(t) == 0 {
+		return false, true
+	}
+	if t[0].Kind != sqltext.Word && t[0].Kind != sqltext.QuotedIdent {
+		return false, false
 	}
 	t = t[1:]
 	if len(t) > 0 && t[0].IsPunct("(") {
@@ -342,12 +377,18 @@ func cteStart(t []sqltext.Token) bool {
 			}
 		}
 	}
-	if len(t) == 0 || !t[0].IsWord("as") {
-		return false
+	if len(t) == 0 {
+		return false, true
+	}
+	if !t[0].IsWord("as") {
+		return false, false
 	}
 	t = t[1:]
 	for len(t) > 0 && (t[0].IsWord("not") || t[0].IsWord("materialized")) {
 		t = t[1:]
 	}
-	return len(t) > 0 && t[0].IsPunct("(")
+	if len(t) == 0 {
+		return false, true
+	}
+	return t[0].IsPunct("("), false
 }

@@ -192,3 +192,19 @@ func TestReasoningPassesBounded(t *testing.T) {
 	}
 	checkLinear(t, joined(14)+answer)
 }
+
+// BenchmarkHostileShapes measures the time per byte of the other hostile
+// shapes at 64 KB and 512 KB: flat when extraction is linear.
+func BenchmarkHostileShapes(b *testing.B) {
+	for _, f := range []string{"<answer>x", "with\n", "select (\n", ": SELECT x\n", "<thi<think>x</think>nk>"} {
+		for _, size := range []int{64 << 10, 512 << 10} {
+			reply := strings.Repeat(f, size/len(f))
+			b.Run(fmt.Sprintf("%q/%dKB", f, size>>10), func(b *testing.B) {
+				b.SetBytes(int64(len(reply)))
+				for b.Loop() {
+					FromCompletion(reply, "stop")
+				}
+			})
+		}
+	}
+}
