@@ -13,8 +13,9 @@ import (
 // the value. encoding/json matched "Mode" to mode and let the last of two
 // "mode" keys win, so a gateway that filtered on "mode" was bypassed
 // (issue 25); it also ignored bytes after the object. Unknown keys are
-// still ignored, as trainers send fields of their own: "Mode" is now one
-// of them.
+// still ignored, as trainers send fields of their own; a key that spells
+// one of the request's own keys in another case ("Mode") is refused by
+// name (strictnames.go).
 var strictJSON = jsonv2.JoinOptions(
 	jsonv1.DefaultOptionsV1(),
 	jsonv2.MatchCaseInsensitiveNames(false),
@@ -28,5 +29,8 @@ var strictJSON = jsonv2.JoinOptions(
 // Its errors name the offending key and where it is, or the byte where
 // trailing data starts.
 func unmarshalStrict(data []byte, v any) error {
-	return jsonv2.Unmarshal(data, v, strictJSON)
+	if err := jsonv2.Unmarshal(data, v, strictJSON); err != nil {
+		return err
+	}
+	return miscased(data, v)
 }

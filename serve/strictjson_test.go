@@ -49,24 +49,24 @@ func TestStrictJSONNamesTheKey(t *testing.T) {
 	}
 }
 
-// A key matches only as spelled: "Mode" is not mode, so it cannot make a
-// training request an evaluation one. Unknown keys are ignored, as before,
-// so the request is a training request and the held-out task is refused.
-// The same holds inside an OpenRLHF label, which is JSON in a string.
-func TestMiscasedKeyIsNotTheField(t *testing.T) {
+// A key matches only as spelled, and one that spells a field's key in
+// another case is refused by name: "Mode" cannot make a training request
+// an evaluation one, nor be silently dropped. The same holds inside an
+// OpenRLHF label, which is JSON in a string.
+func TestMiscasedKeyIsRefused(t *testing.T) {
 	_, hs := newTestServer(t, Config{EvalHoldout: true})
 	gold := "SELECT count(*) FROM customers"
 	resp, body := post(t, hs.URL+"/v1/rewards", []byte(`{"items": [{"task_id": "secret", "sql": "`+gold+`", "Mode": "eval"}]}`))
-	if resp.StatusCode != 400 || !strings.Contains(string(body), "scored only on evaluation requests") {
-		t.Errorf(`"Mode": "eval" on a held-out task: %d %s, want the training request's refusal`, resp.StatusCode, body)
+	if resp.StatusCode != 400 || !strings.Contains(string(body), `unknown key \"Mode\"`) || !strings.Contains(string(body), `did you mean \"mode\"`) {
+		t.Errorf(`"Mode": "eval" on a held-out task: %d %s, want 400 naming the key`, resp.StatusCode, body)
 	}
 	resp, body = post(t, hs.URL+"/v1/rewards", []byte(`{"Items": [{"task_id": "orders", "sql": "SELECT 1"}]}`))
-	if resp.StatusCode != 400 || !strings.Contains(string(body), `no \"items\" array`) {
-		t.Errorf(`"Items": %d %s, want no items`, resp.StatusCode, body)
+	if resp.StatusCode != 400 || !strings.Contains(string(body), `\"Items\"`) {
+		t.Errorf(`"Items": %d %s, want 400 naming the key`, resp.StatusCode, body)
 	}
 	resp, body = post(t, hs.URL+"/get_reward", OpenRLHFRequest{Query: []string{gold}, Labels: []string{`{"task_id": "secret", "MODE": "eval"}`}})
-	if resp.StatusCode != 400 {
-		t.Errorf(`OpenRLHF label with "MODE": "eval": %d %s, want the training request's refusal`, resp.StatusCode, body)
+	if resp.StatusCode != 400 || !strings.Contains(string(body), "MODE") {
+		t.Errorf(`OpenRLHF label with "MODE": "eval": %d %s, want 400 naming the key`, resp.StatusCode, body)
 	}
 	resp, body = post(t, hs.URL+"/get_reward", OpenRLHFRequest{Query: []string{gold}, Labels: []string{`{"task_id": "orders", "task_id": "secret"}`}})
 	if resp.StatusCode != 400 || !strings.Contains(string(body), "duplicate") {
