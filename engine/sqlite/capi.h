@@ -152,6 +152,8 @@ int sg_step_row(sqlite3_stmt *stmt, int ncol, sg_cell *cells, sg_guard *g);
 int sg_open(const char *uri, int flags, sqlite3 **db);
 
 extern void sqlite3_result_text(sqlite3_context *, const char *, int, void (*)(void *));
+extern void sqlite3_result_text64(sqlite3_context *, const char *, uint64_t, void (*)(void *), unsigned char);
+extern void sqlite3_result_blob64(sqlite3_context *, const void *, uint64_t, void (*)(void *));
 extern void sqlite3_result_error_toobig(sqlite3_context *);
 extern sqlite3_value *sqlite3_value_dup(const sqlite3_value *);
 extern void sqlite3_value_free(sqlite3_value *);
