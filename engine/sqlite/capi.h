@@ -101,6 +101,7 @@ typedef struct sg_guard {
 	int64_t deadline_ns;   // CLOCK_MONOTONIC; 0 means none
 	int64_t caller_ns;     // the caller's deadline; 0 means none
 	int64_t alloc;         // bytes allocated for the statement (alloc.c)
+	int64_t fetches;       // pages it asked of the database file (alloc.c)
 	int64_t live;          // bytes it holds now; updated atomically
 	int64_t heap_cap;      // its share: bytes it may hold; <= 0 means none
 	int32_t over_cap;      // set when an allocation failed past heap_cap
@@ -111,6 +112,9 @@ typedef struct sg_guard {
 // SG_ALLOC_BYTES_PER_STEP: bytes allocated for a statement that count as
 // one step of its budget (alloc.c, docs/sandbox-sqlite.md "Bytes").
 #define SG_ALLOC_BYTES_PER_STEP 4
+// SG_FETCH_STEPS: steps charged for each page a statement asks of the
+// database file's cache, hit or miss (alloc.c).
+#define SG_FETCH_STEPS 32
 
 // alloc.c: the allocator that charges statements for their bytes.
 int sg_install_alloc(void);

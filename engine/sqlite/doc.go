@@ -12,8 +12,9 @@
 // caller's cancellation or deadline, or at the wall-clock safety net.
 // Functions whose one call can cost the product of their arguments' sizes
 // (LIKE, GLOB, instr, replace, trim) are bounded and charge the budget, and
-// so does every byte SQLite allocates for a statement (alloc.c), which
-// charges the functions whose cost grows with their values. Each
+// so do every byte SQLite allocates for a statement and every page it
+// asks of the file (alloc.c), which charges the functions whose cost
+// grows with their values and the index lookups. Each
 // statement holds at most its share of the process-wide heap; no lock is
 // taken. SQLite's math functions are
 // provided (mathfunc.c). docs/sandbox-sqlite.md says what is enforced, by
