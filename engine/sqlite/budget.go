@@ -33,6 +33,7 @@ func (c *conn) arm(ctx context.Context, lim sqlgym.Limits, heapCap int64) (disar
 	g.stmt = nil
 	g.charged = 0
 	g.alloc = 0
+	g.fetches = 0
 	g.live = 0
 	g.over_cap = 0
 	g.heap_cap = C.int64_t(heapCap)

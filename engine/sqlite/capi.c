@@ -20,7 +20,7 @@ int64_t sg_now_ns(void) {
 // handler the counter is stale; the handler counts its own calls instead
 // (sg_budgeted).
 int64_t sg_steps(sg_guard *g) {
-	int64_t n = g->charged + g->alloc / SG_ALLOC_BYTES_PER_STEP;
+	int64_t n = g->charged + g->alloc / SG_ALLOC_BYTES_PER_STEP + g->fetches * SG_FETCH_STEPS;
 	if (g->stmt) n += sqlite3_stmt_status(g->stmt, SQLITE_STMTSTATUS_VM_STEP, 0);
 	return n;
 }
@@ -30,7 +30,9 @@ int64_t sg_steps(sg_guard *g) {
 // reaches a multiple of `every` (it carries the remainder across step
 // calls), so ticks*every is the statement's step count rounded down to a
 // multiple of `every`: exact, and the same on every run.
-int64_t sg_budgeted(sg_guard *g) { return g->ticks * g->every + g->charged + g->alloc / SG_ALLOC_BYTES_PER_STEP; }
+int64_t sg_budgeted(sg_guard *g) {
+	return g->ticks * g->every + g->charged + g->alloc / SG_ALLOC_BYTES_PER_STEP + g->fetches * SG_FETCH_STEPS;
+}
 
 void sg_set_cancel(sg_guard *g) { __atomic_store_n(&g->cancel, 1, __ATOMIC_SEQ_CST); }
 

@@ -105,7 +105,7 @@ func openDB(uri string, flags int, sandboxed bool) (*conn, error) {
 	if !sandboxed {
 		return c, nil
 	}
-	c.guard = (*C.sg_guard)(C.calloc(1, C.size_t(unsafe.Sizeof(C.sg_guard{}))))
+	c.guard = newGuard()
 	if c.guard == nil {
 		c.close()
 		return nil, errNoMem
@@ -138,7 +138,7 @@ func (c *conn) close() error {
 		c.db = nil
 	}
 	if c.guard != nil {
-		C.free(unsafe.Pointer(c.guard))
+		freeGuard(c.guard)
 		c.guard = nil
 	}
 	return err

@@ -101,6 +101,7 @@ typedef struct sg_guard {
 	int64_t deadline_ns;   // CLOCK_MONOTONIC; 0 means none
 	int64_t caller_ns;     // the caller's deadline; 0 means none
 	int64_t alloc;         // bytes allocated for the statement (alloc.c)
+	int64_t fetches;       // pages it asked of the database file (alloc.c)
 	int64_t live;          // bytes it holds now; updated atomically
 	int64_t heap_cap;      // its share: bytes it may hold; <= 0 means none
 	int32_t over_cap;      // set when an allocation failed past heap_cap
@@ -111,6 +112,9 @@ typedef struct sg_guard {
 // SG_ALLOC_BYTES_PER_STEP: bytes allocated for a statement that count as
 // one step of its budget (alloc.c, docs/sandbox-sqlite.md "Bytes").
 #define SG_ALLOC_BYTES_PER_STEP 4
+// SG_FETCH_STEPS: steps charged for each page a statement asks of the
+// database file's cache, hit or miss (alloc.c).
+#define SG_FETCH_STEPS 32
 
 // alloc.c: the allocator that charges statements for their bytes.
 int sg_install_alloc(void);
@@ -152,6 +156,8 @@ int sg_step_row(sqlite3_stmt *stmt, int ncol, sg_cell *cells, sg_guard *g);
 int sg_open(const char *uri, int flags, sqlite3 **db);
 
 extern void sqlite3_result_text(sqlite3_context *, const char *, int, void (*)(void *));
+extern void sqlite3_result_text64(sqlite3_context *, const char *, uint64_t, void (*)(void *), unsigned char);
+extern void sqlite3_result_blob64(sqlite3_context *, const void *, uint64_t, void (*)(void *));
 extern void sqlite3_result_error_toobig(sqlite3_context *);
 extern sqlite3_value *sqlite3_value_dup(const sqlite3_value *);
 extern void sqlite3_value_free(sqlite3_value *);

@@ -37,7 +37,16 @@ var heavyShapes = []struct{ name, sql string }{
 	{"group_concat_rows", forever + `SELECT count(*) FROM (SELECT group_concat(printf('%.*c', 100000, 'a')) OVER (ROWS BETWEEN 150 PRECEDING AND CURRENT ROW) FROM r)`},
 	{"distinct_rows", forever + `SELECT count(DISTINCT printf('%064d', i)) FROM r`},
 	{"order_big_rows", forever + `SELECT i FROM (SELECT i, zeroblob(100000) || i AS b FROM r) ORDER BY b LIMIT 1`},
+	// A large value computed once and held in a register: walking it
+	// allocates nothing, so these are charged by their overrides.
+	{"length_register", forever + `SELECT sum(length(` + registerText + `)) FROM r`},
+	{"trim_register", forever + `SELECT sum(length(trim(` + registerText + `))) FROM r`},
+	{"substr_register", forever + `SELECT sum(length(substr(` + registerText + `, 3900000, 1))) FROM r`},
 }
+
+// registerText is a 4 MB text SQLite computes once (a constant
+// expression) and copies per row without allocating.
+const registerText = `CASE WHEN i > 0 THEN printf('%.*c', 4000000, ' ') END`
 
 // TestHeavyFunctionsAreCharged: each heavy shape stops at its step budget
 // as the model's timeout, not at the wall-clock safety net, and stops at

@@ -11,9 +11,12 @@
 // statement at its deterministic budget of virtual-machine steps, at the
 // caller's cancellation or deadline, or at the wall-clock safety net.
 // Functions whose one call can cost the product of their arguments' sizes
-// (LIKE, GLOB, instr, replace, trim) are bounded and charge the budget. The
-// heap limit is process-wide; a statement out of memory is re-run alone
-// before it counts as its own failure. SQLite's math functions are
+// (LIKE, GLOB, instr, replace, trim) are bounded and charge the budget, and
+// so do every byte SQLite allocates for a statement and every page it
+// asks of the file (alloc.c), which charges the functions whose cost
+// grows with their values and the index lookups. Each
+// statement holds at most its share of the process-wide heap; no lock is
+// taken. SQLite's math functions are
 // provided (mathfunc.c). docs/sandbox-sqlite.md says what is enforced, by
 // whom, and how the budget was calibrated.
 //

@@ -71,6 +71,10 @@ func TestBoundedFunctionsMatchBuiltins(t *testing.T) {
 		"trim(s, p)", "ltrim(s, p)", "rtrim(s, p)", "trim(s, substr(p, 1, 2))",
 		"trim(s)", "ltrim(s)", "rtrim(s)", "trim(' ' || s || ' ')", "length(s)", "length(p)", "length(CAST(s AS BLOB))",
 		"length(s || char(0) || p)", "length(e)",
+		"substr(s, 2)", "substr(s, -3)", "substr(s, 0)", "substr(s, 2, 3)", "substr(s, -2, -5)", "substr(s, 0, 2)",
+		"substr(s, 3, -2)", "substr(s, -30, 40)", "substr(s, NULL)", "substr(s, 1, NULL)", "substr(s, p)", "substr(s, 1, p)",
+		"substring(s, id % 9 - 4, id % 7 - 3)", "substr(CAST(s AS BLOB), id % 9 - 4, id % 7 - 3)",
+		"substr(CAST(s AS BLOB), -3)", "substr(s || char(0) || p, id % 5, id % 11)", "substr(s, id % 13 - 6)",
 	} {
 		q := "SELECT id, typeof(" + expr + "), " + expr + " FROM f ORDER BY id"
 		want, werr := rawRows(t, path, q)

@@ -17,8 +17,10 @@ import (
 type Stats struct {
 	// VMSteps is the work the step budget counted: SQLite's count of
 	// virtual-machine steps (SQLITE_STMTSTATUS_VM_STEP) plus the steps
-	// the bounded functions (LIKE, GLOB, instr, replace, trim) charged
-	// for work inside one step. Reported also when the statement stopped.
+	// the bounded functions (LIKE, GLOB, instr, replace, trim, length,
+	// substr) charged for work inside one step, plus the bytes allocated
+	// for the statement and the pages it asked of the database file
+	// (alloc.c). Reported also when the statement stopped.
 	VMSteps int64
 	// Elapsed is the wall-clock time of the whole call.
 	Elapsed time.Duration
