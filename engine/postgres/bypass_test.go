@@ -42,14 +42,12 @@ func TestScreenBypassesRefused(t *testing.T) {
 	s := newSandbox(t, enginetest.Fixture())
 	eng := s.open(t, Options{})
 	for _, b := range screenBypasses {
-		start := time.Now()
+		// The screen's own message shows the statement never reached the
+		// server, whose refusal reads otherwise (TestRoleIsFirstLine).
 		_, err := eng.Query(context.Background(), b.SQL, sqlgym.Limits{Timeout: 5 * time.Second})
 		var ee *sqlgym.ExecError
 		if !errors.As(err, &ee) || ee.Kind != sqlgym.ErrKindForbidden || !strings.Contains(ee.Msg, "not allowed in the sandbox") {
 			t.Errorf("%s: want the screen's forbidden refusal, got %T %v", b.Name, err, err)
-		}
-		if took := time.Since(start); took > 2*time.Second {
-			t.Errorf("%s: took %v: it reached the server", b.Name, took)
 		}
 	}
 }
