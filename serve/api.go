@@ -41,6 +41,9 @@ type Result struct {
 	Detail    string           `json:"detail"`
 	ErrorKind sqlgym.ErrorKind `json:"error_kind,omitempty"`
 	Why       string           `json:"why,omitempty"`
+	// Variant names the variant database an answer right on the original
+	// failed on (verify.Result.Variant).
+	Variant string `json:"variant,omitempty"`
 }
 
 // OpenRLHFRequest is the body OpenRLHF's remote reward client posts to

@@ -126,7 +126,7 @@ func (s *Server) score(ctx context.Context, items []Item) ([]Result, error) {
 }
 
 func toResult(r verify.Result) Result {
-	return Result{Reward: r.Reward, Outcome: r.Outcome, SQL: r.SQL, Detail: r.Detail, ErrorKind: r.ErrorKind, Why: r.Why}
+	return Result{Reward: r.Reward, Outcome: r.Outcome, SQL: r.SQL, Detail: r.Detail, ErrorKind: r.ErrorKind, Why: r.Why, Variant: r.Variant}
 }
 
 // checkDBName keeps a request's database name a name: --db-dir joins it

@@ -116,6 +116,10 @@ type Result struct {
 	// Failure is the class of a scored answer that was not correct, with
 	// Config.Failures.
 	Failure *failure.Failure `json:"failure,omitempty"`
+	// Variant is the variant database (its URL, password redacted) on
+	// which an answer right on the original failed; empty when the
+	// original decided.
+	Variant string `json:"variant,omitempty"`
 }
 
 // ModeVerdict is one mode's judgement of an answer, for --all-modes.
