@@ -274,6 +274,7 @@ func curateDone(io IO, m *curate.Manifest, asJSON bool, argv []string) error {
 	if err := ledger.Append(ledger.PathFor(m.Runs[0].Dir), e); err != nil {
 		return fmt.Errorf("record the dataset in the ledger: %w", err)
 	}
+	warnWeak(io.ErrOut, "curate "+m.Kind, m.Weak, m.Tasks) // stderr: --json's stdout stays one document
 	if asJSON {
 		return writeJSON(io.Out, m)
 	}
