@@ -28,6 +28,8 @@ tasks are never written, prompts are rendered by eval's template, and each
 dataset gets a manifest beside it (OUT.manifest.json: source runs with
 digests, counts per class and source, the settings) and a ledger line. See
 docs/curate.md.`,
+		Example: `  sqlgym curate sft --run runs/base --out sft.jsonl
+  sqlgym curate dpo --run runs/base --out pairs.jsonl`,
 	}
 	cmd.AddCommand(newCurateSFTCmd(io), newCurateDPOCmd(io))
 	return cmd

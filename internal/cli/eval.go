@@ -447,6 +447,9 @@ func printEvalSummary(w goio.Writer, res *eval.Result) error {
 		parts = append(parts, fmt.Sprintf("%s %d", o, n))
 	}
 	sort.Strings(parts)
+	if len(parts) == 0 {
+		parts = []string{"none"}
+	}
 	_, err := fmt.Fprintf(w, "  outcomes: %s; missing %d\n", strings.Join(parts, ", "), s.Missing)
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sqlgym/sqlgym/engine"
+	"github.com/sqlgym/sqlgym/eval"
 	"github.com/sqlgym/sqlgym/engine/postgres"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
 	"github.com/sqlgym/sqlgym/internal/testenv"
@@ -106,5 +107,44 @@ func TestPostgresMissingSchemaHint(t *testing.T) {
 	h := hintOf(errOut)
 	if code == ExitOK || strings.Contains(h, "--schema nope") || !strings.Contains(h, `\dn`) {
 		t.Errorf("exit %d, hint %q\n%s", code, h, errOut)
+	}
+}
+
+// Low items of issue 26, each refused or said plainly now.
+func TestLowItems(t *testing.T) {
+	t.Setenv("SQLGYM_CACHE", t.TempDir())
+	runs := t.TempDir()
+	a := rptWrite(t, runs, "a", rptRun{k: 1, right: ones(10, 5)})
+	b := rptWrite(t, runs, "b", rptRun{k: 1, right: ones(10, 6)})
+	if code, _, errOut := run(t, "compare", "--base", a, "--treat", a); code != ExitUsage || !strings.Contains(errOut, "both name") {
+		t.Errorf("compare a run with itself: exit %d %s", code, errOut)
+	}
+	if code, _, errOut := run(t, "power", "--run", a, "--run", b, "--delta", "0.05"); code != ExitUsage || !strings.Contains(errOut, "compare --base A --treat B") {
+		t.Errorf("power with two runs: exit %d %s", code, errOut)
+	}
+	empty := filepath.Join(t.TempDir(), "empty.sqlite")
+	if err := sqlite.Create(context.Background(), empty, []string{"CREATE TABLE t (x INTEGER)", "DROP TABLE t"}); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run(t, "db", "schema", "e", "--db", "e=sqlite:"+empty); code != ExitError || out != "" || !strings.Contains(errOut, "no tables") {
+		t.Errorf("db schema on an empty database: exit %d %q %s", code, out, errOut)
+	}
+	for _, c := range []string{"db", "curate", "bench"} {
+		if code, out, _ := run(t, c, "--help"); code != ExitOK || !strings.Contains(out, "Examples:") {
+			t.Errorf("%s --help has no examples", c)
+		}
+	}
+}
+
+// A run with no outcome prints "outcomes: none", not "outcomes: ;".
+func TestEvalSummaryWithNoOutcome(t *testing.T) {
+	var b strings.Builder
+	res := &eval.Result{Dir: "runs/x"}
+	res.Summary.K, res.Summary.Missing = 1, 4
+	if err := printEvalSummary(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "outcomes: none; missing 4") {
+		t.Errorf("summary:\n%s", b.String())
 	}
 }
