@@ -67,6 +67,11 @@ func checkFile(loc Location) error {
 		return sqlgym.Userf("write "+string(got)+":"+loc.Path+" instead",
 			"%s is a %s database file, but its URL says %s:", loc.Path, got, kind)
 	}
+	if got == "" && fi.Size() > 0 {
+		// The engine would say "file is not a database" and no more.
+		return sqlgym.Userf("give the database file itself (a .sql dump loads with 'sqlite3 NEW.sqlite < dump.sql'; a zip or tar must be unpacked first)",
+			"%s is not a SQLite or DuckDB database file (its first bytes are neither's)", loc.Path)
+	}
 	return nil
 }
 
