@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/sqlgym/sqlgym/engine"
-	"github.com/sqlgym/sqlgym/eval"
 	"github.com/sqlgym/sqlgym/engine/postgres"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
+	"github.com/sqlgym/sqlgym/eval"
 	"github.com/sqlgym/sqlgym/internal/testenv"
 )
 
