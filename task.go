@@ -175,6 +175,11 @@ func (d *TaskDecoder) Line(line int, b []byte) error {
 	if d.seen == nil {
 		d.seen = map[string]int{}
 	}
+	if line == 1 {
+		// Editors on Windows start UTF-8 files with a byte-order mark,
+		// which JSON does not allow: it read as "invalid character 'ï'".
+		b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	}
 	var t Task
 	if err := json.Unmarshal(b, &t); err != nil {
 		return fmt.Errorf("not a JSON task object: %w", err)

@@ -70,3 +70,13 @@ func TestGoldForPicksTheEnginesGold(t *testing.T) {
 		t.Fatalf("round trip: %s", b.String())
 	}
 }
+
+// A task file saved with a UTF-8 byte-order mark reads like one without
+// (issue 26: "invalid character 'ï'").
+func TestTaskFileWithBOM(t *testing.T) {
+	in := "\xef\xbb\xbf" + `{"id":"a","db":"shop","question":"q","sql":"SELECT 1"}` + "\n"
+	tasks, err := DecodeTasks(strings.NewReader(in), "bom.jsonl")
+	if err != nil || len(tasks) != 1 || tasks[0].ID != "a" {
+		t.Fatalf("tasks %+v, err %v", tasks, err)
+	}
+}

@@ -165,10 +165,13 @@ type Manifest struct {
 	ByClass            map[string]int `json:"by_class"`
 	// Checked counts the queries executed again before writing and
 	// CheckFailed those that no longer passed (left out).
-	Checked     int         `json:"checked"`
-	CheckFailed int         `json:"check_failed"`
-	Selection   any         `json:"selection"`
-	Style       *StyleAudit `json:"style,omitempty"`
+	Checked     int `json:"checked"`
+	CheckFailed int `json:"check_failed"`
+	Selection   any `json:"selection"`
+	// Weak counts the written tasks a screen marked weak: their database
+	// cannot tell the gold from a near miss.
+	Weak  int         `json:"weak"`
+	Style *StyleAudit `json:"style,omitempty"`
 }
 
 // RunRef pins a source run.

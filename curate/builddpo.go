@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/screen"
 )
 
 // BuildDPO mines, checks and writes preference pairs, then the manifest
@@ -57,6 +58,9 @@ func BuildDPO(ctx context.Context, env *Env, runs []*Run, tasks []sqlgym.Task, o
 			TaskID:   t.Task.ID, DB: t.Task.DB, Source: p.Source, RejectedClass: string(p.RejectedClass),
 		})
 		m.BySource[p.Source]++
+		if screen.IsWeak(t.Task) {
+			m.Weak++ // one row per task
+		}
 		if p.RejectedClass != "" {
 			m.ByClass[string(p.RejectedClass)]++
 		}

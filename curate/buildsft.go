@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/screen"
 )
 
 // BuildSFT selects, checks and writes a supervised set, then its manifest
@@ -83,6 +84,9 @@ func BuildSFT(ctx context.Context, env *Env, runs []*Run, tasks []sqlgym.Task, o
 		byReason[p.Reason]++
 		if p.Class != "" {
 			m.ByClass[string(p.Class)]++
+		}
+		if !tasksIn[t.Task.ID] && screen.IsWeak(t.Task) {
+			m.Weak++
 		}
 		tasksIn[t.Task.ID] = true
 	}

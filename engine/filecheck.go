@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/sqlgym/sqlgym"
 )
@@ -50,8 +52,7 @@ func checkFile(loc Location) error {
 	fi, err := os.Stat(loc.Path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return sqlgym.Userf("check the path (relative paths start from the current folder), or write the built-in database with: sqlgym db create shop --engine "+kind+" --out "+loc.Path,
-			"%s database file %s does not exist: %w", kind, loc.Path, err)
+		return sqlgym.Userf(missingFileHint(kind, loc.Path), "%s database file %s does not exist: %w", kind, loc.Path, err)
 	case err != nil:
 		return fmt.Errorf("%s database file %s: %w", kind, loc.Path, err)
 	case fi.IsDir():
@@ -66,5 +67,27 @@ func checkFile(loc Location) error {
 		return sqlgym.Userf("write "+string(got)+":"+loc.Path+" instead",
 			"%s is a %s database file, but its URL says %s:", loc.Path, got, kind)
 	}
+	if got == "" && fi.Size() > 0 {
+		// The engine would say "file is not a database" and no more.
+		return sqlgym.Userf("give the database file itself (a .sql dump loads with 'sqlite3 NEW.sqlite < dump.sql'; a zip or tar must be unpacked first)",
+			"%s is not a SQLite or DuckDB database file (its first bytes are neither's)", loc.Path)
+	}
 	return nil
+}
+
+// missingFileHint points at the path: a missing file is almost always a
+// typo or the wrong working folder. Writing the built-in shop database is
+// suggested only for a file named after it, since it would not be the
+// user's data.
+func missingFileHint(kind, path string) string {
+	hint := "check the path"
+	if !filepath.IsAbs(path) {
+		if wd, err := os.Getwd(); err == nil {
+			hint += " (relative paths start from the current folder, " + wd + ")"
+		}
+	}
+	if strings.Contains(strings.ToLower(filepath.Base(path)), "shop") {
+		hint += "; to write the built-in shop database there: sqlgym db create shop --engine " + kind + " --out " + path
+	}
+	return hint
 }

@@ -40,6 +40,13 @@ func ParseURL(u string) (Location, error) {
 		dsn, schema := cutSchema(u)
 		return Location{Dialect: sqlgym.DialectPostgres, DSN: dsn, Schema: schema}, nil
 	}
+	if scheme, _, ok := strings.Cut(u, ":"); ok && len(scheme) > 1 && !strings.ContainsAny(scheme, `/\.`) {
+		// sqlite3:x.sqlite, file:x.db, postgresql+psycopg://: a scheme
+		// sqlgym does not know, not a file name with a colon in it. (One
+		// letter is a Windows drive.)
+		return Location{}, sqlgym.Userf("write sqlite:PATH, duckdb:PATH or postgres://USER@HOST:PORT/DB",
+			"database URL %q: unknown scheme %q", u, scheme+":")
+	}
 	switch strings.ToLower(filepath.Ext(u)) {
 	case ".sqlite", ".sqlite3", ".db":
 		return Location{Dialect: sqlgym.DialectSQLite, Path: u}, nil

@@ -144,6 +144,12 @@ func checkFolder(dir string, cur *rundir.Manifest) (*rundir.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	if old.ConfigHash == "" {
+		// Another command's manifest.json (a variants folder, a dataset's):
+		// read as a run it would be "another configuration" with no reason.
+		return nil, sqlgym.Userf("give eval a new --out folder, e.g. runs/NAME",
+			"%s holds a %s that is not an eval run's (no config_hash): it is another command's output folder", dir, rundir.ManifestFile)
+	}
 	if old.ConfigHash != cur.ConfigHash {
 		return nil, &sqlgym.UserError{
 			Msg: fmt.Sprintf("%s holds a run of another configuration (config hash %s, this one %s); it differs in: %s",

@@ -489,7 +489,7 @@ func (r *runner) lose(u unit, counter *int, err error) {
 // named none) and, when the queries ran, the first rows of each.
 func judged(s *rundir.Sample, t *sqlgym.Task, vr verify.Result) {
 	s.SQL, s.Outcome, s.Reward, s.Detail = vr.SQL, vr.Outcome, vr.Reward, vr.Detail
-	s.ErrorKind, s.Why = string(vr.ErrorKind), vr.Why
+	s.ErrorKind, s.Why, s.Variant = string(vr.ErrorKind), vr.Why, vr.Variant
 	s.Gold, s.PredPreview, s.GoldPreview, s.Failure = "", nil, nil, vr.Failure
 	if vr.Outcome == sqlgym.OutcomeCorrect {
 		return

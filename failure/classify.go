@@ -68,11 +68,20 @@ func fromRows(in Input) Failure {
 		return Failure{Class: Rounding, Rows: rel, Detail: "equal to the gold up to rounding to 2 decimals, case or number formatting"}
 	}
 	ps, gs := parseStructure(in.PredSQL), parseStructure(in.GoldSQL)
+	if gs.distinct && !ps.distinct {
+		switch {
+		case setsEqual(pb, gb):
+			return Failure{Class: MissingDistinct, Rows: rel, Detail: "missing DISTINCT: the gold selects distinct rows, the answer repeats them"}
+		case p.Capped && setSubset(pb, gb) && pr > len(pb):
+			// The read stopped one row past the gold's count, before every
+			// distinct row came by: only repeats of gold rows were seen.
+			return Failure{Class: MissingDistinct, Rows: rel, Detail: fmt.Sprintf(
+				"missing DISTINCT: the gold selects %d distinct rows; the answer's first %d rows repeat gold rows (read stopped there)", gr, pr)}
+		}
+	}
 	if setsEqual(pb, gb) {
 		f := Failure{Class: DuplicatedRows, Rows: rel}
 		switch {
-		case gs.distinct && !ps.distinct:
-			f.Detail = "missing DISTINCT: the gold selects distinct rows"
 		case pr > gr || p.Capped:
 			f.Detail = fmt.Sprintf("join fan-out: the gold's %d distinct rows repeated (%d rows read, the gold has %d)", len(gb), pr, gr)
 		default:

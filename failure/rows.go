@@ -145,3 +145,13 @@ func unmatchedColumns(pred, gold *sqlgym.ResultSet) []string {
 	}
 	return missing
 }
+
+// setSubset reports whether every key of a is a key of b.
+func setSubset(a, b map[string]int) bool {
+	for k := range a {
+		if b[k] == 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -62,6 +62,9 @@ type Failure struct {
 	// failure), when the run recorded one.
 	Class       string `json:"class,omitempty"`
 	ClassDetail string `json:"class_detail,omitempty"`
+	// Variant is the variant database that decided the sample, when one
+	// did (its previews are that database's rows).
+	Variant string `json:"variant,omitempty"`
 	// Samples are every sample of the task that gave this SQL (by its
 	// normalised text), Sample the first of them.
 	Samples  []int  `json:"samples"`
@@ -193,6 +196,9 @@ func failures(samples []rundir.Sample, info map[string]sqlgym.Task) []Failure {
 			SQL: s.SQL, Gold: s.Gold, PredPreview: s.PredPreview, GoldPreview: s.GoldPreview}
 		if s.Failure != nil {
 			f.Class, f.ClassDetail = string(s.Failure.Class), s.Failure.Detail
+		}
+		if s.Variant != "" {
+			f.Variant = s.Variant
 		}
 		if s.Outcome == sqlgym.OutcomeWrong {
 			f.Kind = s.Why

@@ -244,5 +244,20 @@ func (c *Config) path(p string) string {
 	return filepath.Join(c.base, p)
 }
 
+// dbRef resolves the file path of a NAME=sqlite:PATH or NAME=duckdb:PATH
+// reference against the config's folder; other references stay.
+func (c *Config) dbRef(ref string) string {
+	name, url, ok := strings.Cut(ref, "=")
+	if !ok {
+		return ref
+	}
+	for _, scheme := range []string{"sqlite:", "duckdb:"} {
+		if p, ok := strings.CutPrefix(url, scheme); ok && !strings.HasPrefix(p, "//") {
+			return name + "=" + scheme + c.path(p)
+		}
+	}
+	return ref
+}
+
 // RoundsDir is the folder holding the round folders.
 func (c *Config) RoundsDir() string { return c.path(c.Dir) }

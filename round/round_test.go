@@ -503,3 +503,39 @@ func modelClient(t *testing.T, base string, hc *http.Client) *model.Client {
 	}
 	return c
 }
+
+// db: paths are resolved against the config file, as every other path
+// is, and the dry run's reward-server line carries them (issue 26: it had
+// no --db, and a relative db: path was read from the working folder).
+func TestDBPathsResolvedAgainstTheConfig(t *testing.T) {
+	t.Setenv("SQLGYM_CACHE", t.TempDir())
+	cfgPath, tasks := fixture(t, "")
+	srv := newModelServer(t, tasks)
+	cfgPath, _ = fixture(t, srv.URL+"/v1")
+	b, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := "db: [\"mine=sqlite:data/mine.sqlite\", \"pg=postgres://u@h/db\", \"shop\"]\n"
+	if err := os.WriteFile(cfgPath, append(b, extra...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := round.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs := filepath.Join(filepath.Dir(cfgPath), "data", "mine.sqlite")
+	want := []string{"--db", "mine=sqlite:" + abs, "--db", "pg=postgres://u@h/db", "--db", "shop"}
+	if got := cfg.DBArgs(); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("DBArgs %v, want %v", got, want)
+	}
+	r := runner(t, cfgPath, srv)
+	var out strings.Builder
+	r.Progress, r.DryRun = &out, true
+	if _, err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "--addr 127.0.0.1:0 --db mine=sqlite:"+abs) {
+		t.Errorf("the dry run's serve line lacks the databases:\n%s", out.String())
+	}
+}

@@ -273,11 +273,16 @@ func (s *roundState) evalArgs(split, model string, k, seed int, out string) []st
 	return append(args, s.dbArgs()...)
 }
 
-func (s *roundState) dbArgs() []string {
-	c := s.r.Cfg
+func (s *roundState) dbArgs() []string { return s.r.Cfg.DBArgs() }
+
+// DBArgs are the --db, --db-dir and --pg-schema flags every step's
+// command gets. A db: entry's file path (NAME=sqlite:PATH, duckdb:PATH) is
+// resolved against the config file's folder like every other path, so the
+// round runs the same from any working folder.
+func (c *Config) DBArgs() []string {
 	var args []string
 	for _, d := range c.DB {
-		args = append(args, "--db", d)
+		args = append(args, "--db", c.dbRef(d))
 	}
 	if c.DBDir != "" {
 		args = append(args, "--db-dir", c.path(c.DBDir))

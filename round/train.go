@@ -26,7 +26,8 @@ func (s *roundState) train(ctx context.Context) error {
 	if s.r.DryRun {
 		url := ""
 		if c.Train.ServeRewards {
-			fmt.Fprintf(s.r.Progress, "  sqlgym serve --tasks %s --addr 127.0.0.1:0 (for the trainer's rewards)\n", s.l.Band())
+			argv := append([]string{"sqlgym", "serve", "--tasks", s.l.Band(), "--addr", "127.0.0.1:0"}, s.dbArgs()...)
+			fmt.Fprintf(s.r.Progress, "  %s  (for the trainer's rewards)\n", shellJoin(argv))
 			url = "http://127.0.0.1:PORT"
 		}
 		fmt.Fprintf(s.r.Progress, "  %s  >> %s\n", shellJoin(expand(c.Train.Command, s.vals(url))), s.l.TrainLog())

@@ -30,6 +30,9 @@ type Sample struct {
 	// Failure is the class of a scored sample that was not correct (see
 	// package failure).
 	Failure *failure.Failure `json:"failure,omitempty"`
+	// Variant is the variant database that decided a sample right on the
+	// original (verify.Result.Variant).
+	Variant string `json:"variant,omitempty"`
 	// LatencyMS is the model's time to answer.
 	LatencyMS        int64 `json:"latency_ms"`
 	PromptTokens     int   `json:"prompt_tokens,omitempty"`

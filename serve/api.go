@@ -47,6 +47,9 @@ type Result struct {
 	// Components are the reward components (serve --components) of an
 	// item the outcome rewards; absent otherwise.
 	Components map[string]float64 `json:"components,omitempty"`
+	// Variant names the variant database an answer right on the original
+	// failed on (verify.Result.Variant).
+	Variant string `json:"variant,omitempty"`
 }
 
 // OpenRLHFRequest is the body OpenRLHF's remote reward client posts to

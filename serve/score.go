@@ -136,7 +136,7 @@ func (s *Server) scoreWith(ctx context.Context, items []Item, w verify.Weights) 
 
 func toResult(r verify.Result) Result {
 	res := Result{Reward: r.Reward, Outcome: r.Outcome, SQL: r.SQL, Detail: r.Detail, ErrorKind: r.ErrorKind, Why: r.Why,
-		Components: r.Components}
+		Components: r.Components, Variant: r.Variant}
 	if r.Abandoned {
 		res.Reward, res.Outcome, res.ErrorKind, res.Why, res.Components = nil, OutcomeUnscored, "", "", nil
 		res.Detail = "unscored: the request's deadline (serve --deadline) passed before this answer was judged; no reward: send it again in a later batch"

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/engine"
 	"github.com/sqlgym/sqlgym/failure"
+	"github.com/sqlgym/sqlgym/internal/redact"
 	"github.com/sqlgym/sqlgym/sqltext"
 	"github.com/sqlgym/sqlgym/verify/compare"
 )
@@ -545,12 +548,18 @@ func (v *Verifier) judge(j *answerJob, golds map[execKey]goldOut, cands map[exec
 		return
 	}
 	for i, p := range j.plans {
-		mv, detail, kind := v.judgeMode(j.task, p, golds, cands)
+		mv, detail, kind, at := v.judgeMode(j.task, p, golds, cands)
 		if i == 0 {
 			r.Outcome, r.Reward, r.Why, r.Score, r.Detail, r.ErrorKind = mv.Outcome, mv.Reward, mv.Why, mv.Score, detail, kind
 			r.Abandoned = mv.abandoned
+			if at > 0 && mv.Outcome.Scored() && mv.Outcome != sqlgym.OutcomeCorrect {
+				// A variant decided: name it, so that a reader does not
+				// look for the miss in the original's rows.
+				r.Variant = redact.URL(p.checks[at].url)
+				r.Detail += " (on variant " + variantName(p.checks[at].url) + ")"
+			}
 			if v.cfg.Previews > 0 && mv.Outcome != sqlgym.OutcomeCorrect {
-				v.attachPreviews(r, p, golds, cands)
+				v.attachPreviews(r, p, max(at, 0), golds, cands)
 			}
 			v.attachFailure(r, p, golds, cands)
 			v.attachComponents(r, j, p, golds, cands)
@@ -564,7 +573,10 @@ func (v *Verifier) judge(j *answerJob, golds map[execKey]goldOut, cands map[exec
 	}
 }
 
-func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldOut, cands map[execKey]*candidate) (ModeVerdict, string, sqlgym.ErrorKind) {
+// judgeMode judges one mode; at is the check (0 the original, then each
+// variant) whose result decided an answer that is not correct, -1 when
+// none did.
+func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldOut, cands map[execKey]*candidate) (ModeVerdict, string, sqlgym.ErrorKind, int) {
 	verdict := func(o sqlgym.Outcome, score float64) ModeVerdict {
 		mv := ModeVerdict{Outcome: o, Reward: v.cfg.Rewards.For(o, score)}
 		if p.mode == compare.F1 && (o == sqlgym.OutcomeCorrect || o == sqlgym.OutcomeWrong) {
@@ -578,6 +590,7 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 		worst      compare.Verdict
 		haveWorst  bool
 		bestScore  = 1.0
+		firstMiss  = -1
 	)
 	for ci, c := range p.checks {
 		// The golds decide first: a task whose gold fails cannot judge
@@ -595,7 +608,7 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 		}
 		if len(usable) == 0 {
 			if !goldFail.cause.scored() {
-				return v.notJudged(goldFail.err, goldFail.cause, "gold: ")
+				return with(v.notJudged(goldFail.err, goldFail.cause, "gold: "))(-1)
 			}
 			if ci > 0 {
 				// A test-suite variant on which the gold itself fails
@@ -603,7 +616,7 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 				// would find no reference there.
 				continue
 			}
-			return verdict(sqlgym.OutcomeGoldError, 0), v.goldFailed(goldFail), ""
+			return verdict(sqlgym.OutcomeGoldError, 0), v.goldFailed(goldFail), "", -1
 		}
 		// Then the candidate's own failure: it is the answer's.
 		cd := cands[c.key]
@@ -611,10 +624,10 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 			continue // wrong on the original already (see run)
 		}
 		if !cd.cause.scored() {
-			return v.notJudged(cd.err, cd.cause, "")
+			return with(v.notJudged(cd.err, cd.cause, ""))(-1)
 		}
 		if cd.err != nil {
-			return failVerdict(cd.err, cd.cause, verdict)
+			return with(failVerdict(cd.err, cd.cause, verdict))(ci)
 		}
 		var best compare.Verdict
 		for i, g := range usable {
@@ -629,9 +642,12 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 		// A gold that did not run for want of the database, or was
 		// abandoned, might have been the one this answer matches.
 		if !best.Match && goldFail.err != nil && !goldFail.cause.scored() {
-			return v.notJudged(goldFail.err, goldFail.cause, "gold: ")
+			return with(v.notJudged(goldFail.err, goldFail.cause, "gold: "))(-1)
 		}
 		if !best.Match {
+			if matchedAll {
+				firstMiss = ci
+			}
 			matchedAll = false
 			if !haveWorst || best.Score < worst.Score {
 				worst, haveWorst = best, true
@@ -640,11 +656,31 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 		bestScore = min(bestScore, best.Score)
 	}
 	if matchedAll {
-		return verdict(sqlgym.OutcomeCorrect, 1), "", ""
+		return verdict(sqlgym.OutcomeCorrect, 1), "", "", -1
 	}
 	mv := verdict(sqlgym.OutcomeWrong, bestScore)
 	mv.Why = worst.Why
-	return mv, "wrong result: " + worst.Why, ""
+	return mv, "wrong result: " + worst.Why, "", firstMiss
+}
+
+// with adds the deciding check's index to a three-value verdict.
+func with(mv ModeVerdict, detail string, kind sqlgym.ErrorKind) func(at int) (ModeVerdict, string, sqlgym.ErrorKind, int) {
+	return func(at int) (ModeVerdict, string, sqlgym.ErrorKind, int) { return mv, detail, kind, at }
+}
+
+// variantName is how a variant database is named in a detail: its file
+// or schema name.
+func variantName(u string) string {
+	loc, err := engine.ParseURL(u)
+	switch {
+	case err != nil:
+		return redact.URL(u)
+	case loc.Schema != "":
+		return loc.Schema
+	case loc.Path != "":
+		return filepath.Base(loc.Path)
+	}
+	return redact.URL(u)
 }
 
 // failVerdict is the outcome of a candidate's own failure.

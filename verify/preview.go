@@ -37,13 +37,15 @@ func NewPreview(rs *sqlgym.ResultSet, n int) *Preview {
 
 // attachPreviews records, on an answer that was not correct, the gold it
 // was judged against and the first rows each query returned on the
-// task's own database (the first variant): the first gold that ran, and
-// the candidate's rows when it ran at all.
-func (v *Verifier) attachPreviews(r *Result, p modePlan, golds map[execKey]goldOut, cands map[execKey]*candidate) {
-	if len(p.checks) == 0 {
+// database that decided (check at: the task's own, or the variant on
+// which it failed): the first gold that ran, and the candidate's rows when
+// it ran at all. Rows from the original beside a miss on a variant would
+// show two equal results under a verdict of "wrong".
+func (v *Verifier) attachPreviews(r *Result, p modePlan, at int, golds map[execKey]goldOut, cands map[execKey]*candidate) {
+	if at >= len(p.checks) {
 		return
 	}
-	c := p.checks[0]
+	c := p.checks[at]
 	if cd := cands[c.key]; cd != nil && cd.err == nil {
 		r.PredPreview = cd.preview
 	}

@@ -135,6 +135,10 @@ type Result struct {
 	// waiting (its deadline or cancellation) before the answer was
 	// judged: the reward server reports such answers as unscored.
 	Abandoned bool `json:"-"`
+	// Variant is the variant database (its URL, password redacted) on
+	// which an answer right on the original failed; empty when the
+	// original decided.
+	Variant string `json:"variant,omitempty"`
 }
 
 // Gate admits statements to a database (Config.Gate). Enter waits for

@@ -97,7 +97,8 @@ func (e *Engine) checkRole(ctx context.Context, opts Options) (roleInfo, error) 
 		}
 	}
 	if opts.Schema != "" && !ri.schemaExists {
-		return ri, sqlgym.Userf("load it first (sqlgym db create ... --engine postgres --schema "+opts.Schema+") or pass the right --schema",
+		return ri, sqlgym.Userf("pass the schema that holds your tables (psql's \\dn lists them) in --pg-schema or ?schema=; "+
+			"'sqlgym db create shop --engine postgres --schema NAME' loads only the built-in shop database",
 			"postgres schema %q does not exist in database %q", opts.Schema, ri.database)
 	}
 	if opts.Schema != "" && !ri.schemaUsable {

@@ -17,6 +17,7 @@ import (
 	"github.com/sqlgym/sqlgym/author/teacher"
 	"github.com/sqlgym/sqlgym/engine"
 	"github.com/sqlgym/sqlgym/internal/jsonl"
+	"github.com/sqlgym/sqlgym/internal/redact"
 	"github.com/sqlgym/sqlgym/screen"
 	"github.com/sqlgym/sqlgym/shopdb"
 )
@@ -133,11 +134,6 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 	if err != nil {
 		return err
 	}
-	app, existing, err := openTaskAppender(opts.Out, opts.Resume, name)
-	if err != nil {
-		return err
-	}
-	defer app.Close()
 	open := func(ctx context.Context) (sqlgym.Engine, error) {
 		return engine.Open(ctx, url, engine.Options{PostgresSchema: opts.DB.PGSchema})
 	}
@@ -146,11 +142,22 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 		lex = author.ShopLexicon()
 	}
 	start := time.Now()
+	// The teacher and the schema first: a database that cannot be used
+	// leaves no --out file behind.
 	setup, err := prepareAuthor(ctx, opts, open, lex)
 	if err != nil {
 		return fmt.Errorf("prepare the %s teacher on %s: %w", opts.Teacher, name, err)
 	}
 	defer setup.close()
+	if setup.schema != nil && len(setup.schema.Tables) == 0 {
+		return sqlgym.Userf("check the path, --pg-schema or ?schema= (the tables must be in the database it names): author writes questions about tables",
+			"database %s (%s) has no tables", name, redact.URL(url))
+	}
+	app, existing, err := openTaskAppender(opts.Out, opts.Resume, name)
+	if err != nil {
+		return err
+	}
+	defer app.Close()
 
 	last := time.Now()
 	cnt, runErr := author.Run(ctx, author.Config{
@@ -241,6 +248,12 @@ func openTaskAppender(out string, resume bool, db string) (*jsonl.Appender, []sq
 			return nil, nil, fmt.Errorf("read task file: %w", err)
 		}
 		if len(bytes.TrimSpace(b)) > 0 {
+			if split := splitMarked(b); split {
+				// A split file is an input (sqlgym split's output), never
+				// an interrupted author run: --resume would append to it.
+				return nil, nil, sqlgym.Userf("choose another --out: author writes a new task file, and --resume continues only author's own",
+					"%s already holds tasks marked with splits (a 'sqlgym split' output)", out)
+			}
 			return nil, nil, sqlgym.Userf("add --resume to continue that run, or choose another --out", "%s already holds tasks", out)
 		}
 	}
@@ -261,4 +274,24 @@ func openTaskAppender(out string, resume bool, db string) (*jsonl.Appender, []sq
 		}
 	}
 	return app, dec.Tasks, nil
+}
+
+// splitMarked reports whether a task file's lines carry split marks, as
+// 'sqlgym split' writes them and author never does.
+func splitMarked(b []byte) bool {
+	var dec sqlgym.TaskDecoder
+	for i, line := range bytes.Split(b, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if dec.Line(i+1, line) != nil {
+			return false
+		}
+	}
+	for _, t := range dec.Tasks {
+		if t.Split != "" {
+			return true
+		}
+	}
+	return false
 }

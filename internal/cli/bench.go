@@ -18,6 +18,8 @@ func newBenchCmd(io IO) *cobra.Command {
 		Use:   "bench",
 		Short: "Measure sqlgym's own speed",
 		Args:  cobra.NoArgs,
+		Example: `  sqlgym bench serve
+  sqlgym bench verify --help`,
 	}
 	cmd.AddCommand(newBenchServeCmd(io), newBenchVerifyCmd(io), newBenchBurnCmd(io), newBenchClusterCmd(io))
 	return cmd

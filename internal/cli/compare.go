@@ -97,6 +97,9 @@ func compareCommandLine(cmd *cobra.Command) []string {
 }
 
 func runCompare(io IO, opts compareOptions, argv []string) error {
+	if err := sameRunBothSides(opts.Base, opts.Treat); err != nil {
+		return err
+	}
 	var inputs []string
 	for _, dir := range append(append([]string{}, opts.Base...), opts.Treat...) {
 		inputs = append(inputs, runInputs(dir)...)
@@ -254,4 +257,20 @@ func dedupe(s []string) []string {
 		}
 	}
 	return out
+}
+
+// sameRunBothSides refuses a run folder given as base and as treatment: a
+// run compared with itself proves nothing, and says "not proven" as if
+// something had been measured.
+func sameRunBothSides(base, treat []string) error {
+	seen := map[string]bool{}
+	for _, b := range base {
+		seen[absOr(strings.TrimSpace(b))] = true
+	}
+	for _, t := range treat {
+		if seen[absOr(strings.TrimSpace(t))] {
+			return usagef("--base and --treat both name %s: compare a run with another", t)
+		}
+	}
+	return nil
 }

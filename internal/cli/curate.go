@@ -28,6 +28,8 @@ tasks are never written, prompts are rendered by eval's template, and each
 dataset gets a manifest beside it (OUT.manifest.json: source runs with
 digests, counts per class and source, the settings) and a ledger line. See
 docs/curate.md.`,
+		Example: `  sqlgym curate sft --run runs/base --out sft.jsonl
+  sqlgym curate dpo --run runs/base --out pairs.jsonl`,
 	}
 	cmd.AddCommand(newCurateSFTCmd(io), newCurateDPOCmd(io))
 	return cmd
@@ -274,6 +276,7 @@ func curateDone(io IO, m *curate.Manifest, asJSON bool, argv []string) error {
 	if err := ledger.Append(ledger.PathFor(m.Runs[0].Dir), e); err != nil {
 		return fmt.Errorf("record the dataset in the ledger: %w", err)
 	}
+	warnWeak(io.ErrOut, "curate "+m.Kind, m.Weak, m.Tasks) // stderr: --json's stdout stays one document
 	if asJSON {
 		return writeJSON(io.Out, m)
 	}

@@ -21,6 +21,9 @@ func newDBCmd(io IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "db",
 		Short: "Create the built-in databases and show schemas",
+		Example: `  sqlgym db create shop --engine sqlite --out shop.sqlite
+  sqlgym db schema car_1 --db car_1=sqlite:car_1.sqlite
+  sqlgym db schema shop --json`,
 	}
 	cmd.AddCommand(newDBCreateCmd(io), newDBSchemaCmd(io), newDBReaderSQLCmd(io))
 	return cmd
@@ -187,6 +190,10 @@ func runDBSchema(ctx context.Context, io IO, opts dbSchemaOptions) error {
 	s, err := schema.Load(ctx, eng, opts.Samples)
 	if err != nil {
 		return err
+	}
+	if len(s.Tables) == 0 {
+		return sqlgym.Userf("check the path, --pg-schema or ?schema=: the tables must be in the database it names",
+			"database %s has no tables", opts.Name)
 	}
 	if opts.JSON {
 		return writeJSON(io.Out, s)

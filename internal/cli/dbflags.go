@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
 	"github.com/sqlgym/sqlgym/engine"
 	"github.com/sqlgym/sqlgym/verify/compare"
@@ -42,6 +43,13 @@ func (f dbFlags) catalog() (*catalog.Catalog, error) {
 	for _, r := range f.Refs {
 		if strings.Contains(r, "=") {
 			refs = append(refs, r)
+			continue
+		}
+		if _, err := engine.ParseURL(r); err == nil || strings.Contains(r, ":") {
+			// A URL without its NAME= would read as an unknown database
+			// of that name.
+			return nil, sqlgym.Userf("give it the name the tasks' \"db\" field uses: --db NAME="+r,
+				"--db %s: a database URL needs a name", r)
 		}
 	}
 	return catalog.New(catalog.Config{Refs: refs, DBDir: f.DBDir, Engine: engine.Options{PostgresSchema: f.PGSchema},

@@ -84,6 +84,8 @@ refused for a few seconds, on every --base-url) ends the run at once, with exit
 resumed run asks for exactly what an uninterrupted one would.
 
 --split takes the tasks marked holdout or train by 'sqlgym split', or all.
+Left out, it is holdout when the task file marks splits (a notice on stderr
+says so, as the BIRD and Spider scripts score the test split), else all.
 Progress goes to stderr about once a second; the summary to stdout (--json:
 summary.json's content). Each finished run is appended to ledger.jsonl in the
 run folder's parent. See docs/benchmark.md.
@@ -127,7 +129,7 @@ func newEvalCmd(io IO) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL)")
-	f.StringVar(&opts.Split, "split", "all", "tasks to evaluate: holdout, train or all")
+	f.StringVar(&opts.Split, "split", "", "tasks to evaluate: holdout, train or all (default: holdout when the file marks splits, else all)")
 	f.StringVar(&opts.Policy, "policy", "openai", "openai (a model server) or baseline (offline retrieval)")
 	f.StringArrayVar(&opts.BaseURLs, "base-url", nil, "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1; repeat it for replicas of one model (each request goes to the one with the fewest in flight; a failing one is taken out and retried later)")
 	f.StringVar(&opts.Model, "model", "", "model name the server serves")
@@ -197,6 +199,9 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 	all, tasksHash, err := readTasksHashed(opts.Tasks)
 	if err != nil {
 		return err
+	}
+	if opts.Split == "" {
+		opts.Split = defaultSplit(io.ErrOut, all, opts.Tasks)
 	}
 	tasks, err := selectSplit(all, opts.Split, opts.Tasks)
 	if err != nil {
@@ -373,6 +378,26 @@ func readTasksHashed(path string) ([]sqlgym.Task, string, error) {
 	return tasks, hex.EncodeToString(sum[:]), nil
 }
 
+// defaultSplit is --split left out: the held-out tasks when the file marks
+// splits, as lm-evaluation-harness and the BIRD and Spider scripts score
+// the test split (scoring train tasks would measure what the model may
+// have been trained on); all tasks when it marks none. A notice says which.
+func defaultSplit(w goio.Writer, all []sqlgym.Task, path string) string {
+	held := 0
+	marked := false
+	for _, t := range all {
+		marked = marked || t.Split != ""
+		if t.Split == sqlgym.SplitHoldout {
+			held++
+		}
+	}
+	if !marked || held == 0 {
+		return "all"
+	}
+	fmt.Fprintf(w, "eval: scoring the %d held-out tasks of %s (of %d); --split all scores every task, --split train the train tasks\n", held, path, len(all))
+	return sqlgym.SplitHoldout
+}
+
 func selectSplit(all []sqlgym.Task, split, path string) ([]sqlgym.Task, error) {
 	switch split {
 	case "all":
@@ -422,6 +447,9 @@ func printEvalSummary(w goio.Writer, res *eval.Result) error {
 		parts = append(parts, fmt.Sprintf("%s %d", o, n))
 	}
 	sort.Strings(parts)
+	if len(parts) == 0 {
+		parts = []string{"none"}
+	}
 	_, err := fmt.Fprintf(w, "  outcomes: %s; missing %d\n", strings.Join(parts, ", "), s.Missing)
 	return err
 }

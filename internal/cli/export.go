@@ -115,6 +115,8 @@ type exportResult struct {
 	HeldOutSkip  int    `json:"holdout_skipped"`
 	PromptHash   string `json:"prompt_template_hash"`
 	BandSelected bool   `json:"band"`
+	// Weak counts the exported tasks a screen marked weak.
+	Weak int `json:"weak"`
 }
 
 func runExport(ctx context.Context, io IO, opts exportOptions) error {
@@ -208,7 +210,9 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 	if err != nil {
 		return err
 	}
-	res := exportResult{Format: opts.Format, Split: opts.Split, Protocol: string(protocol), Out: opts.Out, Examples: len(exs), HeldOutSkip: held, PromptHash: tmpl.Hash(), BandSelected: opts.Band != ""}
+	res := exportResult{Format: opts.Format, Split: opts.Split, Protocol: string(protocol), Out: opts.Out, Examples: len(exs), HeldOutSkip: held, PromptHash: tmpl.Hash(), BandSelected: opts.Band != "",
+		Weak: countWeak(tasks)}
+	warnWeak(io.ErrOut, "export", res.Weak, len(tasks)) // stderr: --json's stdout stays one document
 	if opts.JSON {
 		return writeJSON(io.Out, res)
 	}

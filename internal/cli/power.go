@@ -20,6 +20,7 @@ type powerOptions struct {
 
 func newPowerCmd(io IO) *cobra.Command {
 	var opts powerOptions
+	var runs []string
 	cmd := &cobra.Command{
 		Use:   "power",
 		Short: "How many tasks a benchmark needs for a given precision",
@@ -39,10 +40,18 @@ tighter than this, since task difficulty cancels. See docs/benchmark.md,
 		Example: `  sqlgym power --run runs/qwen-base --delta 0.03
   sqlgym power --run runs/qwen-base --delta 3% --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runPower(io, opts) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			// A repeated --run kept only the last; two runs are a paired
+			// comparison, which compare measures.
+			if len(runs) != 1 {
+				return usagef("--run given %d times: power measures one run; for two runs of the same tasks, compare --base A --treat B gives the paired interval", len(runs))
+			}
+			opts.Run = runs[0]
+			return runPower(io, opts)
+		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Run, "run", "", "run folder")
+	f.StringArrayVar(&runs, "run", nil, "run folder")
 	f.StringVar(&opts.Delta, "delta", "", "target 95% half-width: a fraction (0.03) or points (3%)")
 	f.BoolVar(&opts.JSON, "json", false, "print JSON")
 	_ = cmd.MarkFlagRequired("run")

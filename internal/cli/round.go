@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	goio "io"
 	"strings"
 
@@ -146,6 +147,7 @@ func runRoundStatus(io IO, opts roundOptions) error {
 		if err := writeReportFile(opts.HTML, h.WriteHTML); err != nil {
 			return err
 		}
+		fmt.Fprintf(io.ErrOut, "wrote %s\n", opts.HTML) // stderr: --json's stdout stays one document
 	}
 	if opts.JSON {
 		return writeJSON(io.Out, h)

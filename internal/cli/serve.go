@@ -181,6 +181,8 @@ type serveInfo struct {
 	Warm    *serve.WarmReport `json:"warm,omitempty"`
 	Replica string            `json:"replica"`
 	Ready   bool              `json:"ready"`
+	// Weak counts the served tasks a screen marked weak.
+	Weak int `json:"weak"`
 }
 
 func runServe(ctx context.Context, io IO, opts serveOptions) error {
@@ -259,7 +261,8 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	go func() { served <- srv.Serve(sctx, ln, opts.Drain) }()
 	train, held := countSplits(tasks)
 	info := serveInfo{Tasks: len(tasks), Train: train, Holdout: held, Mode: verify.Config{Mode: mode, Order: order, Variants: opts.DB.Variants}.ModeLabel(),
-		Rewards: rewards.String(), Replica: srv.Replica()}
+		Rewards: rewards.String(), Replica: srv.Replica(), Weak: countWeak(tasks)}
+	warnWeak(io.ErrOut, "serve", info.Weak, len(tasks))
 	openErr, err := startUp(ctx, io, srv, opts, &info)
 	if err != nil {
 		stop()
