@@ -91,3 +91,28 @@ func TestShopGolds(t *testing.T) {
 func head(r *sqlgym.ResultSet) [][]sqlgym.Value {
 	return r.Rows[:min(3, len(r.Rows))]
 }
+
+// TestDescribeShop reads the shop's schema back through the sandbox as a
+// SELECT-only account: every table, its row count, keys and foreign keys.
+func TestDescribeShop(t *testing.T) {
+	dsn, _ := testenv.MySQLReader(t, shopdb.Statements())
+	eng, err := Open(context.Background(), dsn, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	s, err := eng.Describe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Tables) != shopdb.NumTables {
+		t.Fatalf("%d tables, want %d", len(s.Tables), shopdb.NumTables)
+	}
+	orders := s.Table("orders")
+	if orders == nil || orders.Rows != shopdb.Orders || len(orders.PrimaryKey) != 1 || len(orders.ForeignKeys) == 0 {
+		t.Fatalf("orders described as %+v", orders)
+	}
+	if fk := orders.ForeignKeys[0]; fk.RefTable != "customers" || len(fk.Columns) != 1 {
+		t.Errorf("orders' foreign key %+v, want one column to customers", fk)
+	}
+}
