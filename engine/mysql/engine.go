@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -30,6 +31,8 @@ type Engine struct {
 	// stopped from outside its own connection, which is busy running it.
 	killer  *sql.DB
 	mariadb bool
+	// sessions maps each driver connection to its connState.
+	sessions sync.Map
 }
 
 var _ sqlgym.Engine = (*Engine)(nil)

@@ -75,19 +75,26 @@ func askOnly(ctx context.Context, conn *sql.Conn, text string, lim sqlgym.Limits
 func (e *Engine) inTransaction(ctx context.Context, conn *sql.Conn, text string, lim sqlgym.Limits) (*sqlgym.ResultSet, error) {
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), setupTimeout)
 	defer cancel()
-	var id int64
-	if err := conn.QueryRowContext(bg, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+	st, err := e.session(bg, conn)
+	if err != nil {
 		discard(conn)
 		return nil, infra(ctx, fmt.Errorf("mysql: connection id: %w", err))
 	}
-	for _, q := range []string{e.limitSQL(lim.Timeout), "START TRANSACTION READ ONLY"} {
+	setup := []string{"START TRANSACTION READ ONLY"}
+	if st.timeout != lim.Timeout {
+		setup = append([]string{e.limitSQL(lim.Timeout)}, setup...)
+	}
+	for _, q := range setup {
 		if _, err := conn.ExecContext(bg, q); err != nil {
+			e.forget(conn)
 			discard(conn)
 			return nil, infra(ctx, fmt.Errorf("mysql: %s: %w", q, err))
 		}
 	}
-	res, err := e.run(ctx, conn, id, text, lim)
+	st.timeout = lim.Timeout
+	res, err := e.run(ctx, conn, st.id, text, lim)
 	if _, rerr := conn.ExecContext(bg, "ROLLBACK"); rerr != nil {
+		e.forget(conn)
 		discard(conn)
 		return res, err
 	}
@@ -262,4 +269,45 @@ func infra(ctx context.Context, err error) error {
 		return fmt.Errorf("%w: %w", ctx.Err(), err)
 	}
 	return &sqlgym.InfraError{Err: err}
+}
+
+// connState is what the engine knows of one server session: its id for
+// KILL QUERY and the time limit last set on it, so a statement costs
+// two round trips of setup only on a fresh connection or a new limit.
+type connState struct {
+	id      int64
+	timeout time.Duration
+}
+
+// session returns the state of conn's session, reading its id once.
+// Connections are used by one statement at a time, so the state needs no
+// lock of its own.
+func (e *Engine) session(ctx context.Context, conn *sql.Conn) (*connState, error) {
+	key := driverConn(conn)
+	if st, ok := e.sessions.Load(key); ok && key != nil {
+		return st.(*connState), nil
+	}
+	st := &connState{}
+	if err := conn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&st.id); err != nil {
+		return nil, err
+	}
+	if key != nil {
+		e.sessions.Store(key, st)
+	}
+	return st, nil
+}
+
+// forget drops the state of a connection about to be thrown away.
+func (e *Engine) forget(conn *sql.Conn) {
+	if key := driverConn(conn); key != nil {
+		e.sessions.Delete(key)
+	}
+}
+
+// driverConn is the driver's connection under conn: the identity of the
+// server session.
+func driverConn(conn *sql.Conn) any {
+	var dc any
+	_ = conn.Raw(func(c any) error { dc = c; return nil })
+	return dc
 }
