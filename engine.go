@@ -12,6 +12,8 @@ const (
 	DialectSQLite   Dialect = "sqlite"
 	DialectPostgres Dialect = "postgres"
 	DialectDuckDB   Dialect = "duckdb"
+	// DialectMySQL covers MySQL and MariaDB: one wire protocol, one driver.
+	DialectMySQL Dialect = "mysql"
 )
 
 // Default limits for one statement.

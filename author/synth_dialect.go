@@ -8,7 +8,7 @@ import (
 )
 
 // engineDialects are the engines a task's gold is written for.
-var engineDialects = []sqlgym.Dialect{sqlgym.DialectSQLite, sqlgym.DialectDuckDB, sqlgym.DialectPostgres}
+var engineDialects = []sqlgym.Dialect{sqlgym.DialectSQLite, sqlgym.DialectDuckDB, sqlgym.DialectPostgres, sqlgym.DialectMySQL}
 
 // forEngines writes a candidate's gold for every engine: text(d) is the
 // gold on dialect d. c.SQL gets the profiled database's own text (the one
@@ -42,6 +42,8 @@ func monthKey(d sqlgym.Dialect, x string) string {
 		return fmt.Sprintf("strftime('%%Y-%%m', %s)", x)
 	case sqlgym.DialectDuckDB:
 		return fmt.Sprintf("strftime(%s, '%%Y-%%m')", x)
+	case sqlgym.DialectMySQL:
+		return fmt.Sprintf("DATE_FORMAT(%s, '%%Y-%%m')", x)
 	default:
 		return fmt.Sprintf("to_char(%s, 'YYYY-MM')", x)
 	}
@@ -61,6 +63,10 @@ func weekdayIn(d sqlgym.Dialect, x string, days []int) string {
 	if d == sqlgym.DialectSQLite {
 		return fmt.Sprintf("strftime('%%w', %s) IN %s", x, in)
 	}
+	if d == sqlgym.DialectMySQL {
+		// DAYOFWEEK counts from 1 for Sunday.
+		return fmt.Sprintf("DAYOFWEEK(%s) - 1 IN %s", x, in)
+	}
 	return fmt.Sprintf("EXTRACT(DOW FROM %s) IN %s", x, in)
 }
 
@@ -68,6 +74,10 @@ func weekdayIn(d sqlgym.Dialect, x string, days []int) string {
 func daysBetween(d sqlgym.Dialect, a, b string) string {
 	if d == sqlgym.DialectSQLite {
 		return fmt.Sprintf("julianday(%s) - julianday(%s)", b, a)
+	}
+	if d == sqlgym.DialectMySQL {
+		// TIMESTAMPDIFF in seconds is free of the session's time zone.
+		return fmt.Sprintf("TIMESTAMPDIFF(SECOND, %s, %s) / 86400.0", a, b)
 	}
 	// Seconds since the epoch work on DATE and TIMESTAMP alike on both.
 	return fmt.Sprintf("(EXTRACT(EPOCH FROM CAST(%s AS TIMESTAMP)) - EXTRACT(EPOCH FROM CAST(%s AS TIMESTAMP))) / 86400.0", b, a)

@@ -138,7 +138,7 @@ func (c *Catalog) Resolve(name string) (string, error) {
 }
 
 func isURL(s string) bool {
-	for _, p := range []string{"sqlite:", "duckdb:", "postgres://", "postgresql://"} {
+	for _, p := range []string{"sqlite:", "duckdb:", "postgres://", "postgresql://", "mysql://"} {
 		if strings.HasPrefix(s, p) {
 			return true
 		}
@@ -157,7 +157,7 @@ func (c *Catalog) unknown(name string) error {
 		return sqlgym.Userf("--db-dir is one level too high: pass --db-dir "+dir,
 			"database %q is not in --db-dir %s but one folder further down, in %s", name, c.dbDir, dir)
 	}
-	hint := "name it with --db " + name + "=sqlite:PATH (or duckdb:PATH, postgres://...)"
+	hint := "name it with --db " + name + "=sqlite:PATH (or duckdb:PATH, postgres://..., mysql://...)"
 	if c.dbDir != "" {
 		hint += fmt.Sprintf(", or put it at %s", filepath.Join(c.dbDir, name, name+".sqlite"))
 	} else {
@@ -214,7 +214,7 @@ func (c *Catalog) Variants(name string) ([]string, error) {
 		return out, nil
 	}
 	loc, err := engine.ParseURL(u)
-	if err != nil || loc.Dialect == sqlgym.DialectPostgres || name == ShopName && c.refs[name] == "" {
+	if err != nil || loc.Dialect == sqlgym.DialectPostgres || loc.Dialect == sqlgym.DialectMySQL || name == ShopName && c.refs[name] == "" {
 		return []string{u}, err
 	}
 	dir := filepath.Dir(loc.Path)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine/duckdb"
+	"github.com/sqlgym/sqlgym/engine/mysql"
 	"github.com/sqlgym/sqlgym/engine/postgres"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
 )
@@ -17,7 +18,7 @@ import (
 type Location struct {
 	Dialect sqlgym.Dialect
 	// Path is the file of a SQLite or DuckDB database; DSN the PostgreSQL
-	// connection string.
+	// connection string or the mysql:// URL.
 	Path string
 	DSN  string
 	// Schema is the PostgreSQL schema a URL's schema= query parameter
@@ -26,8 +27,8 @@ type Location struct {
 	Schema string
 }
 
-// ParseURL reads sqlite:PATH, duckdb:PATH, postgres://... or
-// postgresql://...; a bare path ending in .sqlite, .sqlite3, .db or .duckdb
+// ParseURL reads sqlite:PATH, duckdb:PATH, postgres://...,
+// postgresql://... or mysql://USER:PASS@HOST:PORT/DB; a bare path ending in .sqlite, .sqlite3, .db or .duckdb
 // is taken by its extension. A PostgreSQL URL may end in schema=NAME among
 // its query parameters: the schema its tables are in.
 func ParseURL(u string) (Location, error) {
@@ -39,6 +40,8 @@ func ParseURL(u string) (Location, error) {
 	case strings.HasPrefix(u, "postgres://"), strings.HasPrefix(u, "postgresql://"):
 		dsn, schema := cutSchema(u)
 		return Location{Dialect: sqlgym.DialectPostgres, DSN: dsn, Schema: schema}, nil
+	case strings.HasPrefix(u, "mysql://"):
+		return Location{Dialect: sqlgym.DialectMySQL, DSN: u}, nil
 	}
 	if scheme, _, ok := strings.Cut(u, ":"); ok && len(scheme) > 1 && !strings.ContainsAny(scheme, `/\.`) {
 		// sqlite3:x.sqlite, file:x.db, postgresql+psycopg://: a scheme
@@ -53,7 +56,7 @@ func ParseURL(u string) (Location, error) {
 	case ".duckdb":
 		return Location{Dialect: sqlgym.DialectDuckDB, Path: u}, nil
 	}
-	return Location{}, sqlgym.Userf("write sqlite:PATH, duckdb:PATH or postgres://USER@HOST:PORT/DB",
+	return Location{}, sqlgym.Userf("write sqlite:PATH, duckdb:PATH, postgres://USER@HOST:PORT/DB or mysql://USER:PASS@HOST:PORT/DB",
 		"database URL %q: unknown kind", u)
 }
 
@@ -61,6 +64,9 @@ func ParseURL(u string) (Location, error) {
 func (l Location) String() string {
 	if l.Dialect == sqlgym.DialectPostgres {
 		return WithSchema(l.DSN, l.Schema)
+	}
+	if l.Dialect == sqlgym.DialectMySQL {
+		return l.DSN
 	}
 	return string(l.Dialect) + ":" + l.Path
 }
@@ -108,6 +114,12 @@ func OpenLocation(ctx context.Context, loc Location, opts Options) (sqlgym.Engin
 			schema = loc.Schema
 		}
 		e, err := postgres.Open(ctx, loc.DSN, postgres.Options{Schema: schema})
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
+	case sqlgym.DialectMySQL:
+		e, err := mysql.Open(ctx, loc.DSN, mysql.Options{})
 		if err != nil {
 			return nil, err
 		}

@@ -64,6 +64,23 @@ func byMessage(d sqlgym.Dialect, msg string) (Class, bool) {
 		case strings.Contains(msg, "Ambiguous reference to column"):
 			return AmbiguousColumn, true
 		}
+	case sqlgym.DialectMySQL:
+		switch {
+		// "Error 1305: FUNCTION db.strftime does not exist" (a name the
+		// server took for a stored function); "Error 1052: Column 'id'
+		// in field list is ambiguous".
+		// The reader account may execute no stored routine, and the
+		// server checks that before whether the routine exists (1370,
+		// "execute command denied ... for routine"): to the model, any
+		// name it called that way is a function this database lacks.
+		case strings.HasPrefix(msg, "Error 1305:"),
+			strings.HasPrefix(msg, "Error 1370:") && strings.Contains(msg, "for routine"):
+			return MissingFunction, true
+		case strings.HasPrefix(msg, "Error 1052:"):
+			return AmbiguousColumn, true
+		case strings.HasPrefix(msg, "Error 1582:"), strings.HasPrefix(msg, "Error 1111:"):
+			return TypeError, true
+		}
 	case sqlgym.DialectPostgres:
 		switch {
 		// "function strftime(unknown, date) does not exist": PostgreSQL

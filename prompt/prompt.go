@@ -124,6 +124,8 @@ func DialectName(d sqlgym.Dialect) string {
 		return "PostgreSQL"
 	case sqlgym.DialectDuckDB:
 		return "DuckDB"
+	case sqlgym.DialectMySQL:
+		return "MySQL"
 	}
 	return string(d)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine/duckdb"
+	"github.com/sqlgym/sqlgym/engine/mysql"
 	"github.com/sqlgym/sqlgym/engine/postgres"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
 	"github.com/sqlgym/sqlgym/internal/testenv"
@@ -94,6 +95,33 @@ func postgresOracle(t testing.TB) keyEngine {
 	}
 	t.Cleanup(func() { eng.Close() })
 	return keyEngine{sqlgym.DialectPostgres, eng}
+}
+
+// mysqlOracle loads the fixture into a database of its own on the test
+// MySQL or MariaDB server, read by a SELECT-only account. Like the
+// PostgreSQL oracle it refuses any server but the local one.
+func mysqlOracle(t testing.TB) keyEngine {
+	t.Helper()
+	if dsn := os.Getenv("SQLGYM_TEST_MYSQL"); dsn != "" && !strings.Contains(dsn, "@unix(") && !strings.Contains(dsn, "@tcp(127.0.0.1:") {
+		t.Skipf("the key oracle only connects to the local server; SQLGYM_TEST_MYSQL names another host")
+	}
+	dsn, _ := testenv.MySQLReader(t, keyFixture)
+	eng, err := mysql.Open(context.Background(), dsn, mysql.Options{MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	return keyEngine{sqlgym.DialectMySQL, eng}
+}
+
+// testingMySQL reports whether a test should include MySQL, saying so
+// when it leaves it out.
+func testingMySQL(t testing.TB) bool {
+	if os.Getenv("SQLGYM_TEST_MYSQL") == "" && os.Getenv("SQLGYM_REQUIRE_MYSQL") != "1" {
+		t.Log("MySQL part skipped: set SQLGYM_TEST_MYSQL='root@unix(/run/mysqld/mysqld.sock)/'")
+		return false
+	}
+	return true
 }
 
 // loopbackDSN reports whether a postgres:// URL can only reach

@@ -85,7 +85,17 @@ var (
 	// DuckDB's scanner is PostgreSQL's, with ? and # taken by parameters
 	// and positional references, and { } for struct literals.
 	duckdbKeys = newKeyTable("~!@^&|+-*/%<>=:", "(),;[]{}", "'\"")
+	// MySQL's and MariaDB's lexer with the sql_mode engine/mysql sets
+	// (no ANSI_QUOTES): "x" is a string like 'x', `x` a name kept byte for
+	// byte; @ (variables), ? and { } give the key up.
+	mysqlKeys = mysqlKeyTable()
 )
+
+func mysqlKeyTable() *keyTable {
+	t := newKeyTable("~!^&|+-*/%<>=:", "(),;", "'`")
+	t['"'] = kString
+	return t
+}
 
 func keyTableOf(d sqlgym.Dialect) *keyTable {
 	switch d {
@@ -95,6 +105,8 @@ func keyTableOf(d sqlgym.Dialect) *keyTable {
 		return postgresKeys
 	case sqlgym.DialectDuckDB:
 		return duckdbKeys
+	case sqlgym.DialectMySQL:
+		return mysqlKeys
 	}
 	return nil
 }
@@ -159,8 +171,11 @@ func keyOK(d sqlgym.Dialect, sql string) (string, bool) {
 	if !ascii && !utf8.ValidString(sql) {
 		return "", false
 	}
-	fold := d != sqlgym.DialectDuckDB
-	// Only PostgreSQL and DuckDB join 'a'<newline>'b' into one string.
+	// MySQL's table names are case-sensitive on Linux (FROM People is
+	// not FROM people), so its words keep their case.
+	my := d == sqlgym.DialectMySQL
+	fold := d != sqlgym.DialectDuckDB && !my
+	// SQLite alone does not join 'a'<newline>'b' into one string.
 	joinsStrings := d != sqlgym.DialectSQLite
 
 	var b strings.Builder
@@ -176,8 +191,23 @@ func keyOK(d sqlgym.Dialect, sql string) (string, bool) {
 	for i := 0; i < len(sql); {
 		c := sql[i]
 		cls := tab[c]
-		if c == '-' && i+1 < len(sql) && sql[i+1] == '-' {
+		if my && c == '#' {
+			// MySQL's other line comment.
 			if afterSemi {
+				return "", false
+			}
+			j := strings.IndexByte(sql[i:], '\n')
+			if j < 0 {
+				j = len(sql) - i
+			}
+			i += j
+			sep = true
+			continue
+		}
+		if c == '-' && i+1 < len(sql) && sql[i+1] == '-' {
+			// On MySQL "--" starts a comment only before a space or a
+			// control character: 1--1 is 1 minus minus 1.
+			if afterSemi || my && i+2 < len(sql) && sql[i+2] > ' ' {
 				return "", false
 			}
 			j := strings.IndexByte(sql[i:], '\n')
@@ -193,6 +223,12 @@ func keyOK(d sqlgym.Dialect, sql string) (string, bool) {
 			// before that, where the dialects part.
 			end := strings.Index(sql[i+2:], "*/")
 			if afterSemi || end < 0 || strings.Contains(sql[i+2:i+2+end+2], "/*") {
+				return "", false
+			}
+			// MySQL runs the contents of /*! ... */ and /*M! ... */ and
+			// reads optimizer hints in /*+ ... */: the text is kept as
+			// it is.
+			if my && end > 0 && (sql[i+2] == '!' || sql[i+2] == '+' || sql[i+2] == 'M' && end > 1 && sql[i+3] == '!') {
 				return "", false
 			}
 			i += 2 + end + 2

@@ -45,6 +45,10 @@ func keySeeds() []string {
 		"SELECT PG_SLEEP(0), pg_sleep /* x */ (0), \"pg_sleep\"(0)",
 		"SELECT \"(a + 1)\", \"a+1\" FROM (SELECT a+1 FROM t)",
 		"SELECT count(*) FROM (SELECT a+1 AS x FROM t) NATURAL JOIN (SELECT a + 1 AS x FROM t)",
+		"SELECT a FROM t WHERE a = 1 # c\nOR a = 2",
+		"SELECT a FROM t WHERE a = 1--1 OR a = 2",
+		"SELECT a FROM t WHERE a = 1 /*! OR a = 2 */",
+		"SELECT `a`, \"b\" FROM t WHERE b = \"x\" OR b = 'y'",
 	}
 	for _, p := range keyPoisons {
 		if len(p.sql) <= 400 { // what checkKey runs
@@ -57,6 +61,7 @@ func keySeeds() []string {
 func FuzzKeySQLite(f *testing.F)   { fuzzKey(f, sqliteOracle(f)) }
 func FuzzKeyDuckDB(f *testing.F)   { fuzzKey(f, duckdbOracle(f)) }
 func FuzzKeyPostgres(f *testing.F) { fuzzKey(f, postgresOracle(f)) }
+func FuzzKeyMySQL(f *testing.F)    { fuzzKey(f, mysqlOracle(f)) }
 
 // fuzzKey checks, for a statement and one piece spliced into it, that
 // every text of the same key the test can make (the key itself, the
@@ -121,6 +126,9 @@ func TestKeyRandom(t *testing.T) {
 	engs := []keyEngine{sqliteOracle(t), duckdbOracle(t)}
 	if testingPostgres(t) {
 		engs = append(engs, postgresOracle(t))
+	}
+	if testingMySQL(t) {
+		engs = append(engs, mysqlOracle(t))
 	}
 	r := rand.New(rand.NewPCG(18, 2))
 	seeds := keySeeds()

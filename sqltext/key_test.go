@@ -101,7 +101,24 @@ func TestKeyGivesUp(t *testing.T) {
 			t.Errorf("duckdb: keyOK(%q) = true", s)
 		}
 	}
-	if got := Key("mysql", "SELECT  1"); got != "SELECT  1" {
+	for _, s := range []string{"SELECT 1--1", "SELECT /*! 1 */", "SELECT /*M!100000 1 */", "SELECT /*+ NO_ICP(t) */ 1",
+		"SELECT @a", "SELECT 'a\\'b'", "SELECT ?", "SELECT {d '2024-01-01'}", "SELECT 1; # x\nSELECT 2"} {
+		if _, ok := keyOK(sqlgym.DialectMySQL, s); ok {
+			t.Errorf("mysql: keyOK(%q) = true", s)
+		}
+	}
+	for a, b := range map[string]string{
+		"SELECT a FROM t # note\nWHERE a = 1": "SELECT a FROM t WHERE a=1",
+		"SELECT `a` , \"x\"  FROM t -- c":     "SELECT `a`,\"x\" FROM t",
+	} {
+		if ka, kb := Key(sqlgym.DialectMySQL, a), Key(sqlgym.DialectMySQL, b); ka != kb {
+			t.Errorf("mysql: Key(%q) = %q, Key(%q) = %q", a, ka, b, kb)
+		}
+	}
+	if Key(sqlgym.DialectMySQL, "SELECT a FROM People") == Key(sqlgym.DialectMySQL, "SELECT a FROM people") {
+		t.Errorf("mysql: table names differing in case share a key")
+	}
+	if got := Key("oracle", "SELECT  1"); got != "SELECT  1" {
 		t.Errorf("unknown dialect: Key = %q", got)
 	}
 }

@@ -59,7 +59,7 @@ func mustQuery(t testing.TB, eng sqlgym.Engine, sql string, lim sqlgym.Limits) *
 func testValues(t *testing.T, d sqlgym.Dialect, eng sqlgym.Engine) {
 	for _, c := range valueCases {
 		t.Run(c.name, func(t *testing.T) {
-			res := mustQuery(t, eng, c.sql, sqlgym.Limits{})
+			res := mustQuery(t, eng, c.sqlFor(d), sqlgym.Limits{})
 			rows := make([][]sqlgym.Value, len(c.rows))
 			for i, r := range c.rows {
 				rows[i] = pick(t, d, r)
@@ -247,8 +247,8 @@ func testConcurrent(t *testing.T, d sqlgym.Dialect, eng sqlgym.Engine) {
 	}
 	var jobs []job
 	for _, c := range valueCases {
-		res := mustQuery(t, eng, c.sql, sqlgym.Limits{})
-		jobs = append(jobs, job{sql: c.sql, want: res})
+		res := mustQuery(t, eng, c.sqlFor(d), sqlgym.Limits{})
+		jobs = append(jobs, job{sql: c.sqlFor(d), want: res})
 	}
 	jobs = append(jobs,
 		job{sql: `SELECT no_such_col FROM people`, kind: sqlgym.ErrKindNoColumn},

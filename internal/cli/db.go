@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine/duckdb"
+	"github.com/sqlgym/sqlgym/engine/mysql"
 	"github.com/sqlgym/sqlgym/engine/postgres"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
 	"github.com/sqlgym/sqlgym/internal/atomicfile"
@@ -43,7 +45,7 @@ func newDBCreateCmd(io IO) *cobra.Command {
 	var opts dbCreateOptions
 	cmd := &cobra.Command{
 		Use:   "create NAME",
-		Short: "Create a built-in database (shop) in SQLite, DuckDB or PostgreSQL",
+		Short: "Create a built-in database (shop) in SQLite, DuckDB, PostgreSQL or MySQL/MariaDB",
 		Long: `Create a built-in database from the portable source embedded in sqlgym.
 
 The only built-in database is "shop": eight tables (customers, categories,
@@ -52,7 +54,8 @@ the same rows in every engine. An existing file or schema is never
 overwritten unless --replace is given.`,
 		Example: `  sqlgym db create shop --engine sqlite --out shop.sqlite
   sqlgym db create shop --engine duckdb --out shop.duckdb
-  sqlgym db create shop --engine postgres --dsn postgres://postgres@127.0.0.1:5432/postgres --schema shop --replace`,
+  sqlgym db create shop --engine postgres --dsn postgres://postgres@127.0.0.1:5432/postgres --schema shop --replace
+  sqlgym db create shop --engine mysql --dsn 'mysql://root@/?socket=/run/mysqld/mysqld.sock' --schema shop`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
@@ -60,10 +63,10 @@ overwritten unless --replace is given.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Engine, "engine", "sqlite", "sqlite, duckdb or postgres")
+	f.StringVar(&opts.Engine, "engine", "sqlite", "sqlite, duckdb, postgres or mysql (MySQL and MariaDB)")
 	f.StringVar(&opts.Out, "out", "", "file to create (sqlite, duckdb)")
-	f.StringVar(&opts.DSN, "dsn", "", "PostgreSQL connection string (postgres)")
-	f.StringVar(&opts.Schema, "schema", "", "PostgreSQL schema to create the tables in (default: the database name)")
+	f.StringVar(&opts.DSN, "dsn", "", "PostgreSQL connection string (postgres) or mysql:// URL of an account that may create databases (mysql)")
+	f.StringVar(&opts.Schema, "schema", "", "PostgreSQL schema, or MySQL database, to create the tables in (default: the database name)")
 	f.BoolVar(&opts.Replace, "replace", false, "replace an existing file or schema")
 	f.BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
@@ -126,14 +129,35 @@ func runDBCreate(ctx context.Context, io IO, opts dbCreateOptions) error {
 		}
 		res.Target = "schema " + schema
 		res.Next = fmt.Sprintf("--db %s=%s --pg-schema %s", res.Name, dsnWithoutPassword(opts.DSN), schema)
+	case "mysql":
+		if !strings.HasPrefix(opts.DSN, "mysql://") {
+			return usagef("--engine mysql needs --dsn mysql://USER:PASS@HOST:3306/ (an account that may create databases)")
+		}
+		db := opts.Schema
+		if db == "" {
+			db = opts.Name
+		}
+		if err := mysql.Load(ctx, opts.DSN, db, opts.Replace, stmts); err != nil {
+			var ue *sqlgym.UserError
+			if errors.As(err, &ue) {
+				return err
+			}
+			return fmt.Errorf("load into MySQL database %s: %w", db, err)
+		}
+		res.Target = "database " + db
+		res.Next = fmt.Sprintf("--db %s=%s", res.Name, mysqlURLFor(opts.DSN, db))
 	default:
-		return usagef("--engine %q: use sqlite, duckdb or postgres", opts.Engine)
+		return usagef("--engine %q: use sqlite, duckdb, postgres or mysql", opts.Engine)
 	}
 	res.Seconds = time.Since(start).Seconds()
 	if opts.JSON {
 		return writeJSON(io.Out, res)
 	}
 	fmt.Fprintf(io.Out, "created %s (%s, %d tables) in %s in %.2fs\n", res.Name, res.Engine, res.Tables, res.Target, res.Seconds)
+	if opts.Engine == "mysql" {
+		_, err := fmt.Fprintf(io.Out, "next: %s\n  with USER:PASS an account that may only SELECT: sqlgym refuses any other and prints the SQL that creates one\n", res.Next)
+		return err
+	}
 	if opts.Engine == "postgres" {
 		_, err := fmt.Fprintf(io.Out, "next: %s\n  connecting as a role that can only read: sqlgym refuses a superuser and prints the SQL that creates one\n", res.Next)
 		return err

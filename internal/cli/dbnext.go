@@ -16,3 +16,15 @@ func dsnWithoutPassword(dsn string) string {
 	}
 	return u.String()
 }
+
+// mysqlURLFor is the mysql:// URL of database db on the server of dsn,
+// without the administrator's password: the reader's account goes there.
+func mysqlURLFor(dsn, db string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "mysql://USER:PASS@HOST:3306/" + db
+	}
+	u.User = url.UserPassword("READER", "PASSWORD")
+	u.Path = "/" + db
+	return u.String()
+}
