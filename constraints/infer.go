@@ -192,8 +192,8 @@ func (s *Set) inferForeignKeys(ctx context.Context, eng sqlgym.Engine, schema *s
 			score       int
 		}
 		var cs []cand
-		for _, k := range s.Keys {
-			if len(k.Columns) != 1 || strings.EqualFold(k.Table, t.Name) {
+		for _, k := range s.targets(schema) {
+			if strings.EqualFold(k.Table, t.Name) {
 				continue
 			}
 			p := schema.Table(k.Table)
@@ -284,4 +284,24 @@ func (s *Set) inferPairKey(ctx context.Context, eng sqlgym.Engine, t *sqlgym.Tab
 		}
 	}
 	return nil
+}
+
+// targets are the single columns a foreign key may refer to: single-column
+// keys, declared or implied, and columns declared UNIQUE
+// (car_1.model_list.model).
+func (s *Set) targets(schema *sqlgym.Schema) []Key {
+	var out []Key
+	for _, k := range s.Keys {
+		if len(k.Columns) == 1 {
+			out = append(out, k)
+		}
+	}
+	for _, t := range schema.Tables {
+		for _, c := range t.Columns {
+			if c.Unique && !(len(t.PrimaryKey) == 1 && strings.EqualFold(t.PrimaryKey[0], c.Name)) {
+				out = append(out, Key{Table: t.Name, Columns: []string{c.Name}, Declared: true})
+			}
+		}
+	}
+	return out
 }
