@@ -202,6 +202,9 @@ func (s *Set) inferForeignKeys(ctx context.Context, eng sqlgym.Engine, schema *s
 				continue
 			}
 			sc := fits(c.Name, p.Name, pc.Name)
+			if !k.Declared && (s.Key(p.Name) == nil || !strings.EqualFold(s.Key(p.Name).Columns[0], pc.Name)) && !strings.EqualFold(c.Name, pc.Name) {
+				continue
+			}
 			if !keyType(c) && sc < 2 {
 				continue // a number column refers to a key only by its name
 			}
@@ -298,8 +301,17 @@ func (s *Set) targets(schema *sqlgym.Schema) []Key {
 	}
 	for _, t := range schema.Tables {
 		for _, c := range t.Columns {
-			if c.Unique && !(len(t.PrimaryKey) == 1 && strings.EqualFold(t.PrimaryKey[0], c.Name)) {
+			if k := s.Key(t.Name); k != nil && len(k.Columns) == 1 && strings.EqualFold(k.Columns[0], c.Name) {
+				continue
+			}
+			f := s.Facts(t.Name, c.Name)
+			switch {
+			case c.Unique:
 				out = append(out, Key{Table: t.Name, Columns: []string{c.Name}, Declared: true})
+			case !f.Nulls && !f.Duplicates && f.Distinct > 1 && class(&c) == "text" && !generic[norm(c.Name)]:
+				// Unique in the data, not declared: a target only for a
+				// child column of the very same name (car_names.model).
+				out = append(out, Key{Table: t.Name, Columns: []string{c.Name}})
 			}
 		}
 	}
