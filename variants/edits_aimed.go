@@ -231,13 +231,13 @@ func (p *planner) extremes() []group {
 			// timestamp; none for a boolean), and on it.
 			var es []string
 			for _, dir := range []string{"MAX", "MIN"} {
-				if step, ok := p.step(col, dir == "MAX"); ok {
-					es = append(es, dir+"(%s) "+step)
+				ext := fmt.Sprintf("(SELECT %s(%s) FROM %s)", dir, quoteIdent(col.Name), quoteIdent(t.Name))
+				if v, ok := p.past(t, col, ext, dir == "MAX"); ok {
+					es = append(es, v)
 				}
-				es = append(es, dir+"(%s)")
+				es = append(es, ext)
 			}
-			for _, e := range es {
-				v := fmt.Sprintf("(SELECT "+e+" FROM %s)", quoteIdent(col.Name), quoteIdent(t.Name))
+			for _, v := range es {
 				gs = append(gs, group{what: "extreme " + t.Name + "." + col.Name + " outside " + c.Cond,
 					stmts: []string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(3), 1, map[string]string{strings.ToLower(col.Name): v})}})
 			}

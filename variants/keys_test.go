@@ -1,0 +1,104 @@
+package variants
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/engine/sqlite"
+)
+
+// keylessToy is toyDB with no constraint declared: the keys, the
+// foreign key and the NOT NULLs are what the data and names imply.
+func keylessToy(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "toy.sqlite")
+	stmts := []string{
+		`CREATE TABLE customers (customer_id INTEGER, name VARCHAR(40), city VARCHAR(40), tier INTEGER)`,
+		`CREATE TABLE orders (order_id INTEGER, customer_id INTEGER, order_date DATE, amount DECIMAL(10,2), status VARCHAR(12))`,
+	}
+	for i := 1; i <= 12; i++ {
+		city := fmt.Sprintf("'City%d'", i%4)
+		if i%5 == 0 {
+			city = "NULL"
+		}
+		stmts = append(stmts, fmt.Sprintf("INSERT INTO customers VALUES (%d, 'Name%d', %s, %d)", i, i, city, 1+i%3))
+	}
+	for i := 1; i <= 40; i++ {
+		status := []string{"paid", "shipped", "cancelled"}[i%3]
+		stmts = append(stmts, fmt.Sprintf("INSERT INTO orders VALUES (%d, %d, '2024-%02d-%02d', %d.50, '%s')",
+			i, 1+(i*7)%12, 1+i%12, 2+i%25, 10+i*3, status))
+	}
+	if err := sqlite.Create(context.Background(), path, stmts); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// violations counts, on one database, the rows that break what the
+// keyless toy implies: NULL or repeated keys, orphan orders, NULLs where
+// the data had none, a repeated name, a date that is not an ISO date.
+var violations = map[string]string{
+	"customer key":  `SELECT (SELECT COUNT(*) FROM customers WHERE customer_id IS NULL) + (SELECT COUNT(*) - COUNT(DISTINCT customer_id) FROM customers)`,
+	"order key":     `SELECT (SELECT COUNT(*) FROM orders WHERE order_id IS NULL) + (SELECT COUNT(*) - COUNT(DISTINCT order_id) FROM orders)`,
+	"orphan order":  `SELECT COUNT(*) FROM orders WHERE customer_id IS NOT NULL AND customer_id NOT IN (SELECT customer_id FROM customers)`,
+	"null order":    `SELECT COUNT(*) FROM orders WHERE customer_id IS NULL OR order_date IS NULL OR amount IS NULL OR status IS NULL`,
+	"null customer": `SELECT COUNT(*) FROM customers WHERE name IS NULL OR tier IS NULL`,
+	"namesake":      `SELECT COUNT(*) - COUNT(DISTINCT name) FROM customers`,
+	"not a date":    `SELECT COUNT(*) FROM orders WHERE typeof(order_date) <> 'text' OR date(order_date) IS NOT order_date`,
+}
+
+func countViolations(t *testing.T, path string) map[string]int64 {
+	t.Helper()
+	eng, err := sqlite.Open(path, sqlite.Options{PoolSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	out := map[string]int64{}
+	for what, q := range violations {
+		rs, err := eng.Query(context.Background(), q, sqlgym.Limits{})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if n := rs.Rows[0][0].Int; n != 0 {
+			out[what] = n
+		}
+	}
+	return out
+}
+
+// TestVariantsKeepImpliedKeys generates variants of a database that
+// declares nothing: every variant keeps the keys and the foreign key its
+// data and names imply, puts no NULL or namesake where the data has
+// none, and writes dates as dates; the report lists what was inferred.
+func TestVariantsKeepImpliedKeys(t *testing.T) {
+	path := keylessToy(t)
+	if v := countViolations(t, path); len(v) != 0 {
+		t.Fatalf("the original already breaks %v", v)
+	}
+	res, _ := generateTasks(t, path, 1, 3, toyTasks)
+	if len(res.Variants) == 0 {
+		t.Fatal("no variant kept: nothing checked")
+	}
+	for _, v := range res.Variants {
+		if got := countViolations(t, v.Path); len(got) != 0 {
+			t.Errorf("%s breaks %v", v.Name, got)
+		}
+	}
+	if res.Inferred == nil {
+		t.Fatal("no inferred constraints reported")
+	}
+	for _, want := range []string{"customers(customer_id)", "orders(order_id)"} {
+		if !slices.Contains(res.Inferred.Keys, want) {
+			t.Errorf("inferred keys %v lack %s", res.Inferred.Keys, want)
+		}
+	}
+	if !slices.ContainsFunc(res.Inferred.ForeignKeys, func(s string) bool { return strings.HasPrefix(s, "orders.customer_id -> customers.") }) {
+		t.Errorf("inferred foreign keys %v lack orders.customer_id", res.Inferred.ForeignKeys)
+	}
+}
