@@ -151,6 +151,9 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 		return fmt.Errorf("prepare the %s teacher on %s: %w", opts.Teacher, name, err)
 	}
 	defer setup.close()
+	if setup.warning != "" {
+		fmt.Fprintf(io.ErrOut, "warning: %s: %s\n", name, setup.warning)
+	}
 
 	last := time.Now()
 	cnt, runErr := author.Run(ctx, author.Config{
