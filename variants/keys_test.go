@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/catalog"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
 )
 
@@ -101,4 +102,61 @@ func TestVariantsKeepImpliedKeys(t *testing.T) {
 	if !slices.ContainsFunc(res.Inferred.ForeignKeys, func(s string) bool { return strings.HasPrefix(s, "orders.customer_id -> customers.") }) {
 		t.Errorf("inferred foreign keys %v lack orders.customer_id", res.Inferred.ForeignKeys)
 	}
+}
+
+// keyTasks are golds whose key-dependent rewrites (keyRewrites) mean the
+// same on every database that keeps the toy's implied keys.
+var keyTasks = []sqlgym.Task{
+	{ID: "k_count", DB: "toy", SQL: "SELECT COUNT(*) FROM orders WHERE status = 'paid'"},
+	{ID: "k_count_join", DB: "toy", SQL: "SELECT COUNT(*) FROM customers AS T1 JOIN orders AS T2 ON T1.customer_id = T2.customer_id WHERE T2.status = 'shipped'"},
+	{ID: "k_skip", DB: "toy", SQL: "SELECT T1.order_id, T2.customer_id FROM orders AS T1 JOIN customers AS T2 ON T1.customer_id = T2.customer_id WHERE T1.amount > 50"},
+	{ID: "k_group", DB: "toy", SQL: "SELECT customers.name, COUNT(*) FROM customers JOIN orders ON orders.customer_id = customers.customer_id GROUP BY customers.name"},
+}
+
+// TestKeyRewritesStayCorrect is the fast version of
+// TestRewritesStayCorrectOnSpiderVariants: variants of the keyless toy,
+// made for its tasks and the key tasks, turn no rewrite wrong, the
+// key-dependent ones included (a join skipped through a foreign key that
+// is never NULL, COUNT of the key, grouping by the key for a unique name).
+func TestKeyRewritesStayCorrect(t *testing.T) {
+	path := keylessToy(t)
+	tasks := append(append([]sqlgym.Task(nil), toyTasks...), keyTasks...)
+	res, cat := generateTasks(t, path, 1, 3, tasks)
+	if len(res.Variants) == 0 {
+		t.Fatal("no variant kept: nothing judged")
+	}
+	noFalseNegatives(t, cat, res.TasksAfter(), 8, keyedRewrites)
+}
+
+// TestKeyRewritesWrite checks the key-dependent rewrites' texts.
+func TestKeyRewritesWrite(t *testing.T) {
+	path := keylessToy(t)
+	cat := toyCatalog(t, path)
+	k := keysOf(t, cat, "toy")
+	want := map[string]map[string]string{
+		"k_count":      {"count_key": `SELECT COUNT(orders."order_id") FROM orders WHERE status = 'paid'`},
+		"k_count_join": {"count_key": `SELECT COUNT(T1."customer_id") FROM customers AS T1 JOIN orders AS T2 ON T1.customer_id = T2.customer_id WHERE T2.status = 'shipped'`},
+		"k_skip": {"skip_join": `SELECT T1.order_id, T1."customer_id" FROM orders AS T1 WHERE T1.amount > 50`,
+			"count_key": ""},
+		"k_group": {"group_by_key": `SELECT customers.name, COUNT(*) FROM customers JOIN orders ON orders.customer_id = customers.customer_id GROUP BY customers."customer_id"`,
+			"count_key": `SELECT customers.name, COUNT(customers."customer_id") FROM customers JOIN orders ON orders.customer_id = customers.customer_id GROUP BY customers.name`},
+	}
+	for _, tk := range keyTasks {
+		got := keyRewrites(tk.SQL, k.schema, k.cons)
+		for kind, w := range want[tk.ID] {
+			if got[kind] != w {
+				t.Errorf("%s %s:\n got  %q\n want %q", tk.ID, kind, got[kind], w)
+			}
+		}
+	}
+}
+
+func toyCatalog(t *testing.T, path string) *catalog.Catalog {
+	t.Helper()
+	cat, err := catalog.New(catalog.Config{Refs: []string{"toy=sqlite:" + path}, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cat.Close() })
+	return cat
 }
