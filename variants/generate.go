@@ -49,7 +49,9 @@ type Options struct {
 	// DeclaredOnly keeps only the constraints the database declares;
 	// by default the keys and foreign keys its data and names imply
 	// (package constraints) are kept too: no variant holds an orphan
-	// child row, a NULL or a duplicated key, implied or declared.
+	// child row, a NULL or a duplicated key, implied or declared. Only
+	// SQLite targets keep implied keys (their edits run under guards,
+	// sqliteGuards); DuckDB and PostgreSQL ones keep the declared ones.
 	DeclaredOnly bool
 	// UnseenValues lets NULLs and namesakes go into any nullable column;
 	// by default a NULL goes only into a column whose data holds one and
@@ -214,6 +216,11 @@ func NewGenerator(ctx context.Context, dbs verify.Databases, name, url string, t
 	cons, err := constraints.Infer(ctx, eng, schema, constraints.Options{Limits: opt.Limits.GoldLimits()})
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", name, err)
+	}
+	// Implied keys are kept only where the edits can be guarded
+	// (sqliteGuards): on DuckDB and PostgreSQL the declared ones alone.
+	if loc.Dialect != sqlgym.DialectSQLite {
+		opt.DeclaredOnly = true
 	}
 	g := &Generator{dbs: dbs, name: name, url: url, tasks: tasks, dialect: loc.Dialect, cons: cons,
 		schema: cons.Apply(schema, !opt.DeclaredOnly), opt: opt.withDefaults()}

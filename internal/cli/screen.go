@@ -124,7 +124,8 @@ func keyedSchemas(ctx context.Context, cat *catalog.Catalog, schemas map[string]
 			out[db] = s // the declared keys alone
 			continue
 		}
-		out[db] = cons.Apply(s, true)
+		// Only SQLite variants keep implied keys (variants.Options).
+		out[db] = cons.Apply(s, s.Dialect == sqlgym.DialectSQLite)
 	}
 	return out, nil
 }
