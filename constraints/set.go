@@ -99,8 +99,10 @@ func (s *Set) Apply(schema *sqlgym.Schema, implied bool) *sqlgym.Schema {
 				if len(t.PrimaryKey) == 0 {
 					t.PrimaryKey = append([]string(nil), k.Columns...)
 				}
+				// A key keeps no NULL in any variant (the guards), but a
+				// declared SQLite key may hold one in the original.
 				for _, c := range k.Columns {
-					if col := t.Column(c); col != nil {
+					if col := t.Column(c); col != nil && !s.Facts(t.Name, c).Nulls {
 						col.NotNull = true
 					}
 				}
@@ -115,4 +117,33 @@ func (s *Set) Apply(schema *sqlgym.Schema, implied bool) *sqlgym.Schema {
 		out.Tables[i] = t
 	}
 	return &out
+}
+
+// Observed says what a column's data shows it keeps, beyond what is
+// declared: never NULL (it holds none), and, for a text column, never
+// repeated (it holds two values or more and no value twice: a name).
+// Tables of fewer than two rows show nothing. Variants keep both unless
+// asked not to, so proofs may rest on them (ApplyFacts).
+func (s *Set) Observed(t *sqlgym.Table, c *sqlgym.Column) (notNull, unique bool) {
+	if s == nil || t.Rows < 2 {
+		return false, false
+	}
+	f := s.Facts(t.Name, c.Name)
+	notNull = !f.Nulls && f.Distinct > 0
+	unique = notNull && class(c) == "text" && !f.Duplicates && f.Distinct >= 2
+	return notNull, unique
+}
+
+// ApplyFacts marks, in schema (changed in place), the columns Observed
+// finds never NULL as NOT NULL and never repeated as UNIQUE.
+func (s *Set) ApplyFacts(schema *sqlgym.Schema) {
+	for ti := range schema.Tables {
+		t := &schema.Tables[ti]
+		for ci := range t.Columns {
+			c := &t.Columns[ci]
+			nn, u := s.Observed(t, c)
+			c.NotNull = c.NotNull || nn
+			c.Unique = c.Unique || u
+		}
+	}
 }

@@ -92,7 +92,12 @@ type Generator struct {
 	schema *sqlgym.Schema
 	// cons is what the database declares and implies.
 	cons *constraints.Set
-	opt  Options
+	// proofs is schema with the column facts the variants keep marked
+	// (constraints.Set.ApplyFacts: never NULL, never repeated), which
+	// the equivalence proofs may rest on; schema itself when they are
+	// not kept.
+	proofs *sqlgym.Schema
+	opt    Options
 
 	golds      []string
 	goldStates map[string]goldState
@@ -224,6 +229,11 @@ func NewGenerator(ctx context.Context, dbs verify.Databases, name, url string, t
 	}
 	g := &Generator{dbs: dbs, name: name, url: url, tasks: tasks, dialect: loc.Dialect, cons: cons,
 		schema: cons.Apply(schema, !opt.DeclaredOnly), opt: opt.withDefaults()}
+	g.proofs = g.schema
+	if loc.Dialect == sqlgym.DialectSQLite && !opt.UnseenValues {
+		g.proofs = cons.Apply(schema, !opt.DeclaredOnly)
+		cons.ApplyFacts(g.proofs)
+	}
 	seen := map[string]bool{}
 	for _, t := range tasks {
 		for _, s := range t.GoldsFor(loc.Dialect) {
@@ -412,7 +422,7 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 			if fm, ok := full[m.SQL]; ok {
 				m = fm
 			}
-			if ok, _ := screen.Equivalent(t.GoldFor(g.dialect), m, g.schema); ok {
+			if ok, _ := screen.Equivalent(t.GoldFor(g.dialect), m, g.proofs); ok {
 				equiv++
 				if _, seen := weakKinds[m.Kind]; !seen {
 					weakKinds[m.Kind] = false
@@ -446,7 +456,7 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 					fm = x
 				}
 			}
-			ok, _ := screen.Equivalent(t.GoldFor(g.dialect), fm, g.schema)
+			ok, _ := screen.Equivalent(t.GoldFor(g.dialect), fm, g.proofs)
 			return ok
 		}) {
 			res.NearMissAfter++

@@ -51,15 +51,16 @@ func sqliteGuards(schema *sqlgym.Schema, cons *constraints.Set, implied, unseen 
 		for _, t := range schema.Tables {
 			for i := range t.Columns {
 				c := &t.Columns[i]
-				if inKey(&t, c.Name) || t.Rows < 2 {
+				if inKey(&t, c.Name) {
 					continue
 				}
-				f, q := cons.Facts(t.Name, c.Name), quoteIdent(c.Name)
-				if !f.Nulls && !c.NotNull {
+				notNull, unique := cons.Observed(&t, c)
+				q := quoteIdent(c.Name)
+				if notNull && !c.NotNull {
 					trigger("INSERT", t.Name, "NEW."+q+" IS NULL")
 					trigger("UPDATE OF "+q, t.Name, "NEW."+q+" IS NULL")
 				}
-				if isText(c) && !f.Duplicates && f.Distinct >= 2 && !c.Unique {
+				if unique && !c.Unique {
 					dup := fmt.Sprintf("NEW.%[1]s IS NOT NULL AND (SELECT COUNT(*) FROM main.%[2]s WHERE %[1]s = NEW.%[1]s) > 1", q, quoteIdent(t.Name))
 					trigger("INSERT", t.Name, dup)
 					trigger("UPDATE OF "+q, t.Name, dup)

@@ -102,32 +102,59 @@ func taskSchemas(ctx context.Context, cat *catalog.Catalog, tasks []sqlgym.Task)
 	return out, nil
 }
 
-// keyedSchemas is taskSchemas with each database's declared and implied
-// keys applied (constraints.Set.Apply): the schemas screen's equivalence
-// proofs read, as `sqlgym variants` does, whose variants keep them.
+// keyedSchemas is taskSchemas with each database's declared keys and the
+// keys and column facts its data implies applied (constraints.Set.Apply,
+// ApplyFacts), as far as they also hold on every variant it is judged on
+// (constraints.Set.HoldsOn): the schemas screen's equivalence proofs read,
+// sound whoever made the variants.
 func keyedSchemas(ctx context.Context, cat *catalog.Catalog, schemas map[string]*sqlgym.Schema) (map[string]*sqlgym.Schema, error) {
 	out := map[string]*sqlgym.Schema{}
 	for db, s := range schemas {
+		out[db] = s
 		if s == nil {
-			out[db] = nil
 			continue
 		}
-		eng, err := cat.Engine(ctx, db)
-		if err != nil {
-			return nil, fmt.Errorf("database %s: %w", db, err)
-		}
-		cons, err := constraints.Infer(ctx, eng, s, constraints.Options{})
+		cons, err := keysOnAll(ctx, cat, db, s)
 		if err != nil {
 			if sqlgym.IsInfra(err) {
 				return nil, fmt.Errorf("database %s: %w", db, err)
 			}
-			out[db] = s // the declared keys alone
-			continue
+			continue // the declared keys alone
 		}
-		// Only SQLite variants keep implied keys (variants.Options).
-		out[db] = cons.Apply(s, s.Dialect == sqlgym.DialectSQLite)
+		out[db] = cons.Apply(s, true)
+		cons.ApplyFacts(out[db])
 	}
 	return out, nil
+}
+
+// keysOnAll infers db's constraints and keeps what holds on its variants.
+func keysOnAll(ctx context.Context, cat *catalog.Catalog, db string, s *sqlgym.Schema) (*constraints.Set, error) {
+	eng, err := cat.Engine(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	cons, err := constraints.Infer(ctx, eng, s, constraints.Options{})
+	if err != nil {
+		return nil, err
+	}
+	urls, err := cat.Variants(db)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range urls[min(1, len(urls)):] {
+		veng, err := cat.EngineURL(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		vs, err := schema.Load(ctx, veng, 0)
+		if err != nil {
+			return nil, err
+		}
+		if cons, err = cons.HoldsOn(ctx, veng, vs, constraints.Options{}); err != nil {
+			return nil, err
+		}
+	}
+	return cons, nil
 }
 
 func kindNames() string {
