@@ -58,8 +58,22 @@ func distinctRowsProved(gold string, m Mutant, s *sqlgym.Schema) (bool, string) 
 		if top != nil {
 			held := map[string]bool{}
 			for _, key := range top {
-				if i, c, ok := q.keyColumn(key, srcs, aliases); ok && i == si {
+				i, c, ok := q.keyColumn(key, srcs, aliases)
+				if !ok {
+					continue
+				}
+				if i == si {
 					held[strings.ToLower(c.Name)] = true
+				}
+				// A key equal to one of tb's columns through an inner
+				// join's ON holds that column too (GROUP BY
+				// T1.stadium_id with T1.stadium_id = T2.stadium_id).
+				for _, e := range q.onEqualities(srcs) {
+					for _, pair := range [][2]colAt{{e[0], e[1]}, {e[1], e[0]}} {
+						if pair[0].src == i && strings.EqualFold(pair[0].col.Name, c.Name) && pair[1].src == si {
+							held[strings.ToLower(pair[1].col.Name)] = true
+						}
+					}
 				}
 			}
 			one = true
@@ -99,4 +113,52 @@ func keyNotNull(s *sqlgym.Schema, tb *sqlgym.Table, c *sqlgym.Column) bool {
 	}
 	return s.Dialect == sqlgym.DialectSQLite && len(tb.PrimaryKey) == 1 && strings.EqualFold(tb.PrimaryKey[0], c.Name) &&
 		strings.EqualFold(strings.TrimSpace(c.Type), "INTEGER")
+}
+
+// colAt is a resolved column reference: its source and column.
+type colAt struct {
+	src int
+	col *sqlgym.Column
+}
+
+// onEqualities returns the column equalities "a = b" of the top-level
+// FROM's ON conditions, each between two sources, when every join there
+// is an inner one (an outer join may leave one side NULL); none
+// otherwise.
+func (q *query) onEqualities(srcs []source) [][2]colAt {
+	from := -1
+	for k := range q.toks {
+		if q.toks[k].depth == 0 && q.word(k, "from") {
+			from = k
+			break
+		}
+	}
+	if from < 0 {
+		return nil
+	}
+	end := q.clauseEnd(from, "where", "group", "having", "order", "limit", "offset", "window", "fetch")
+	for k := from; k < end; k++ {
+		if q.toks[k].depth == 0 && q.word(k, "left", "right", "full", "outer", "cross", "natural") {
+			return nil
+		}
+	}
+	var out [][2]colAt
+	for k := from; k < end; k++ {
+		if q.toks[k].depth != 0 || q.toks[k].Text != "=" {
+			continue
+		}
+		// "a.x = b.y" with nothing else around it in the condition.
+		if k < 3 || k+3 >= len(q.toks) || !q.punct(k-2, ".") || !q.punct(k+2, ".") {
+			continue
+		}
+		if !q.word(k-4, "on", "and") || k+4 < end && !q.word(k+4, "and", "join", "inner") {
+			continue
+		}
+		ai, ac, _, aok := q.colAt(k-1, srcs)
+		bi, bc, _, bok := q.colAt(k+3, srcs)
+		if aok && bok && ai != bi {
+			out = append(out, [2]colAt{{ai, ac}, {bi, bc}})
+		}
+	}
+	return out
 }

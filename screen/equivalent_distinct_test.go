@@ -29,3 +29,22 @@ func TestDistinctRowsProved(t *testing.T) {
 		t.Errorf("the unproved mutant is not told apart here: %v against %v", a, b)
 	}
 }
+
+// TestDistinctRowsProvedThroughJoin: grouping by the child's column that
+// an inner join equates with the parent's key groups by the parent's key
+// too; a LEFT JOIN proves nothing.
+func TestDistinctRowsProvedThroughJoin(t *testing.T) {
+	_, s := proofDB(t,
+		`CREATE TABLE stadium (stadium_id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)`,
+		`CREATE TABLE concert (concert_id INTEGER PRIMARY KEY, stadium_id INTEGER NOT NULL REFERENCES stadium (stadium_id))`)
+	gold := `SELECT T2.name, count(*) FROM concert AS T1 JOIN stadium AS T2 ON T1.stadium_id = T2.stadium_id GROUP BY T1.stadium_id`
+	m := realMutant(t, gold, AddDistinct, s, "SELECT", "SELECT DISTINCT")
+	if ok, why := Equivalent(gold, m, s); !ok {
+		t.Errorf("not proved through the join: %s", why)
+	}
+	left := `SELECT T2.name, count(*) FROM concert AS T1 LEFT JOIN stadium AS T2 ON T1.stadium_id = T2.stadium_id GROUP BY T1.stadium_id`
+	m = realMutant(t, left, AddDistinct, s, "SELECT", "SELECT DISTINCT")
+	if ok, why := Equivalent(left, m, s); ok {
+		t.Errorf("proved through a LEFT JOIN: %s", why)
+	}
+}
