@@ -225,3 +225,53 @@ func TestInferSmall(t *testing.T) {
 		t.Errorf("countries.name facts %+v, want none", f)
 	}
 }
+
+// TestHoldsOn keeps of the implied constraints only what another copy of
+// the database also keeps: an orphan drops the foreign key, a repeated
+// id the key, and a NULL shows in the column's facts.
+func TestHoldsOn(t *testing.T) {
+	ctx := context.Background()
+	mk := func(extra ...string) string {
+		path := filepath.Join(t.TempDir(), "db.sqlite")
+		stmts := append([]string{
+			`CREATE TABLE countries (countryid INTEGER, name TEXT)`,
+			`INSERT INTO countries VALUES (1, 'France'), (2, 'Japan')`,
+			`CREATE TABLE makers (id INTEGER, maker TEXT, country INTEGER)`,
+			`INSERT INTO makers VALUES (1, 'a', 1), (2, 'b', 2)`,
+		}, extra...)
+		if err := sqlite.Create(ctx, path, stmts); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	set := infer(t, mk())
+	if len(set.Keys) != 2 || len(set.ForeignKeys) != 1 {
+		t.Fatalf("original: keys %v, foreign keys %v", set.Keys, set.ForeignKeys)
+	}
+	on := func(path string) *constraints.Set {
+		eng, err := engine.Open(ctx, "sqlite:"+path, engine.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer eng.Close()
+		s, err := schema.Load(ctx, eng, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := set.HoldsOn(ctx, eng, s, constraints.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := on(mk()); len(got.Keys) != 2 || len(got.ForeignKeys) != 1 {
+		t.Errorf("on an equal copy: keys %v, foreign keys %v", got.Keys, got.ForeignKeys)
+	}
+	got := on(mk(`INSERT INTO makers VALUES (2, NULL, 9)`))
+	if len(got.ForeignKeys) != 0 || got.Key("makers") != nil || got.Key("countries") == nil {
+		t.Errorf("with an orphan and a repeated id: keys %v, foreign keys %v", got.Keys, got.ForeignKeys)
+	}
+	if !got.Facts("makers", "maker").Nulls || got.Facts("countries", "name").Nulls {
+		t.Errorf("facts: makers.maker %+v, countries.name %+v", got.Facts("makers", "maker"), got.Facts("countries", "name"))
+	}
+}
