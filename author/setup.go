@@ -56,7 +56,7 @@ func PrepareSynth(ctx context.Context, open Opener, lex *Lexicon, minRows, maxRo
 		s.Warning = "the database declares no key and its data implies none: the synth teacher cannot tell keys from " +
 			"measures or join tables; declare the primary and foreign keys (or name key columns id, *_id) for better tasks"
 	}
-	if s.Teacher, err = NewSynth(ctx, s.engines[0], s.Constraints.Apply(s.Schema, true), lex); err != nil {
+	if s.Teacher, err = NewSynthKeys(ctx, s.engines[0], s.Schema, s.Constraints, lex); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("synth: %w", err)
 	}

@@ -105,7 +105,8 @@ func TestRewritesStayCorrectOnShopVariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	noFalseNegatives(t, cat, tasks, 1000, append(plainRewrites, keyedRewrites...))
+	// The shop groups by no name that never repeats: no group_by_key.
+	noFalseNegatives(t, cat, tasks, 1000, append(plainRewrites, "count_key", "skip_join"))
 }
 
 // spiderSubset is the Spider dev databases the test varies: enough joins,
