@@ -80,7 +80,14 @@ func (s *Set) profile(ctx context.Context, eng sqlgym.Engine, t *sqlgym.Table, o
 	q := fmt.Sprintf("SELECT %s FROM (SELECT * FROM %s LIMIT %d) AS sg_p", strings.Join(sel, ", "), quote(t.Name), opt.SampleRows)
 	rs, err := eng.Query(ctx, q, opt.Limits)
 	if err != nil {
-		return fmt.Errorf("profile table %s: %w", t.Name, err)
+		if sqlgym.IsInfra(err) {
+			return fmt.Errorf("profile table %s: %w", t.Name, err)
+		}
+		// A type with no order or equality (PostgreSQL's boolean has no
+		// MIN, json no DISTINCT): column by column, and a column that
+		// cannot be profiled shows NULLs and repeats, so nothing rests on
+		// it.
+		return s.profileEach(ctx, eng, t, opt)
 	}
 	if len(rs.Rows) != 1 {
 		return fmt.Errorf("profile table %s: %d rows", t.Name, len(rs.Rows))
@@ -108,6 +115,9 @@ func unique(ctx context.Context, eng sqlgym.Engine, t *sqlgym.Table, c string, o
 	q := fmt.Sprintf("SELECT COUNT(*), COUNT(%[1]s), COUNT(DISTINCT %[1]s), %[3]s FROM %[2]s", quote(c), quote(t.Name), frac)
 	rs, err := eng.Query(ctx, q, opt.Limits)
 	if err != nil {
+		if !sqlgym.IsInfra(err) {
+			return false, nil // a type the check cannot read is no key
+		}
 		return false, fmt.Errorf("verify key %s.%s: %w", t.Name, c, err)
 	}
 	r := rs.Rows[0]
@@ -237,6 +247,9 @@ func contained(ctx context.Context, eng sqlgym.Engine, child, col, parent, key s
 			quote(col), quote(key), quote(parent), quote(child), limit)
 		rs, err := eng.Query(ctx, q, opt.Limits)
 		if err != nil {
+			if !sqlgym.IsInfra(err) {
+				return false, nil // types the engine will not compare
+			}
 			return false, fmt.Errorf("verify foreign key %s.%s -> %s.%s: %w", child, col, parent, key, err)
 		}
 		r := rs.Rows[0]
@@ -278,6 +291,9 @@ func (s *Set) inferPairKey(ctx context.Context, eng sqlgym.Engine, t *sqlgym.Tab
 				"(SELECT COUNT(*) FROM (SELECT 1 AS one FROM %[3]s GROUP BY %[1]s, %[2]s HAVING COUNT(*) > 1) AS sg_d)", x, y, quote(t.Name))
 			rs, err := eng.Query(ctx, q, opt.Limits)
 			if err != nil {
+				if !sqlgym.IsInfra(err) {
+					continue
+				}
 				return fmt.Errorf("verify key %s(%s, %s): %w", t.Name, cols[a], cols[b], err)
 			}
 			if rs.Rows[0][0].Int == 0 && rs.Rows[0][1].Int == 0 {
@@ -316,4 +332,27 @@ func (s *Set) targets(schema *sqlgym.Schema) []Key {
 		}
 	}
 	return out
+}
+
+// profileEach is profile one column at a time, for a table whose columns
+// do not all take MIN and COUNT(DISTINCT).
+func (s *Set) profileEach(ctx context.Context, eng sqlgym.Engine, t *sqlgym.Table, opt Options) error {
+	for _, c := range t.Columns {
+		q := fmt.Sprintf("SELECT COUNT(*), COUNT(%[1]s), COUNT(DISTINCT %[1]s) FROM (SELECT %[1]s FROM %[2]s LIMIT %[3]d) AS sg_p",
+			quote(c.Name), quote(t.Name), opt.SampleRows)
+		rs, err := eng.Query(ctx, q, opt.Limits)
+		if err != nil {
+			if sqlgym.IsInfra(err) {
+				return fmt.Errorf("profile column %s.%s: %w", t.Name, c.Name, err)
+			}
+			s.Columns[colKey(t.Name, c.Name)] = Facts{Nulls: true, Duplicates: true}
+			continue
+		}
+		r := rs.Rows[0]
+		if t.Rows > r[0].Int {
+			s.Sampled = true
+		}
+		s.Columns[colKey(t.Name, c.Name)] = Facts{Nulls: r[1].Int < r[0].Int, Duplicates: r[2].Int < r[1].Int, Distinct: r[2].Int}
+	}
+	return nil
 }
