@@ -160,3 +160,35 @@ func toyCatalog(t *testing.T, path string) *catalog.Catalog {
 	t.Cleanup(func() { cat.Close() })
 	return cat
 }
+
+// TestPastKeepsTheDateForm: on SQLite a value stepped past a date
+// column's extreme is a date text in the column's own form, never the
+// integer '2024-05-01' + 1 would give; a number stays a number.
+func TestPastKeepsTheDateForm(t *testing.T) {
+	path := keylessToy(t)
+	cat := toyCatalog(t, path)
+	k := keysOf(t, cat, "toy")
+	p := &planner{schema: k.schema, cons: k.cons}
+	orders := k.schema.Table("orders")
+	got, ok := p.past(orders, orders.Column("order_date"), "(SELECT MAX(order_date) FROM orders)", true)
+	if want := "strftime('%Y-%m-%d', (SELECT MAX(order_date) FROM orders), '+1 day')"; !ok || got != want {
+		t.Errorf("order_date: %q, %v; want %q", got, ok, want)
+	}
+	got, ok = p.past(orders, orders.Column("amount"), "(SELECT MIN(amount) FROM orders)", false)
+	if want := "(SELECT MIN(amount) FROM orders) - 1"; !ok || got != want {
+		t.Errorf("amount: %q, %v; want %q", got, ok, want)
+	}
+	eng, err := sqlite.Open(path, sqlite.Options{PoolSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	date, _ := p.past(orders, orders.Column("order_date"), "(SELECT MAX(order_date) FROM orders)", true)
+	rs, err := eng.Query(context.Background(), "SELECT "+date+", typeof("+date+")", sqlgym.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, typ := rs.Rows[0][0].Str, rs.Rows[0][1].Str; typ != "text" || len(v) != 10 || v <= "2024-12-01" {
+		t.Errorf("stepped date %q (%s): want an ISO date text after the maximum", v, typ)
+	}
+}
