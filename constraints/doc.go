@@ -16,5 +16,6 @@
 // candidates that pass there (a column unique and never NULL that is named
 // or typed like a key; a child column whose sampled values all appear in a
 // key and whose name fits the parent) are verified exactly on the whole
-// table. The result is cached per database digest (Cache).
+// table. Each command infers once per database and run and hands the Set
+// to whoever needs it; HoldsOn checks what a variant keeps of it.
 package constraints
