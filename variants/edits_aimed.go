@@ -278,8 +278,14 @@ func (p *planner) joinExtremes(gold string) []group {
 					if inKey(u, col.Name) || fkOf(u, col.Name) != nil || isText(col) || p.identifying(u, col) {
 						continue
 					}
-					for _, e := range []string{"MAX(%s) + 1", "MIN(%s) - 1"} {
-						v := fmt.Sprintf("(SELECT "+e+" FROM %s)", quoteIdent(col.Name), quoteIdent(u.Name))
+					for _, dir := range []string{"MAX", "MIN"} {
+						// One step past the extreme, in the column's
+						// type and form (a date a day on, never an
+						// integer).
+						v, ok := p.past(u, col, fmt.Sprintf("(SELECT %s(%s) FROM %s)", dir, quoteIdent(col.Name), quoteIdent(u.Name)), dir == "MAX")
+						if !ok {
+							continue
+						}
 						gs = append(gs, group{what: "joined extreme " + u.Name + "." + col.Name + " by " + c.Cond,
 							stmts: []string{p.copyFrom(u, c.From, u.Name, where, p.rng.IntN(3), 1, map[string]string{strings.ToLower(col.Name): v})}})
 					}
