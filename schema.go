@@ -24,6 +24,10 @@ type Column struct {
 	Name    string `json:"name"`
 	Type    string `json:"type"`
 	NotNull bool   `json:"not_null,omitempty"`
+	// Unique is a UNIQUE constraint on this column alone (a primary key
+	// is in Table.PrimaryKey, not here). Read from SQLite; false from the
+	// engines that do not report it.
+	Unique bool `json:"unique,omitempty"`
 	// Collation is the collating sequence a SQLite column declares when
 	// it is not BINARY, the default (NOCASE, RTRIM); empty otherwise, and
 	// always empty from the DuckDB and PostgreSQL engines, which do not

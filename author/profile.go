@@ -80,8 +80,10 @@ const (
 
 func (c *column) ref() string { return c.t.name + "." + c.name }
 
-// load builds the profile by querying eng.
-func load(ctx context.Context, eng sqlgym.Engine, s *sqlgym.Schema, lex *Lexicon) (*profile, error) {
+// load builds the profile by querying eng. valueKeys marks the columns
+// that refer to another table's key by value alone (inferValueKeys),
+// wanted when the database declares no foreign key.
+func load(ctx context.Context, eng sqlgym.Engine, s *sqlgym.Schema, lex *Lexicon, valueKeys bool) (*profile, error) {
 	p := &profile{dialect: eng.Dialect(), lex: lex}
 	byName := map[string]*table{}
 	for _, st := range s.Tables {
@@ -150,6 +152,8 @@ func load(ctx context.Context, eng sqlgym.Engine, s *sqlgym.Schema, lex *Lexicon
 	}
 	if !declared {
 		p.inferLinks(lex)
+	}
+	if valueKeys {
 		if err := p.inferValueKeys(ctx, eng); err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/constraints"
 	"github.com/sqlgym/sqlgym/schema"
 )
 
@@ -19,6 +20,13 @@ type Setup struct {
 	Schema  *sqlgym.Schema
 	Teacher *Synth
 	Filter  *Filter
+	// Constraints are the database's declared and implied keys; the
+	// synth teacher reads the implied ones as declared, so that it joins
+	// through implied foreign keys and never sums or ranks a key.
+	Constraints *constraints.Set
+	// Warning, when set, says why the tasks may be poor: the database
+	// neither declares nor implies a key.
+	Warning string
 	engines []sqlgym.Engine
 }
 
@@ -40,7 +48,15 @@ func PrepareSynth(ctx context.Context, open Opener, lex *Lexicon, minRows, maxRo
 		s.Close()
 		return nil, err
 	}
-	if s.Teacher, err = NewSynth(ctx, s.engines[0], s.Schema, lex); err != nil {
+	if s.Constraints, err = constraints.Infer(ctx, s.engines[0], s.Schema, constraints.Options{}); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	if len(s.Constraints.Keys) == 0 && len(s.Constraints.ForeignKeys) == 0 {
+		s.Warning = "the database declares no key and its data implies none: the synth teacher cannot tell keys from " +
+			"measures or join tables; declare the primary and foreign keys (or name key columns id, *_id) for better tasks"
+	}
+	if s.Teacher, err = NewSynthKeys(ctx, s.engines[0], s.Schema, s.Constraints, lex); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("synth: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/constraints"
 )
 
 // Synth is the offline teacher: it samples golds from a database's schema,
@@ -28,10 +29,33 @@ type genFunc func(g *gen) (Candidate, bool)
 // lex words its names, nil for the generic fallback alone. levels limits
 // the complexity levels proposed; none means all.
 func NewSynth(ctx context.Context, eng sqlgym.Engine, s *sqlgym.Schema, lex *Lexicon, levels ...string) (*Synth, error) {
+	return newSynth(ctx, eng, s, lex, !declaresForeignKeys(s), levels...)
+}
+
+// NewSynthKeys is NewSynth reading the keys and foreign keys cons implies
+// as if s declared them (constraints.Set.Apply): on a database that
+// declares none it joins through the implied ones and never aggregates a
+// key. The references by value alone that no name tells (country.capital
+// holding city ids) are still marked as keys when s declares no foreign
+// key.
+func NewSynthKeys(ctx context.Context, eng sqlgym.Engine, s *sqlgym.Schema, cons *constraints.Set, lex *Lexicon, levels ...string) (*Synth, error) {
+	return newSynth(ctx, eng, cons.Apply(s, true), lex, !declaresForeignKeys(s), levels...)
+}
+
+func declaresForeignKeys(s *sqlgym.Schema) bool {
+	for _, t := range s.Tables {
+		if len(t.ForeignKeys) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func newSynth(ctx context.Context, eng sqlgym.Engine, s *sqlgym.Schema, lex *Lexicon, valueKeys bool, levels ...string) (*Synth, error) {
 	if lex == nil {
 		lex = &Lexicon{}
 	}
-	p, err := load(ctx, eng, s, lex)
+	p, err := load(ctx, eng, s, lex, valueKeys)
 	if err != nil {
 		return nil, err
 	}

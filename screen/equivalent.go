@@ -30,6 +30,9 @@ import (
 //     schemas only).
 //   - A GROUP BY key left out that the remaining keys determine: a column
 //     of a table whose NOT NULL primary key stays (groupKeyDetermined).
+//   - DISTINCT added to or dropped from an outer SELECT whose rows are
+//     each one row of a table, told apart by its key or a NOT NULL UNIQUE
+//     column it selects (distinctRowsProved).
 //
 // Anything else is false: a mutant no variant kills but that is not proved
 // equivalent stays a weakness. The flipped-bound proof asks SQLite: it
@@ -43,6 +46,7 @@ func Equivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 		if m.Effect == EffectDuplicates && q.outerLimitOne() {
 			return true, "the outer SELECT returns at most one row (LIMIT 1)"
 		}
+		return distinctRowsProved(gold, m, s)
 	case FlipComparison:
 		return boundFlipEquivalent(gold, m, s)
 	case MissingGroupBy:

@@ -38,6 +38,13 @@ type Options struct {
 	// the gold screened (and mutated) is the one written for that engine
 	// (Task.GoldFor); unset, it is the task's sql.
 	Dialect func(db string) sqlgym.Dialect
+	// Proofs leaves out of the weak marks the mutants proved equivalent
+	// to their gold under the schema's constraints (Equivalent, on
+	// Schemas), counting them apart in Report.Equivalent and
+	// EquivalentMutants: a task weak only by such mutants is not weak, so
+	// DropWeak keeps it. Sound on databases that keep the schema's keys:
+	// the original, and variants made by package variants.
+	Proofs bool
 }
 
 // Report is what a screen found.
@@ -63,6 +70,11 @@ type Report struct {
 	InfraErrors int                 `json:"infra_errors"`
 	Mutants     int                 `json:"mutants"`
 	Kinds       map[Kind]*Tally     `json:"kinds"`
+	// Equivalent counts tasks whose every surviving mutant was proved
+	// equivalent to the gold (Options.Proofs): not weak, counted apart;
+	// EquivalentMutants the mutants so proved.
+	Equivalent        int `json:"equivalent"`
+	EquivalentMutants int `json:"equivalent_mutants"`
 	// Outcomes counts the judged mutants' verdicts.
 	Outcomes map[sqlgym.Outcome]int `json:"outcomes"`
 }
@@ -195,6 +207,16 @@ func screenChunk(ctx context.Context, v *verify.Verifier, tasks []sqlgym.Task, o
 			rep.Broken = append(rep.Broken, verify.BrokenGold{TaskID: tasks[i].ID, Error: s.goldWhy})
 			continue
 		case len(s.weak) > 0:
+			if opt.Proofs {
+				st[i].weak = rep.proven(tasks[i], s.weak, opt)
+				s = st[i]
+				if len(s.weak) == 0 {
+					rep.Screened++
+					rep.Equivalent++
+					clearWeak(&tasks[i])
+					continue
+				}
+			}
 		case s.infra:
 			rep.InfraErrors++
 			continue
@@ -312,6 +334,24 @@ func DropWeak(tasks []sqlgym.Task) []sqlgym.Task {
 		if !IsWeak(t) {
 			out = append(out, t)
 		}
+	}
+	return out
+}
+
+// proven returns the weak mutants not proved equivalent to the task's
+// gold, counting those proved.
+func (rep *Report) proven(t sqlgym.Task, weak []Mutant, opt Options) []Mutant {
+	gold := t.SQL
+	if opt.Dialect != nil {
+		gold = t.GoldFor(opt.Dialect(t.DB))
+	}
+	var out []Mutant
+	for _, m := range weak {
+		if ok, _ := Equivalent(gold, m, opt.Schemas[t.DB]); ok {
+			rep.EquivalentMutants++
+			continue
+		}
+		out = append(out, m)
 	}
 	return out
 }

@@ -89,3 +89,42 @@ func TieCheck(sql string) (tieSQL string, at int, ok bool) {
 	inner := q.sql[:q.toks[from].Pos] + ", " + strings.Join(extra, ", ") + " " + q.sql[q.toks[from].Pos:q.toks[limit+1].Pos] + strconv.Itoa(n+1)
 	return "SELECT " + strings.Join(outer, ", ") + " FROM (" + inner + ") AS sg_ties", n, true
 }
+
+// Tie is one tie check of a gold: a query returning the sort keys of the
+// first At+1 rows of a LIMIT At (see TieCheck).
+type Tie struct {
+	SQL string
+	At  int
+}
+
+// NestedTieChecks writes the tie checks of the LIMITs inside a gold's
+// subqueries, at any depth: each parenthesised SELECT that ends in ORDER
+// BY ... LIMIT n and runs on its own (it names no outer column; a
+// correlated one fails to run and the caller drops it). A tie there picks
+// one of the tied rows by plan, and the gold's result with it, just as
+// at the top level, which TieCheck covers.
+func NestedTieChecks(sql string) []Tie {
+	toks := sqltext.Tokens(sql)
+	var out []Tie
+	for i := 0; i+1 < len(toks); i++ {
+		if !toks[i].IsPunct("(") || !toks[i+1].IsWord("select") {
+			continue
+		}
+		depth := 0
+		for j := i; j < len(toks); j++ {
+			switch {
+			case toks[j].IsPunct("("):
+				depth++
+			case toks[j].IsPunct(")"):
+				depth--
+			}
+			if depth == 0 {
+				if tie, at, ok := TieCheck(sql[toks[i].End():toks[j].Pos]); ok {
+					out = append(out, Tie{SQL: tie, At: at})
+				}
+				break
+			}
+		}
+	}
+	return out
+}

@@ -49,14 +49,14 @@ func copyFile(dst, src string) error {
 }
 
 // build applies the groups' statements to the SQLite copy of the original
-// at path, each in its own savepoint (sqlite.Edit), and returns the
-// statements that applied.
-func build(ctx context.Context, path string, gs []group) ([]string, error) {
+// at path, each in its own savepoint (sqlite.EditGuarded, under the
+// guards of sqliteGuards), and returns the statements that applied.
+func build(ctx context.Context, path string, guards []string, gs []group) ([]string, error) {
 	var stmts []string
 	for _, g := range gs {
 		stmts = append(stmts, g.stmts...)
 	}
-	applied, err := sqlite.Edit(ctx, path, stmts)
+	applied, err := sqlite.EditGuarded(ctx, path, guards, stmts)
 	if err != nil {
 		return nil, err
 	}

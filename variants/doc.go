@@ -40,7 +40,12 @@
 // transaction per change group (duckdb.Edit); on PostgreSQL a savepoint
 // per group (postgres.EditSchema). A change that breaks a declared
 // constraint (type affinity aside on SQLite: NOT NULL, UNIQUE, primary and
-// foreign keys, CHECK) is left out.
+// foreign keys, CHECK) is left out. On SQLite the keys and foreign keys
+// the data implies (package constraints) are kept as if declared, and so
+// is what each column's data shows (no NULL where it has none, no repeated
+// name where names never repeat): TEMP triggers on the editing connection
+// refuse a statement that breaks them (guard.go), and the planner copies
+// rows with fresh values there.
 //
 // A candidate must keep every gold that runs deterministically on the
 // original running deterministically: each gold goes through the author

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/constraints"
 	"github.com/sqlgym/sqlgym/screen"
 	"github.com/sqlgym/sqlgym/sqltext"
 )
@@ -37,6 +38,31 @@ type planner struct {
 	serial int // makes every invented text key unique
 	// dialect is the target's: SQLite when empty (see rowid and always).
 	dialect sqlgym.Dialect
+	// cons says what each column's data shows (a NULL, a repeated
+	// value); nil lets every nullable column take NULLs and every copy
+	// repeat its values. unseen does the same with cons set.
+	cons   *constraints.Set
+	unseen bool
+}
+
+// nullable reports whether a NULL may go into column c of t: the column
+// is nullable and its data already holds one.
+func (p *planner) nullable(t *sqlgym.Table, c *sqlgym.Column) bool {
+	if c.NotNull || inKey(t, c.Name) {
+		return false
+	}
+	return p.cons == nil || p.unseen || p.cons.Facts(t.Name, c.Name).Nulls
+}
+
+// repeatable reports whether a copied row may repeat column c's value: a
+// text column (a name) whose data never repeats a value gets a fresh one
+// in a copy, so that a variant holds no namesake the real data could not.
+func (p *planner) repeatable(t *sqlgym.Table, c *sqlgym.Column) bool {
+	if p.cons == nil || p.unseen || !isText(c) {
+		return true
+	}
+	f := p.cons.Facts(t.Name, c.Name)
+	return f.Duplicates || f.Distinct < 2
 }
 
 // rowid is the column that names a row physically in the target: SQLite's
@@ -116,7 +142,7 @@ func (p *planner) copyFrom(t *sqlgym.Table, from, alias, where string, k, n int,
 		e := "src." + quoteIdent(c.Name)
 		if v, ok := set[strings.ToLower(c.Name)]; ok {
 			e = v
-		} else if p.identifying(t, c) {
+		} else if p.identifying(t, c) || !p.repeatable(t, c) {
 			// Key columns get values no row has: the declared key, and
 			// the columns that identify a row without being declared so
 			// (referenced by a foreign key, or named like an id), on which
@@ -245,30 +271,77 @@ func values(c screen.Comparison, col *sqlgym.Column) []string {
 	return out
 }
 
-// step is what takes a column's value one past the table's extreme, up
-// or down: one, which SQLite adds to anything; on the typed engines a day
-// for a timestamp (which takes no integer) and nothing for a type with no
-// order to step (a boolean, a UUID, an interval), which keeps the copied
-// value.
-func (p *planner) step(c *sqlgym.Column, up bool) (string, bool) {
+// past writes the value one step past expr (a column's extreme), up or
+// down, in the column's own type and form: on SQLite one for a number, a
+// day for a column whose values are ISO date or timestamp texts (written
+// back in that same form: a date stays a date, never the integer that
+// '2026-01-01' + 1 would be), and nothing for a date column of another
+// form; on the typed engines a day for a timestamp (which takes no
+// integer) and nothing for a type with no order to step (a boolean, a
+// UUID, an interval), which keeps the copied value.
+func (p *planner) past(t *sqlgym.Table, c *sqlgym.Column, expr string, up bool) (string, bool) {
 	sign := "+"
 	if !up {
 		sign = "-"
 	}
 	if p.dialect == "" || p.dialect == sqlgym.DialectSQLite {
-		return sign + " 1", true
+		if f, ok := p.dateForm(t, c); ok {
+			if f == "" {
+				return "", false
+			}
+			return fmt.Sprintf("strftime('%s', %s, '%s1 day')", f, expr, sign), true
+		}
+		return expr + " " + sign + " 1", true
 	}
-	t := baseType(c)
+	bt := baseType(c)
 	switch {
-	case strings.HasPrefix(t, "timestamp"), t == "datetime":
-		return sign + " INTERVAL '1 day'", true
-	case t == "interval", t == "point":
+	case strings.HasPrefix(bt, "timestamp"), bt == "datetime":
+		return expr + " " + sign + " INTERVAL '1 day'", true
+	case bt == "interval", bt == "point":
 		return "", false
-	case t == "date", isInt(c), strings.Contains(t, "numeric"), strings.Contains(t, "decimal"),
-		strings.Contains(t, "real"), strings.Contains(t, "double"), strings.Contains(t, "float"):
-		return sign + " 1", true
+	case bt == "date", isInt(c), strings.Contains(bt, "numeric"), strings.Contains(bt, "decimal"),
+		strings.Contains(bt, "real"), strings.Contains(bt, "double"), strings.Contains(bt, "float"):
+		return expr + " " + sign + " 1", true
 	}
 	return "", false
+}
+
+// dateForm says whether a SQLite column holds dates, and if so the
+// strftime format of its values ("" for a form it cannot write back): a
+// column typed DATE, TIME or TIMESTAMP, or one whose sampled value is an
+// ISO date text. A date column whose values are numbers (a year, a Unix
+// time) is not one: it steps by one.
+func (p *planner) dateForm(t *sqlgym.Table, c *sqlgym.Column) (string, bool) {
+	u := strings.ToUpper(c.Type)
+	typed := strings.Contains(u, "DATE") || strings.Contains(u, "TIME")
+	var sample sqlgym.Value
+	if p.cons != nil {
+		sample = p.cons.Facts(t.Name, c.Name).Sample
+	}
+	switch sample.Kind {
+	case sqlgym.KindInt, sqlgym.KindFloat, sqlgym.KindDecimal:
+		return "", false
+	case sqlgym.KindNull:
+		return "", typed
+	}
+	v := sample.Str
+	if len(v) < 10 {
+		return "", typed
+	}
+	if _, err := time.Parse("2006-01-02", v[:10]); err != nil {
+		return "", typed
+	}
+	switch {
+	case len(v) == 10:
+		return "%Y-%m-%d", true
+	case len(v) == 19 && v[10] == ' ':
+		return "%Y-%m-%d %H:%M:%S", true
+	case len(v) == 19 && v[10] == 'T':
+		return "%Y-%m-%dT%H:%M:%S", true
+	case len(v) == 16 && v[10] == ' ':
+		return "%Y-%m-%d %H:%M", true
+	}
+	return "", true
 }
 
 func baseType(c *sqlgym.Column) string {
@@ -363,11 +436,11 @@ func (p *planner) outsides() []group {
 				if inKey(t, col.Name) || fkOf(t, col.Name) != nil || isText(col) || strings.EqualFold(col.Name, c.Column) {
 					continue
 				}
-				step, ok := p.step(col, dir == "MAX")
+				v, ok := p.past(t, col, fmt.Sprintf("(SELECT %s(%s) FROM %s)", dir, quoteIdent(col.Name), quoteIdent(t.Name)), dir == "MAX")
 				if !ok {
 					continue
 				}
-				set[strings.ToLower(col.Name)] = fmt.Sprintf("(SELECT %s(%s) FROM %s) %s", dir, quoteIdent(col.Name), quoteIdent(t.Name), step)
+				set[strings.ToLower(col.Name)] = v
 			}
 			gs = append(gs, group{what: "extreme " + dir + " outside " + c.Cond, stmts: []string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(3), 1, set)}})
 		}
@@ -436,7 +509,7 @@ func (p *planner) tableEdits() []group {
 		// NULLs in nullable columns.
 		for ci := range t.Columns {
 			c := &t.Columns[ci]
-			if c.NotNull || inKey(t, c.Name) || p.rng.IntN(2) == 0 {
+			if !p.nullable(t, c) || p.rng.IntN(2) == 0 {
 				continue
 			}
 			gs = append(gs, group{what: "null " + t.Name + "." + c.Name, stmts: []string{p.updateRow(t, p.rng.IntN(n), c.Name, "NULL")}})

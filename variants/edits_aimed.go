@@ -231,13 +231,13 @@ func (p *planner) extremes() []group {
 			// timestamp; none for a boolean), and on it.
 			var es []string
 			for _, dir := range []string{"MAX", "MIN"} {
-				if step, ok := p.step(col, dir == "MAX"); ok {
-					es = append(es, dir+"(%s) "+step)
+				ext := fmt.Sprintf("(SELECT %s(%s) FROM %s)", dir, quoteIdent(col.Name), quoteIdent(t.Name))
+				if v, ok := p.past(t, col, ext, dir == "MAX"); ok {
+					es = append(es, v)
 				}
-				es = append(es, dir+"(%s)")
+				es = append(es, ext)
 			}
-			for _, e := range es {
-				v := fmt.Sprintf("(SELECT "+e+" FROM %s)", quoteIdent(col.Name), quoteIdent(t.Name))
+			for _, v := range es {
 				gs = append(gs, group{what: "extreme " + t.Name + "." + col.Name + " outside " + c.Cond,
 					stmts: []string{p.copyFrom(t, c.From, c.Alias, where, p.rng.IntN(3), 1, map[string]string{strings.ToLower(col.Name): v})}})
 			}
@@ -278,8 +278,14 @@ func (p *planner) joinExtremes(gold string) []group {
 					if inKey(u, col.Name) || fkOf(u, col.Name) != nil || isText(col) || p.identifying(u, col) {
 						continue
 					}
-					for _, e := range []string{"MAX(%s) + 1", "MIN(%s) - 1"} {
-						v := fmt.Sprintf("(SELECT "+e+" FROM %s)", quoteIdent(col.Name), quoteIdent(u.Name))
+					for _, dir := range []string{"MAX", "MIN"} {
+						// One step past the extreme, in the column's
+						// type and form (a date a day on, never an
+						// integer).
+						v, ok := p.past(u, col, fmt.Sprintf("(SELECT %s(%s) FROM %s)", dir, quoteIdent(col.Name), quoteIdent(u.Name)), dir == "MAX")
+						if !ok {
+							continue
+						}
 						gs = append(gs, group{what: "joined extreme " + u.Name + "." + col.Name + " by " + c.Cond,
 							stmts: []string{p.copyFrom(u, c.From, u.Name, where, p.rng.IntN(3), 1, map[string]string{strings.ToLower(col.Name): v})}})
 					}

@@ -225,7 +225,7 @@ func checkEngine(t *testing.T, ec engineCase, variantURL func(Kept) string) *DBR
 	for i := range all {
 		all[i].DBVariants = task.DBVariants
 	}
-	noFalseNegatives(t, ec.cat, all, 15)
+	noFalseNegatives(t, ec.cat, all, 15, plainRewrites)
 	return res
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/constraints"
 	"github.com/sqlgym/sqlgym/engine"
 	schemapkg "github.com/sqlgym/sqlgym/schema"
 	"github.com/sqlgym/sqlgym/screen"
@@ -45,6 +46,17 @@ type Options struct {
 	// left by an earlier run (NAME_vK, NAME_cK); without it they are
 	// refused. Files are the caller's to clear.
 	Replace bool
+	// DeclaredOnly keeps only the constraints the database declares;
+	// by default the keys and foreign keys its data and names imply
+	// (package constraints) are kept too: no variant holds an orphan
+	// child row, a NULL or a duplicated key, implied or declared. Only
+	// SQLite targets keep implied keys (their edits run under guards,
+	// sqliteGuards); DuckDB and PostgreSQL ones keep the declared ones.
+	DeclaredOnly bool
+	// UnseenValues lets NULLs and namesakes go into any nullable column;
+	// by default a NULL goes only into a column whose data holds one and
+	// a copied row repeats only values its column already repeats.
+	UnseenValues bool
 	// Log, when set, gets a line per step.
 	Log func(format string, args ...any)
 }
@@ -75,8 +87,17 @@ type Generator struct {
 	// dialect is the database's engine: the golds generated for are
 	// the tasks' golds for it (Task.GoldFor).
 	dialect sqlgym.Dialect
-	schema  *sqlgym.Schema
-	opt     Options
+	// schema is the database's schema with the kept constraints applied
+	// (constraints.Set.Apply): the implied keys read as declared.
+	schema *sqlgym.Schema
+	// cons is what the database declares and implies.
+	cons *constraints.Set
+	// proofs is schema with the column facts the variants keep marked
+	// (constraints.Set.ApplyFacts: never NULL, never repeated), which
+	// the equivalence proofs may rest on; schema itself when they are
+	// not kept.
+	proofs *sqlgym.Schema
+	opt    Options
 
 	golds      []string
 	goldStates map[string]goldState
@@ -96,9 +117,12 @@ type DBResult struct {
 	CandidatesDropped int `json:"candidates_dropped"`
 	// GoldsEmpty counts golds that return no row on the original nor on
 	// any kept variant.
-	GoldsEmpty int           `json:"golds_empty"`
-	Before     screen.Report `json:"before"`
-	After      screen.Report `json:"after"`
+	GoldsEmpty int `json:"golds_empty"`
+	// Inferred lists the keys and foreign keys the data implied and the
+	// variants kept (none with Options.DeclaredOnly).
+	Inferred *Inferred     `json:"inferred,omitempty"`
+	Before   screen.Report `json:"before"`
+	After    screen.Report `json:"after"`
 	// Killed maps a task id to the mutants the variants killed, with the
 	// first kept variant that kills each.
 	Killed map[string][]KilledMutant `json:"killed,omitempty"`
@@ -194,7 +218,22 @@ func NewGenerator(ctx context.Context, dbs verify.Databases, name, url string, t
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", name, err)
 	}
-	g := &Generator{dbs: dbs, name: name, url: url, tasks: tasks, dialect: loc.Dialect, schema: schema, opt: opt.withDefaults()}
+	cons, err := constraints.Infer(ctx, eng, schema, constraints.Options{Limits: opt.Limits.GoldLimits()})
+	if err != nil {
+		return nil, fmt.Errorf("database %s: %w", name, err)
+	}
+	// Implied keys are kept only where the edits can be guarded
+	// (sqliteGuards): on DuckDB and PostgreSQL the declared ones alone.
+	if loc.Dialect != sqlgym.DialectSQLite {
+		opt.DeclaredOnly = true
+	}
+	g := &Generator{dbs: dbs, name: name, url: url, tasks: tasks, dialect: loc.Dialect, cons: cons,
+		schema: cons.Apply(schema, !opt.DeclaredOnly), opt: opt.withDefaults()}
+	g.proofs = g.schema
+	if loc.Dialect == sqlgym.DialectSQLite && !opt.UnseenValues {
+		g.proofs = cons.Apply(schema, !opt.DeclaredOnly)
+		cons.ApplyFacts(g.proofs)
+	}
 	seen := map[string]bool{}
 	for _, t := range tasks {
 		for _, s := range t.GoldsFor(loc.Dialect) {
@@ -222,6 +261,9 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 	start := time.Now()
 	opt := g.opt
 	res = &DBResult{Name: g.name, URL: g.url, Seed: opt.Seed, Tasks: len(g.tasks), Killed: map[string][]KilledMutant{}}
+	if !opt.DeclaredOnly {
+		res.Inferred = inferred(g.cons)
+	}
 	if g.tgt, err = g.newTarget(ctx, dir); err != nil {
 		return nil, err
 	}
@@ -380,7 +422,7 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 			if fm, ok := full[m.SQL]; ok {
 				m = fm
 			}
-			if ok, _ := screen.Equivalent(t.GoldFor(g.dialect), m, g.schema); ok {
+			if ok, _ := screen.Equivalent(t.GoldFor(g.dialect), m, g.proofs); ok {
 				equiv++
 				if _, seen := weakKinds[m.Kind]; !seen {
 					weakKinds[m.Kind] = false
@@ -414,7 +456,7 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 					fm = x
 				}
 			}
-			ok, _ := screen.Equivalent(t.GoldFor(g.dialect), fm, g.schema)
+			ok, _ := screen.Equivalent(t.GoldFor(g.dialect), fm, g.proofs)
 			return ok
 		}) {
 			res.NearMissAfter++

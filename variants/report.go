@@ -116,6 +116,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		for _, v := range d.Variants {
 			fmt.Fprintf(w, "  %-20s kills %4d (%4d new)  %4d statements  %6d rows (%s)  %s\n", v.Name, v.Kills, v.NewKills, len(v.Statements), v.Rows, v.shrunk(), v.Where())
 		}
+		d.Inferred.write(w, d.Name, "  ")
 	}
 	for name, why := range r.Skipped {
 		fmt.Fprintf(w, "skipped %s: %s\n", name, why)
@@ -160,6 +161,17 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		for _, v := range d.Variants {
 			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %s |\n", d.Name, v.Name, v.Kills, v.NewKills, len(v.Statements), v.Rows, v.ThinnedRows, v.TrimmedRows, v.Digest[:min(12, len(v.Digest))])
 		}
+	}
+	inferredHead := false
+	for _, d := range r.Databases {
+		if d.Inferred == nil {
+			continue
+		}
+		if !inferredHead {
+			b.WriteString("\nConstraints the data and names imply, kept by every variant as if declared (`--implied-keys=false` keeps the declared ones only):\n\n")
+			inferredHead = true
+		}
+		d.Inferred.write(&b, d.Name, "- ")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

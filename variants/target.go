@@ -57,7 +57,7 @@ func (g *Generator) newTarget(ctx context.Context, dir string) (target, error) {
 		if err != nil {
 			return nil, fmt.Errorf("candidates folder: %w", err)
 		}
-		return &fileTarget{d: loc.Dialect, name: g.name, orig: loc.Path, dir: dir, tmp: tmp}, nil
+		return &fileTarget{d: loc.Dialect, name: g.name, orig: loc.Path, dir: dir, tmp: tmp, guards: g.guards()}, nil
 	case sqlgym.DialectPostgres:
 		// The server cuts identifiers at 63 bytes: NAME_c12_t must fit, or
 		// two candidates' schemas would be one.
@@ -90,6 +90,9 @@ type fileTarget struct {
 	orig string
 	dir  string // the output folder, DIR/NAME
 	tmp  string // the candidates' folder inside it, removed by close
+	// guards keep a SQLite candidate's undeclared constraints
+	// (sqliteGuards).
+	guards []string
 }
 
 func (t *fileTarget) dialect() sqlgym.Dialect { return t.d }
@@ -136,7 +139,7 @@ func (t *fileTarget) build(ctx context.Context, idx int, trial bool, gs []group)
 		return "", nil, err
 	}
 	if t.d == sqlgym.DialectSQLite {
-		stmts, err := build(ctx, path, gs)
+		stmts, err := build(ctx, path, t.guards, gs)
 		return t.url(path), stmts, err
 	}
 	applied, err := duckdb.Edit(ctx, path, groupStmts(gs))

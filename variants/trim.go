@@ -247,7 +247,7 @@ func (g *Generator) trim(ctx context.Context, spec trimSpec, c *candidate, orig 
 			return faults{}, err
 		}
 		del := deleteStatements(tabs, g.schema, prop)
-		applied, err := sqlite.Edit(ctx, trial, del)
+		applied, err := sqlite.EditGuarded(ctx, trial, g.guards(), del)
 		if err != nil {
 			return faults{}, err
 		}
@@ -255,7 +255,7 @@ func (g *Generator) trim(ctx context.Context, spec trimSpec, c *candidate, orig 
 			return faults{refused: true}, nil
 		}
 		if spec.thin {
-			if _, err := sqlite.Edit(ctx, trial, c.stmts); err != nil {
+			if _, err := sqlite.EditGuarded(ctx, trial, g.guards(), c.stmts); err != nil {
 				return faults{}, err
 			}
 		}
@@ -355,7 +355,7 @@ func (g *Generator) trim(ctx context.Context, spec trimSpec, c *candidate, orig 
 	if err := copyFile(path, from); err != nil {
 		return err
 	}
-	applied, err := build(ctx, path, []group{{stmts: all}})
+	applied, err := build(ctx, path, g.guards(), []group{{stmts: all}})
 	if err != nil {
 		return err
 	}

@@ -57,6 +57,25 @@ func (e *Engine) Describe(ctx context.Context) (*sqlgym.Schema, error) {
 		for _, p := range pks {
 			t.PrimaryKey = append(t.PrimaryKey, p.name)
 		}
+		// A UNIQUE constraint is an index of origin 'u'; one on a single
+		// column marks that column.
+		var uniq []string
+		err = each(c, `SELECT il.name FROM pragma_index_list(?) AS il WHERE il."unique" AND il.origin = 'u' AND (SELECT count(*) FROM pragma_index_info(il.name)) = 1`, []string{t.Name}, func(r row) {
+			uniq = append(uniq, r.text(0))
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, ix := range uniq {
+			err = each(c, `SELECT name FROM pragma_index_info(?)`, []string{ix}, func(r row) {
+				if col := t.Column(r.text(0)); col != nil {
+					col.Unique = true
+				}
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
 		fks := map[int]*sqlgym.ForeignKey{}
 		var order []int
 		err = each(c, `SELECT id, "table", "from", "to" FROM pragma_foreign_key_list(?) ORDER BY id, seq`, []string{t.Name}, func(r row) {

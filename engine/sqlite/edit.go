@@ -17,6 +17,16 @@ import (
 //
 // Edit never runs model SQL: its statements come from sqlgym itself.
 func Edit(ctx context.Context, path string, stmts []string) (applied []bool, err error) {
+	return EditGuarded(ctx, path, nil, stmts)
+}
+
+// EditGuarded is Edit with guards: statements run first on the editing
+// connection, before any of stmts, each of which must succeed. They are
+// meant for TEMP triggers that RAISE(ABORT) on a row breaking a
+// constraint the file does not declare (an implied key): such a trigger
+// lives in the connection's temp schema, so it refuses the statements
+// that break it and leaves the file's schema as it was.
+func EditGuarded(ctx context.Context, path string, guards, stmts []string) (applied []bool, err error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("edit sqlite database %s: %w", path, err)
@@ -36,6 +46,11 @@ func Edit(ctx context.Context, path string, stmts []string) (applied []bool, err
 	// statement; the pragma only takes outside a transaction.
 	if err := c.exec(`PRAGMA foreign_keys = ON`); err != nil {
 		return nil, fmt.Errorf("edit sqlite database %s: %w", path, err)
+	}
+	for _, g := range guards {
+		if err := c.exec(g); err != nil {
+			return nil, fmt.Errorf("edit sqlite database %s: guard: %w", path, err)
+		}
 	}
 	if err := c.exec(`BEGIN`); err != nil {
 		return nil, fmt.Errorf("edit sqlite database %s: %w", path, err)

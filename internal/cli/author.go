@@ -153,6 +153,9 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 		return sqlgym.Userf("check the path, --pg-schema or ?schema= (the tables must be in the database it names): author writes questions about tables",
 			"database %s (%s) has no tables", name, redact.URL(url))
 	}
+	if setup.warning != "" {
+		fmt.Fprintf(io.ErrOut, "warning: %s: %s\n", name, setup.warning)
+	}
 	app, existing, err := openTaskAppender(opts.Out, opts.Resume, name)
 	if err != nil {
 		return err

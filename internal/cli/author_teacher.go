@@ -37,6 +37,8 @@ type authorSetup struct {
 	filter  *author.Filter
 	model   *teacher.Teacher // nil for synth
 	close   func() error
+	// warning is the synth teacher's word on a database without keys.
+	warning string
 }
 
 // checkTeacher validates --teacher before any database is opened.
@@ -70,7 +72,7 @@ func prepareAuthor(ctx context.Context, opts authorOptions, open author.Opener, 
 		if err != nil {
 			return nil, err
 		}
-		return &authorSetup{teacher: s.Teacher, schema: s.Schema, filter: s.Filter, close: s.Close}, nil
+		return &authorSetup{teacher: s.Teacher, schema: s.Schema, filter: s.Filter, close: s.Close, warning: s.Warning}, nil
 	}
 	key, err := teacherKey(spec.Provider, opts.TF.APIKeyEnv)
 	if err != nil {

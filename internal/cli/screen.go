@@ -11,6 +11,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/constraints"
 	"github.com/sqlgym/sqlgym/schema"
 	"github.com/sqlgym/sqlgym/screen"
 	"github.com/sqlgym/sqlgym/shopdb"
@@ -101,6 +102,61 @@ func taskSchemas(ctx context.Context, cat *catalog.Catalog, tasks []sqlgym.Task)
 	return out, nil
 }
 
+// keyedSchemas is taskSchemas with each database's declared keys and the
+// keys and column facts its data implies applied (constraints.Set.Apply,
+// ApplyFacts), as far as they also hold on every variant it is judged on
+// (constraints.Set.HoldsOn): the schemas screen's equivalence proofs read,
+// sound whoever made the variants.
+func keyedSchemas(ctx context.Context, cat *catalog.Catalog, schemas map[string]*sqlgym.Schema) (map[string]*sqlgym.Schema, error) {
+	out := map[string]*sqlgym.Schema{}
+	for db, s := range schemas {
+		out[db] = s
+		if s == nil {
+			continue
+		}
+		cons, err := keysOnAll(ctx, cat, db, s)
+		if err != nil {
+			if sqlgym.IsInfra(err) {
+				return nil, fmt.Errorf("database %s: %w", db, err)
+			}
+			continue // the declared keys alone
+		}
+		out[db] = cons.Apply(s, true)
+		cons.ApplyFacts(out[db])
+	}
+	return out, nil
+}
+
+// keysOnAll infers db's constraints and keeps what holds on its variants.
+func keysOnAll(ctx context.Context, cat *catalog.Catalog, db string, s *sqlgym.Schema) (*constraints.Set, error) {
+	eng, err := cat.Engine(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	cons, err := constraints.Infer(ctx, eng, s, constraints.Options{})
+	if err != nil {
+		return nil, err
+	}
+	urls, err := cat.Variants(db)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range urls[min(1, len(urls)):] {
+		veng, err := cat.EngineURL(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		vs, err := schema.Load(ctx, veng, 0)
+		if err != nil {
+			return nil, err
+		}
+		if cons, err = cons.HoldsOn(ctx, veng, vs, constraints.Options{}); err != nil {
+			return nil, err
+		}
+	}
+	return cons, nil
+}
+
 func kindNames() string {
 	var s []string
 	for _, k := range screen.Kinds {
@@ -161,8 +217,17 @@ func runScreen(ctx context.Context, io IO, opts screenOptions) error {
 	if err != nil {
 		return err
 	}
+	// On variants the equivalence proofs decide as `sqlgym variants`
+	// does: a mutant proved equivalent under the keys every variant
+	// keeps is no weakness, and is counted apart.
+	if opts.DB.Variants {
+		if schemas, err = keyedSchemas(ctx, cat, schemas); err != nil {
+			return err
+		}
+	}
 	start := time.Now()
 	rep, out, err := screen.Screen(ctx, v, tasks, screen.Options{Dialect: dialectOf(cat), Kinds: kinds, MaxPerKind: opts.MaxPerKind, Schemas: schemas,
+		Proofs: opts.DB.Variants,
 		Progress: func(done, total int) {
 			if total > 256 {
 				fmt.Fprintf(io.ErrOut, "screened %d/%d tasks (%.1fs)\n", done, total, time.Since(start).Seconds())
@@ -201,6 +266,10 @@ func printScreen(w goio.Writer, r screenJSON, dropped bool) error {
 	if n := r.Tasks - r.Screened; n > 0 {
 		fmt.Fprintf(w, "not screened: %d (%d without a mutant the mode can judge, %d gold errors, %d infra errors)\n",
 			n, r.NoMutants, r.GoldErrors, r.InfraErrors)
+	}
+	if r.Equivalent > 0 || r.EquivalentMutants > 0 {
+		fmt.Fprintf(w, "equivalent: %d more tasks weak only by mutants proved equivalent to their gold (%d mutants), not counted weak\n",
+			r.Equivalent, r.EquivalentMutants)
 	}
 	printBroken(w, r.Broken)
 	fmt.Fprintf(w, "%-18s %7s %10s %11s %16s\n", "kind", "judged", "invisible", "weak tasks", "skipped by mode")

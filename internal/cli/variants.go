@@ -33,6 +33,8 @@ type variantsOptions struct {
 	Timeout     time.Duration
 	JSON        bool
 	PGAdmin     string
+	ImpliedKeys bool
+	Unseen      bool
 	DB          dbFlags
 }
 
@@ -49,8 +51,11 @@ compares against, groups resized to each HAVING threshold, values moved out of
 its filter, rows tied with a subquery's value, namesakes, NULLs, extra child
 rows), shrunk to those that kill; they are packed into as few variants as they
 need, and slots left over get candidates fuzzed from every gold's edits, kept by
-greedy set cover. Every change keeps the schema's constraints, and every gold
-still runs, deterministically, on every variant.
+greedy set cover. Every change keeps the schema's constraints, the keys and
+foreign keys the data implies where none are declared (--implied-keys=false
+keeps the declared ones only), and the column's own data: a NULL only where the
+column holds one, a repeated name only where names repeat (--unseen-values
+lifts that). Every gold still runs, deterministically, on every variant.
 
 --out DIR receives DIR/NAME/NAME.sqlite (a copy of the original) and
 DIR/NAME/NAME_vK.sqlite (Spider's test-suite layout); a DuckDB database's
@@ -84,6 +89,8 @@ eval, serve and screen. See docs/authoring.md, "Variant databases".`,
 	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement (SQLite: its default step budget decides)")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	f.StringVar(&opts.PGAdmin, "pg-admin", "", "PostgreSQL DSN of a role that may create the variant schemas in the database (default: the database's own)")
+	f.BoolVar(&opts.ImpliedKeys, "implied-keys", true, "keep the keys and foreign keys the data and names imply, as well as the declared ones (false: declared only)")
+	f.BoolVar(&opts.Unseen, "unseen-values", false, "let NULLs and namesakes go into any nullable column, not only those whose data already holds a NULL or a repeated value")
 	addDBFlags(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
 	_ = cmd.MarkFlagRequired("out")
@@ -156,6 +163,7 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 	vopt := variants.Options{MaxVariants: opts.MaxVariants, Candidates: opts.Candidates, Seed: opts.Seed, Mode: mode,
 		MaxPerKind: opts.MaxPerKind, Limits: sqlgym.Limits{Timeout: opts.Timeout},
 		PostgresAdmin: opts.PGAdmin, PostgresSchema: opts.DB.PGSchema, Replace: opts.Replace,
+		DeclaredOnly: !opts.ImpliedKeys, UnseenValues: opts.Unseen,
 		Log: func(format string, args ...any) { fmt.Fprintf(io.ErrOut, format+"\n", args...) }}
 	var results []*variants.DBResult
 	skipped := map[string]string{}
