@@ -182,7 +182,8 @@ func (d *TaskDecoder) Line(line int, b []byte) error {
 	}
 	var t Task
 	if err := json.Unmarshal(b, &t); err != nil {
-		return fmt.Errorf("not a JSON task object: %w", err)
+		return Userf(`write one task per line as an object: {"id": "...", "db": "...", "question": "...", "sql": "..."}`,
+			"not a JSON task object: %w", PlainJSONError(err))
 	}
 	switch {
 	case t.ID == "":

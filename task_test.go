@@ -2,6 +2,7 @@ package sqlgym
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -39,6 +40,26 @@ func TestDecodeTasksErrorsNameFileAndLine(t *testing.T) {
 		_, err := DecodeTasks(strings.NewReader(c.in), "t.jsonl")
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("input %q: error %v, want prefix %q", c.in, err, c.want)
+		}
+	}
+}
+
+// A line of the wrong JSON shape is told in the file's terms, never with
+// Go's type names (sqlgym.plain, struct field plain.sql).
+func TestDecodeTasksErrorsHaveNoGoInternals(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`[{"id":"a"}]`, `t.jsonl:1: not a JSON task object: the line is a JSON array, not an object`},
+		{`{"id":"a","db":"d","sql":["x"]}`, `t.jsonl:1: not a JSON task object: "sql" is a JSON array, want a string`},
+		{`{"id":"a","db":"d","sql":"x","ignore_order":"yes"}`, `t.jsonl:1: not a JSON task object: "ignore_order" is a JSON string, want true or false`},
+	}
+	for _, c := range cases {
+		_, err := DecodeTasks(strings.NewReader(c.in), "t.jsonl")
+		if err == nil || err.Error() != c.want || strings.Contains(err.Error(), "Go ") {
+			t.Errorf("input %q: error %v, want %q", c.in, err, c.want)
+		}
+		var ue *UserError
+		if !errors.As(err, &ue) || !strings.Contains(ue.Hint, `"sql"`) {
+			t.Errorf("input %q: no hint showing a task line: %v", c.in, err)
 		}
 	}
 }

@@ -75,6 +75,11 @@ func (l Location) String() string {
 type Options struct {
 	// PostgresSchema is the search_path for a PostgreSQL database.
 	PostgresSchema string
+	// CatalogOnly lets a PostgreSQL role that may do more than read (a
+	// superuser) connect, for a caller that runs no model-written SQL
+	// and only reads the catalog and samples (db schema). Never for
+	// eval, serve or verify.
+	CatalogOnly bool
 }
 
 // Open opens the sandboxed engine for a database URL.
@@ -113,7 +118,7 @@ func OpenLocation(ctx context.Context, loc Location, opts Options) (sqlgym.Engin
 		if loc.Schema != "" {
 			schema = loc.Schema
 		}
-		e, err := postgres.Open(ctx, loc.DSN, postgres.Options{Schema: schema})
+		e, err := postgres.Open(ctx, loc.DSN, postgres.Options{Schema: schema, AllowPrivileged: opts.CatalogOnly})
 		if err != nil {
 			return nil, err
 		}

@@ -18,11 +18,24 @@ pre{background:#f5f6f8;padding:8px;margin:4px 0;white-space:pre-wrap;word-break:
 .fail{border:1px solid #d0d4dc;padding:6px 12px;margin:12px 0}.fail h3{font-size:15px;margin:4px 0}
 .previews{display:flex;gap:24px;flex-wrap:wrap}.previews table{font-size:13px}`
 
+// htmlMarker is in the head of every page HTML writes, so that report
+// --html may rewrite a page it wrote before (IsReportHTML) without
+// --replace, and never another file.
+const htmlMarker = `<meta name="generator" content="sqlgym report">`
+
+// IsReportHTML reports whether head, the start of a file, is a page HTML
+// wrote: its marker, or the title pages had before the marker.
+func IsReportHTML(head []byte) bool {
+	s := string(head)
+	return strings.HasPrefix(s, "<!DOCTYPE html>\n") &&
+		(strings.Contains(s, htmlMarker) || strings.Contains(s, `<html lang="en"><head><meta charset="utf-8"><title>sqlgym report: `))
+}
+
 var funcs = template.FuncMap{"pct": pct, "points": points, "signed": signedPoints, "samples": samplesLabel,
 	"sub": func(a, b float64) float64 { return a - b }}
 
 var reportPage = template.Must(template.New("report").Funcs(funcs).Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>sqlgym report: {{.V.Name}}</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="generator" content="sqlgym report"><title>sqlgym report: {{.V.Name}}</title>
 <style>{{.CSS}}</style></head><body>
 <h1>sqlgym report: {{.V.Name}}</h1>
 <table class="meta">

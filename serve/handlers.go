@@ -81,7 +81,7 @@ func (s *Server) handleRewards(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	res, err := s.scoreWith(r.Context(), req.Items, weights)
+	res, err := s.scoreWith(r.Context(), req.Items, weights, true)
 	if err != nil {
 		s.fail(w, err)
 		return

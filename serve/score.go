@@ -29,11 +29,14 @@ var errDeadline = errors.New("the request's deadline passed before any answer of
 // score judges a batch of items: the single path every route takes to the
 // verifier, with the server's reward weights.
 func (s *Server) score(ctx context.Context, items []Item) ([]Result, error) {
-	return s.scoreWith(ctx, items, s.weights)
+	return s.scoreWith(ctx, items, s.weights, false)
 }
 
-// scoreWith is score under the reward weights w (components.go).
-func (s *Server) scoreWith(ctx context.Context, items []Item, w verify.Weights) ([]Result, error) {
+// scoreWith is score under the reward weights w (components.go). With
+// perItem an unknown task id answers that item alone (OutcomeUnknownTask)
+// instead of rejecting the batch: one stale id in a 512-answer batch
+// would otherwise cost the trainer the other 511 rewards.
+func (s *Server) scoreWith(ctx context.Context, items []Item, w verify.Weights, perItem bool) ([]Result, error) {
 	var (
 		taskAns  []verify.Answer
 		taskIdx  []int
@@ -43,6 +46,7 @@ func (s *Server) scoreWith(ctx context.Context, items []Item, w verify.Weights) 
 		dbs      = map[string]bool{}
 	)
 	eval := make([]bool, len(items))
+	unknown := map[int]Result{}
 	for i, it := range items {
 		a := verify.Answer{Sample: i, FinishReason: it.FinishReason}
 		var err error
@@ -68,6 +72,10 @@ func (s *Server) scoreWith(ctx context.Context, items []Item, w verify.Weights) 
 			return nil, badRequest("item %d: give task_id, or db and gold_sql, not both", i)
 		case it.TaskID != "":
 			t, ok := s.tasks[it.TaskID]
+			if !ok && perItem {
+				unknown[i] = unknownTask(it.TaskID, len(s.tasks))
+				continue
+			}
 			if !ok {
 				return nil, badRequest("item %d: no task with id %q (the server was started with %d tasks)", i, it.TaskID, len(s.tasks))
 			}
@@ -113,6 +121,9 @@ func (s *Server) scoreWith(ctx context.Context, items []Item, w verify.Weights) 
 	ctx = withFlow(ctx)
 	start := time.Now()
 	out := make([]Result, len(items))
+	for i, r := range unknown {
+		out[i] = r
+	}
 	if len(taskAns) > 0 {
 		for j, r := range s.v.VerifyBatch(ctx, taskAns) {
 			out[taskIdx[j]] = toResult(r)
@@ -142,6 +153,15 @@ func toResult(r verify.Result) Result {
 		res.Detail = "unscored: the request's deadline (serve --deadline) passed before this answer was judged; no reward: send it again in a later batch"
 	}
 	return res
+}
+
+// OutcomeUnknownTask is an item of a /v1/rewards batch whose task_id
+// the server does not hold: reward null, the rest of the batch scored.
+const OutcomeUnknownTask sqlgym.Outcome = "unknown_task"
+
+func unknownTask(id string, n int) Result {
+	return Result{Outcome: OutcomeUnknownTask, Detail: fmt.Sprintf(
+		"no task with id %q (the server was started with %d tasks); no reward: export the dataset from the tasks file this server serves, or restart serve with the tasks file the dataset came from", id, n)}
 }
 
 // OutcomeUnscored is an answer of a request whose deadline passed before

@@ -178,22 +178,25 @@ type WarmReport struct {
 // Warm runs every servable task's gold once, so the first trainer batch
 // finds gold results cached and broken tasks are known before training.
 func (s *Server) Warm(ctx context.Context) (WarmReport, error) {
+	return s.runGolds(ctx, 1024, false)
+}
+
+// ProbeGolds runs the servable golds a few at a time until one works: the
+// check serve makes without --warm, so that a server whose every gold
+// fails (a wrong --db, a tasks file for another schema) refuses to start
+// instead of answering gold_error to every trainer request. One working
+// gold usually ends it after a single small batch; the report counts
+// only the golds run.
+func (s *Server) ProbeGolds(ctx context.Context) (WarmReport, error) {
+	return s.runGolds(ctx, 4, true)
+}
+
+// runGolds judges the servable golds against themselves in chunks,
+// stopping after the first chunk with a working gold when untilOne.
+func (s *Server) runGolds(ctx context.Context, chunk int, untilOne bool) (WarmReport, error) {
 	start := time.Now()
-	var answers []verify.Answer
-	for _, t := range s.cfg.Tasks {
-		if s.servable(&t) {
-			// Rerun: judged on its own result, the gold shows whether it
-			// gives the same rows twice.
-			// The gold is the one for its database's engine.
-			sql := t.SQL
-			if u, err := s.dbs.Resolve(t.DB); err == nil {
-				sql = t.GoldFor(sqlgym.URLDialect(u))
-			}
-			answers = append(answers, verify.Answer{TaskID: t.ID, SQL: sql, Rerun: true})
-		}
-	}
+	answers := s.goldAnswers()
 	rep := WarmReport{Tasks: len(answers)}
-	const chunk = 1024
 	for lo := 0; lo < len(answers); lo += chunk {
 		res := s.v.VerifyBatch(ctx, answers[lo:min(lo+chunk, len(answers))])
 		if err := ctx.Err(); err != nil {
@@ -212,9 +215,31 @@ func (s *Server) Warm(ctx context.Context) (WarmReport, error) {
 				rep.NotSelf = append(rep.NotSelf, r.TaskID)
 			}
 		}
+		if ran := min(lo+chunk, len(answers)); untilOne && len(rep.GoldErrors) < ran {
+			rep.Tasks = ran
+			break
+		}
 	}
 	rep.Took = time.Since(start)
 	return rep, nil
+}
+
+// goldAnswers are the servable tasks' golds as answers to themselves.
+func (s *Server) goldAnswers() []verify.Answer {
+	var answers []verify.Answer
+	for _, t := range s.cfg.Tasks {
+		if s.servable(&t) {
+			// Rerun: judged on its own result, the gold shows whether it
+			// gives the same rows twice.
+			// The gold is the one for its database's engine.
+			sql := t.SQL
+			if u, err := s.dbs.Resolve(t.DB); err == nil {
+				sql = t.GoldFor(sqlgym.URLDialect(u))
+			}
+			answers = append(answers, verify.Answer{TaskID: t.ID, SQL: sql, Rerun: true})
+		}
+	}
+	return answers
 }
 
 // servable reports whether some request may be scored on t, so that

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -83,6 +84,7 @@ func (e *Engine) checkRole(ctx context.Context, opts Options) (roleInfo, error) 
 			holding := e.tableSchemas(ctx)
 			hs, _ := hintSchema(opts.Schema, holding)
 			return ri, &sqlgym.UserError{
+				Err: ErrPrivilegedRole,
 				Msg: fmt.Sprintf("postgres role %q %s: a read-only transaction does not stop such a role from "+
 					"reading server files, running programs, signalling other sessions or making changes that "+
 					"outlive the transaction, so sqlgym will not run model-written SQL as it",
@@ -107,6 +109,11 @@ func (e *Engine) checkRole(ctx context.Context, opts Options) (roleInfo, error) 
 	}
 	return ri, nil
 }
+
+// ErrPrivilegedRole is the cause of the refusal of a role that may do
+// more than read (a superuser, say): the one error a caller that runs no
+// model-written SQL (db schema) may go past with AllowPrivileged.
+var ErrPrivilegedRole = errors.New("postgres role may do more than read")
 
 // privileges lists what disqualifies the role, in words for the error.
 func (ri roleInfo) privileges() []string {

@@ -62,6 +62,18 @@ func TestServeWarmRefusesWhenEveryGoldFails(t *testing.T) {
 	}
 }
 
+// Without --warm, serve still refuses to start when every gold fails
+// (it runs golds until one works), instead of answering gold_error to
+// every trainer request.
+func TestServeRefusesWhenEveryGoldFailsWithoutWarm(t *testing.T) {
+	only := writeFile(t, "only.jsonl", `{"id":"broken","db":"shop","question":"q","sql":"SELECT count(*) FROM widgets"}`+"\n"+
+		`{"id":"broken2","db":"shop","question":"q","sql":"SELECT nope FROM orders"}`+"\n")
+	code, out, errOut := run(t, "serve", "--tasks", only, "--addr", "127.0.0.1:0")
+	if code != ExitError || !strings.Contains(errOut, "broken2: ") || !strings.Contains(errOut, "every gold failed") || strings.Contains(out, "serving rewards") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
 // Each error the README promises a hint for has one, after the whole
 // chain of the error.
 func TestErrorsHaveHints(t *testing.T) {

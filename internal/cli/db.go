@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/engine"
 	"github.com/sqlgym/sqlgym/engine/duckdb"
 	"github.com/sqlgym/sqlgym/engine/mysql"
 	"github.com/sqlgym/sqlgym/engine/postgres"
@@ -207,10 +209,11 @@ func runDBSchema(ctx context.Context, io IO, opts dbSchemaOptions) error {
 		return err
 	}
 	defer cat.Close()
-	eng, err := cat.Engine(ctx, opts.Name)
+	eng, release, err := schemaEngine(ctx, io, cat, opts)
 	if err != nil {
 		return err
 	}
+	defer release()
 	s, err := schema.Load(ctx, eng, opts.Samples)
 	if err != nil {
 		return err
@@ -224,4 +227,27 @@ func runDBSchema(ctx context.Context, io IO, opts dbSchemaOptions) error {
 	}
 	_, err = fmt.Fprint(io.Out, schema.Render(s, schema.Options{}))
 	return err
+}
+
+// schemaEngine opens the database db schema reads. A PostgreSQL role that
+// eval and serve refuse (a superuser) is let in here with a note on
+// stderr: db schema runs no model-written SQL, only catalog reads and
+// sample values of its own.
+func schemaEngine(ctx context.Context, io IO, cat *catalog.Catalog, opts dbSchemaOptions) (eng sqlgym.Engine, release func(), err error) {
+	eng, err = cat.Engine(ctx, opts.Name)
+	if !errors.Is(err, postgres.ErrPrivilegedRole) {
+		// The catalog closes the engines it opened.
+		return eng, func() {}, err
+	}
+	u, rerr := cat.Resolve(opts.Name)
+	if rerr != nil {
+		return nil, nil, err
+	}
+	eng, err = engine.Open(ctx, u, engine.Options{PostgresSchema: opts.DB.PGSchema, CatalogOnly: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintln(io.ErrOut, "note: this PostgreSQL role may do more than read (a superuser, say); db schema only reads the catalog, "+
+		"but eval, verify and serve will refuse it: 'sqlgym db reader-sql' prints the SQL for a reader role")
+	return eng, func() { eng.Close() }, nil
 }

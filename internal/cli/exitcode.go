@@ -147,7 +147,13 @@ func exitCode(ctx context.Context, err error) int {
 // UserError in it) and returns the exit code.
 func reportError(ctx context.Context, w io.Writer, err error) int {
 	code := exitCode(ctx, err)
-	fmt.Fprintf(w, "error: %v\n", err)
+	msg := err.Error()
+	if code == ExitInterrupted {
+		// The signal reached the command as a cancelled context, whose
+		// Go text ("context canceled") says nothing to a user.
+		msg = strings.ReplaceAll(msg, context.Canceled.Error(), "stopped by Ctrl-C or SIGTERM")
+	}
+	fmt.Fprintf(w, "error: %s\n", msg)
 	var ue *sqlgym.UserError
 	switch {
 	case code == ExitUsage:
@@ -155,7 +161,7 @@ func reportError(ctx context.Context, w io.Writer, err error) int {
 	case errors.As(err, &ue) && ue.Hint != "":
 		fmt.Fprintf(w, "hint: %s\n", ue.Hint)
 	case code == ExitInterrupted:
-		fmt.Fprintln(w, "interrupted: what was written so far is kept")
+		fmt.Fprintln(w, "interrupted: what was written so far is kept; run the same command again to go on")
 	}
 	return code
 }

@@ -162,6 +162,10 @@ func TestInterruptExits130(t *testing.T) {
 		if code != ExitInterrupted || !strings.Contains(errOut.String(), "interrupted") {
 			t.Fatalf("exit %d, stderr:\n%s", code, errOut.String())
 		}
+		// A plain message, not Go's "context canceled".
+		if e := errOut.String(); strings.Contains(e, "context canceled") || !strings.Contains(e, "run the same command again") {
+			t.Fatalf("stderr after Ctrl-C:\n%s", e)
+		}
 	case <-time.After(60 * time.Second):
 		t.Fatal("eval did not stop on SIGINT")
 	}

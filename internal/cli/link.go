@@ -85,8 +85,8 @@ when none are declared), fills up to --link-min-tables, and with
 Per task it prints the kept tables and why, and the gold tables it missed;
 then table recall, column recall (gold columns the prompt shows, and those the
 linker marked), the share of tasks with every gold table kept, and the
-tables and characters kept against the full schema. --report prints the
-summary and the misses only. --schema oracle measures the gold's own tables
+tables and characters kept against the full schema; a footer defines these
+terms. --report prints the summary and the misses only. --schema oracle measures the gold's own tables
 (a diagnostic: recall 1 by construction, the size of the smallest prompt).
 
 'sqlgym link merge' writes one wide database of many (tables prefixed by
@@ -222,5 +222,21 @@ func printLink(w goio.Writer, ev *link.Evaluation) error {
 	if ev.IndexedColumns > 0 {
 		fmt.Fprintf(w, "  value index            %d values of %d text columns (%.1fs to prepare)\n", ev.IndexedValues, ev.IndexedColumns, ev.PrepareSeconds)
 	}
+	if err == nil {
+		_, err = fmt.Fprint(w, linkTerms)
+	}
 	return err
 }
+
+// linkTerms is the footer of link's text output: the numbers above are
+// read by people who never opened docs/link.md.
+const linkTerms = `
+terms: a gold table (column) is one the task's gold SQL reads; kept means in the linked prompt.
+  every gold table kept  share of tasks whose prompt holds all their gold tables (a missing one cannot be guessed)
+  table recall           mean share of each task's gold tables kept; precision: mean share of kept tables the gold reads
+  column recall          gold columns the prompt shows (their table kept); marked: those the linker matched by name, value or key
+  tables kept            mean tables in the linked prompt, of the schema's; prompt characters: its size against the full schema
+  value index            distinct text values indexed for matching question phrases (--link-values-per-column)
+  MISSED gold tables     per task: gold tables the prompt lacks; "not measured": a gold naming no table of the schema
+  see docs/link.md
+`

@@ -55,6 +55,14 @@ func TestLinkCommandJSON(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, "value 'Electronics' in categories.name") || !strings.Contains(stdout, "every gold table kept  100.0%") {
 		t.Fatalf("exit %d:\n%s", code, stdout)
 	}
+	// The numbers' terms are defined where they are printed.
+	code, stdout, _ = run(t, "link", "--tasks", tasks, "--report")
+	for _, term := range []string{"terms: a gold table", "table recall           mean share", "precision: mean share",
+		"marked: those the linker matched", "MISSED gold tables", "docs/link.md"} {
+		if code != ExitOK || !strings.Contains(stdout, term) {
+			t.Errorf("link --report: exit %d, output lacks %q:\n%s", code, term, stdout)
+		}
+	}
 	if code, _, stderr := run(t, "link", "--tasks", tasks, "--task", "zz"); code != ExitError || !strings.Contains(stderr, "no task zz") || !strings.Contains(stderr, "hint:") {
 		t.Fatalf("unknown task: exit %d %s", code, stderr)
 	}

@@ -41,6 +41,13 @@ func TestPostgresHintsNameTheSchema(t *testing.T) {
 		t.Fatalf("db create: exit %d, stdout %q, stderr %q; want the --db and --pg-schema to use next", code, out, errOut)
 	}
 
+	// db schema runs no model-written SQL: a superuser may read the
+	// catalog, with a note that eval and serve will refuse the role.
+	code, out, errOut = run(t, "db", "schema", "shop", "--db", "shop="+super, "--pg-schema", "shop")
+	if code != ExitOK || !strings.Contains(out, "orders") || !strings.Contains(errOut, "note: ") || !strings.Contains(errOut, "reader-sql") {
+		t.Fatalf("db schema as the superuser: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+
 	tasks := writeFile(t, "tasks.jsonl", `{"id":"n","db":"shop","question":"How many orders?","sql":"SELECT count(*) FROM orders"}`+"\n")
 	preds := writeFile(t, "preds.jsonl", `{"task_id":"n","sql":"SELECT count(*) FROM orders"}`+"\n")
 	verify := func(dsn string, extra ...string) (int, string) {

@@ -74,7 +74,10 @@ type reportJSON struct {
 }
 
 func runReport(io IO, dir string, opts reportOptions) error {
-	if err := checkOutput("--html", opts.HTML, opts.Replace, runInputs(dir)...); err != nil {
+	// A page report wrote before is its own derived file: rewriting it
+	// is what running report again means, so it needs no --replace.
+	replace := opts.Replace || ownReportPage(opts.HTML)
+	if err := checkOutput("--html", opts.HTML, replace, runInputs(dir)...); err != nil {
 		return err
 	}
 	run, err := loadRun(dir)
@@ -121,6 +124,25 @@ func loadRun(dir string) (*report.Run, error) {
 
 // writeReportFile writes a page atomically, so a reader never sees half of
 // one and a failed render leaves the old page in place.
+// ownReportPage reports whether the regular file at path is an HTML page
+// report wrote (report.IsReportHTML on its first bytes).
+func ownReportPage(path string) bool {
+	if path == "" {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	head := make([]byte, 512)
+	n, _ := goio.ReadFull(f, head)
+	return report.IsReportHTML(head[:n])
+}
+
 func writeReportFile(path string, render func(goio.Writer) error) error {
 	return atomicfile.Write(path, render)
 }

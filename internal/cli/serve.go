@@ -303,7 +303,7 @@ func startUp(ctx context.Context, io IO, srv *serve.Server, opts serveOptions, i
 		fmt.Fprintf(io.ErrOut, "warning: %v\nhint: /readyz answers 503 until every task database opens (retried every 5s)\n", openErr)
 	}
 	if !opts.Warm {
-		return openErr, nil
+		return openErr, probeGolds(ctx, io, srv, openErr)
 	}
 	rep, err := srv.Warm(ctx)
 	if err != nil {
@@ -327,6 +327,24 @@ func startUp(ctx context.Context, io IO, srv *serve.Server, opts serveOptions, i
 		return openErr, nothingScored("serve --warm", len(rep.GoldErrors), 0, rep.Broken)
 	}
 	return openErr, nil
+}
+
+// probeGolds is the check serve makes without --warm: it runs golds
+// until one works (usually a single small batch), and refuses to start
+// when none does, as --warm would, since every reward would be null.
+func probeGolds(ctx context.Context, io IO, srv *serve.Server, openErr error) error {
+	if openErr != nil {
+		return nil
+	}
+	rep, err := srv.ProbeGolds(ctx)
+	if err != nil {
+		return err
+	}
+	if rep.Tasks > 0 && len(rep.GoldErrors) == rep.Tasks {
+		printBroken(io.ErrOut, rep.Broken)
+		return nothingScored("serve", len(rep.GoldErrors), 0, rep.Broken)
+	}
+	return nil
 }
 
 func head(s []string, n int) []string {
