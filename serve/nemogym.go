@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-
-	"github.com/sqlgym/sqlgym"
 )
 
 // NeMo-Gym's resources-server protocol (NVIDIA-NeMo/Gym v0.5.0,
@@ -113,14 +111,9 @@ func (s *Server) handleVerify(w http.ResponseWriter, r *http.Request) {
 	if resp.cut() {
 		it.FinishReason = "length"
 	}
-	res, err := s.score(r.Context(), []Item{it})
+	rr, err := s.scoreOne(r.Context(), it)
 	if err != nil {
 		s.fail(w, err)
-		return
-	}
-	rr := res[0]
-	if rr.Outcome == sqlgym.OutcomeInfraError {
-		s.fail(w, errInfra{rr.Detail})
 		return
 	}
 	out := nemoVerifyAnswer(body, rr.Reward, rr.Outcome, rr.SQL, rr.Detail)

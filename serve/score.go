@@ -145,6 +145,20 @@ func (s *Server) scoreWith(ctx context.Context, items []Item, w verify.Weights, 
 	return out, nil
 }
 
+// scoreOne judges one item for the routes that answer a single reward
+// (slime, NeMo-Gym's /verify): there an infrastructure failure is the
+// request's error, never a reward.
+func (s *Server) scoreOne(ctx context.Context, it Item) (Result, error) {
+	res, err := s.score(ctx, []Item{it})
+	if err != nil {
+		return Result{}, err
+	}
+	if res[0].Outcome == sqlgym.OutcomeInfraError {
+		return Result{}, errInfra{res[0].Detail}
+	}
+	return res[0], nil
+}
+
 func toResult(r verify.Result) Result {
 	res := Result{Reward: r.Reward, Outcome: r.Outcome, SQL: r.SQL, Detail: r.Detail, ErrorKind: r.ErrorKind, Why: r.Why,
 		Components: r.Components, Variant: r.Variant}

@@ -58,14 +58,9 @@ func (s *Server) handleSlime(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	item.Completion = req.Response
-	res, err := s.score(r.Context(), []Item{item})
+	rr, err := s.scoreOne(r.Context(), item)
 	if err != nil {
 		s.fail(w, err)
-		return
-	}
-	rr := res[0]
-	if rr.Outcome == sqlgym.OutcomeInfraError {
-		s.fail(w, errInfra{rr.Detail})
 		return
 	}
 	out := SlimeReward{Outcome: rr.Outcome, SQL: rr.SQL, Components: rr.Components}
