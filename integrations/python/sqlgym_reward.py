@@ -73,6 +73,13 @@ class SqlgymClient:
             results = self._post("/v1/rewards", body)["results"]
             if len(results) != len(items):
                 raise SqlgymError("%d results for %d items" % (len(results), len(items)))
+            # The server scores the rest of a batch around an unknown task
+            # id (outcome unknown_task, null reward); for a trainer it is a
+            # dataset that does not match the server, which no retry or
+            # masking mends: say so at once, naming it.
+            unknown = next((r["detail"] for r in results if r["outcome"] == "unknown_task"), None)
+            if unknown is not None:
+                raise SqlgymError("sqlgym serve: " + unknown)
             failure = next((r["detail"] for r in results if r["outcome"] == "infra_error"), None)
             return results, failure
 
