@@ -189,6 +189,9 @@ func dropParent(body string, ts []ptok, from int, child, parent fromRef, col, ke
 			break
 		}
 	}
+	if !joinsOnKey(ts[from+1:end], child, parent, col, key) {
+		return "", false
+	}
 	for i := range ts {
 		if i > from && i < end {
 			continue
@@ -265,4 +268,38 @@ func groupByKey(body string, ts []ptok, tables []fromRef, s *sqlgym.Schema, cons
 		}
 	}
 	return "", false
+}
+
+// joinsOnKey reports whether the FROM clause's one ON condition is
+// exactly parent.key = child.col (either way round). Any other condition
+// (an OR with another column, a second conjunct) makes the join more
+// than the foreign key, and skipping it would change the answer: Spider's
+// flight_2 joins airports ON code = DestAirport OR code = SourceAirport.
+func joinsOnKey(from []ptok, child, parent fromRef, col, key string) bool {
+	on := -1
+	for i, t := range from {
+		if t.IsWord("on") {
+			on = i
+			break
+		}
+	}
+	if on < 0 || len(from)-on-1 != 7 {
+		return false
+	}
+	c := from[on+1:]
+	side := func(ts []ptok) (ref, name string, ok bool) {
+		if !ts[1].IsPunct(".") {
+			return "", "", false
+		}
+		return unquoteIdent(ts[0].Text), unquoteIdent(ts[2].Text), true
+	}
+	lr, ln, lok := side(c[0:3])
+	rr, rn, rok := side(c[4:7])
+	if !lok || !rok || c[3].Kind != sqltext.Operator || c[3].Text != "=" {
+		return false
+	}
+	is := func(ref, name string, t fromRef, want string) bool {
+		return strings.EqualFold(ref, t.ref) && strings.EqualFold(name, want)
+	}
+	return is(lr, ln, parent, key) && is(rr, rn, child, col) || is(lr, ln, child, col) && is(rr, rn, parent, key)
 }
