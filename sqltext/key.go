@@ -281,7 +281,11 @@ func keyOK(d sqlgym.Dialect, sql string) (string, bool) {
 		if hazard && !sep || cls == kString && prevStr && joinsStrings && sep {
 			return "", false
 		}
-		if prev != kBad && space(prev, cls, sep, hazard) {
+		// MySQL reads a built-in function's name followed by a space as
+		// another token ("Count ()" is not "Count()") unless IGNORE_SPACE
+		// is set: a space before "(" stays.
+		fnSpace := my && sep && prev == kWord && c == '('
+		if prev != kBad && (space(prev, cls, sep, hazard) || fnSpace) {
 			b.WriteByte(' ')
 		}
 		unit := sql[i : i+n]
