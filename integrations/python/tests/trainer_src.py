@@ -4,7 +4,9 @@ kept here).
 A trainer's git directory is $SQLGYM_<NAME>_GIT, or
 $SQLGYM_TRAINER_SRC/<owner>+<name>/repo (the layout of the project's
 mirror of public repositories). Tests that need one skip, naming both
-variables, when neither is set.
+variables, when neither is set; with SQLGYM_REQUIRE_TRAINER_SRC=1 (as
+.ci/run sets) a missing history is an error instead, so CI cannot pass
+without running them.
 """
 
 import os
@@ -16,7 +18,11 @@ def git_dir(env, repo):
     path = os.environ.get(env, "")
     if not path and os.environ.get("SQLGYM_TRAINER_SRC"):
         path = os.path.join(os.environ["SQLGYM_TRAINER_SRC"], repo.replace("/", "+"), "repo")
-    return path if path and os.path.isdir(path) else None
+    if path and os.path.isdir(path):
+        return path
+    if os.environ.get("SQLGYM_REQUIRE_TRAINER_SRC") == "1":
+        raise RuntimeError("SQLGYM_REQUIRE_TRAINER_SRC=1 but " + skip_reason(env, repo, ["any"]))
+    return None
 
 
 def skip_reason(env, repo, commits):
