@@ -77,6 +77,32 @@ class EpisodeClient:
         """End an episode early; the server judges it (no_query, or the last query with --submit-last)."""
         return self._call("DELETE", "/v1/episodes/%s" % episode_id, None)
 
+    def run_text(self, task_id, chat, mode=None):
+        """One whole episode under the text protocol: chat(messages) returns
+        the model's (text, finish_reason) for the conversation so far; each
+        reply is stepped ("length" when the model was cut) and the
+        observations join the conversation as user turns. Returns the
+        server's last answer (done); an episode left by an error is ended
+        on the server."""
+        ep = self.start(task_id, "text", mode)
+        messages, done = list(ep["messages"]), None
+        try:
+            while done is None:
+                text, finish = chat(messages)
+                msg = {"role": "assistant", "content": text}
+                res = self.step(ep["episode_id"], msg, "length" if finish == "length" else None)
+                if res["done"]:
+                    done = res
+                    break
+                messages += [msg] + [{"role": "user", "content": o.get("content") or ""} for o in res["observations"]]
+        finally:
+            if done is None:
+                try:
+                    self.end(ep["episode_id"])
+                except Exception:  # noqa: BLE001 - the original error matters more
+                    pass
+        return done
+
     def _call(self, method, path, body):
         deadline = time.monotonic() + self.retry_for
         data = None if body is None else json.dumps(body).encode()
