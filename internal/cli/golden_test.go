@@ -96,7 +96,9 @@ func TestHelpGolden(t *testing.T) {
 var (
 	timeRE    = regexp.MustCompile(`"(started|ended|created|time|at|written)": "[0-9]{4}-[0-9]{2}-[0-9]{2}T[^"]*"`)
 	goRE      = regexp.MustCompile(`"go": "go[^"]*"`)
-	versionRE = regexp.MustCompile(`"(version|sqlgym_version|commit)": "[^"]*"`)
+	versionRE = regexp.MustCompile(`"(version|sqlgym_version|commit|git_commit)": "[^"]*"`)
+	// modifiedRE is the checkout's state, present only when it has changes.
+	modifiedRE = regexp.MustCompile(`\n *"modified": (true|false),`)
 )
 
 // normalise replaces what varies between runs of the test and nothing
@@ -107,6 +109,7 @@ func normalise(s, tmp string) string {
 	s = timeRE.ReplaceAllString(s, `"$1": "$$TIME"`)
 	s = goRE.ReplaceAllString(s, `"go": "$$GO"`)
 	s = versionRE.ReplaceAllString(s, `"$1": "$$VERSION"`)
+	s = modifiedRE.ReplaceAllString(s, "")
 	return s
 }
 
