@@ -98,7 +98,9 @@ func (c roundCommands) Compare(_ context.Context, s round.CompareStep) (*report.
 
 func (c roundCommands) Serve(ctx context.Context, s round.ServeStep, listening func(url string)) error {
 	o := serveStepOptions(s)
-	o.listening = listening
+	// --json as before: the one JSON line goes to the discarded stdout and
+	// the drain notice stays off the round's stderr.
+	o.JSON, o.listening = true, listening
 	return runServe(ctx, c.io(), o)
 }
 

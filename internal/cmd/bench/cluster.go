@@ -33,7 +33,8 @@ func newBenchClusterCmd(io cli.IO) *cobra.Command {
 		Use:   "cluster",
 		Short: "Load-test several 'sqlgym serve' replicas behind HAProxy on loopback",
 		Long: `Start --replicas 'sqlgym serve --tasks shop' processes of the sqlgym binary
-(--sqlgym: by default the one beside sqlgym-bench, else on PATH) on loopback, put HAProxy in front (--haproxy; Debian's package, the configuration
+(--sqlgym: by default the one beside sqlgym-bench, else on PATH) on loopback,
+put HAProxy in front (--haproxy; Debian's package, the configuration
 docs/deploy.md shows: least connections for batches, episode steps routed by
 the replica prefix of the episode id), and for --duration send --tasks x
 --samples answer batches from --senders senders while --episodes episodes

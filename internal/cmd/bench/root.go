@@ -20,6 +20,7 @@ func NewRoot(io cli.IO) *cobra.Command {
 	root := newBenchCmd(io)
 	root.Use = "sqlgym-bench"
 	root.SilenceUsage, root.SilenceErrors = true, true
+	root.CompletionOptions.DisableDefaultCmd = true // a measuring tool, not typed often enough
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
