@@ -52,7 +52,7 @@ func Execute(root *cobra.Command, args []string, io IO) int {
 	if err == nil {
 		return ExitOK
 	}
-	return reportError(ctx, io.ErrOut, err)
+	return reportError(ctx, io.ErrOut, root.Name(), err)
 }
 
 const rootLong = `sqlgym makes a database the teacher of text-to-SQL models.

@@ -70,3 +70,11 @@ func TestClusterHelpAndRefusals(t *testing.T) {
 		t.Errorf("sqlgym-bench --help: exit %d:\n%s", code, out)
 	}
 }
+
+// A usage error points to sqlgym-bench's own help, not sqlgym's.
+func TestUsageErrorNamesThisProgram(t *testing.T) {
+	code, _, errOut := run(t, "no-such-command")
+	if code != cli.ExitUsage || !strings.Contains(errOut, "Run 'sqlgym-bench --help'") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}

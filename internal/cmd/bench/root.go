@@ -19,6 +19,9 @@ func Main(args []string, io cli.IO) int {
 func NewRoot(io cli.IO) *cobra.Command {
 	root := newBenchCmd(io)
 	root.Use = "sqlgym-bench"
+	// cobra's own check for a root: an unknown command is a usage error,
+	// not the help and exit 0.
+	root.Args = nil
 	root.SilenceUsage, root.SilenceErrors = true, true
 	root.CompletionOptions.DisableDefaultCmd = true // a measuring tool, not typed often enough
 	root.SetIn(io.In)
