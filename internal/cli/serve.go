@@ -56,10 +56,16 @@ type serveOptions struct {
 	TokenBudget int
 	EpisodeTTL  time.Duration
 	MaxEpisodes int
+
+	// listening, when set, is told the URL once the server listens (round
+	// starts serve in process for its trainer).
+	listening func(url string)
 }
 
-func newServeCmd(io IO) *cobra.Command {
-	var opts serveOptions
+func newServeCmd(io IO) *cobra.Command { return serveCmd(io, new(serveOptions)) }
+
+// serveCmd is serve with its flags bound to opts (see evalCmd).
+func serveCmd(io IO, opts *serveOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve rewards to RL trainers over HTTP (TRL, verl, OpenRLHF)",
@@ -123,7 +129,7 @@ answers 404 naming it. See docs/deploy.md and docs/training.md.`,
   sqlgym serve --tasks shop --warm --eval-holdout       # validation on held-out tasks during training
   sqlgym serve --tasks shop --addr 0.0.0.0:8421 --replica-id node-3 --warm --unready-delay 5s`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), io, opts) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), io, *opts) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL), or shop for the built-in set")
@@ -277,6 +283,9 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	info.Ready = openErr == nil
 	info.Addr = ln.Addr().String()
 	info.URL = "http://" + info.Addr
+	if opts.listening != nil {
+		opts.listening(info.URL)
+	}
 	if opts.JSON {
 		b, _ := json.Marshal(info)
 		fmt.Fprintln(io.Out, string(b))

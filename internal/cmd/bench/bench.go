@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"context"
@@ -8,18 +8,19 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/cli"
 	"github.com/sqlgym/sqlgym/serve"
 	"github.com/sqlgym/sqlgym/serve/loadtest"
 	"github.com/sqlgym/sqlgym/verify"
 )
 
-func newBenchCmd(io IO) *cobra.Command {
+func newBenchCmd(io cli.IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure sqlgym's own speed",
 		Args:  cobra.NoArgs,
-		Example: `  sqlgym bench serve
-  sqlgym bench verify --help`,
+		Example: `  sqlgym-bench serve
+  sqlgym-bench verify --help`,
 	}
 	cmd.AddCommand(newBenchServeCmd(io), newBenchVerifyCmd(io), newBenchBurnCmd(io), newBenchClusterCmd(io))
 	return cmd
@@ -46,7 +47,7 @@ type benchServeOptions struct {
 	SafetyNet      time.Duration
 }
 
-func newBenchServeCmd(io IO) *cobra.Command {
+func newBenchServeCmd(io cli.IO) *cobra.Command {
 	var opts benchServeOptions
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -75,10 +76,10 @@ request's outcomes (judged, and unscored at its --deadline). --db names the
 shop on the engine under test (sqlgym db create shop --engine ...);
 --hostile-tasks the tasks FILE names that the shop lacks. Goal: honest p99
 within 2 s of its latency alone.`,
-		Example: `  sqlgym bench serve
-  sqlgym bench serve --hostile r6_duckdb_512.jsonl --hostile-tasks tasks.jsonl --db duckdb:shop.duckdb
-  sqlgym bench serve --duration 5m --json
-  sqlgym bench serve --addr 127.0.0.1:8421 --cold 100`,
+		Example: `  sqlgym-bench serve
+  sqlgym-bench serve --hostile r6_duckdb_512.jsonl --hostile-tasks tasks.jsonl --db duckdb:shop.duckdb
+  sqlgym-bench serve --duration 5m --json
+  sqlgym-bench serve --addr 127.0.0.1:8421 --cold 100`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBenchServe(cmd.Context(), io, opts) },
 	}
@@ -103,12 +104,12 @@ within 2 s of its latency alone.`,
 	return cmd
 }
 
-func runBenchServe(ctx context.Context, io IO, opts benchServeOptions) error {
+func runBenchServe(ctx context.Context, io cli.IO, opts benchServeOptions) error {
 	if opts.Duration < 0 || opts.Duration > time.Hour {
-		return usagef("--duration %s: between 0 and 1h", opts.Duration)
+		return cli.Usagef("--duration %s: between 0 and 1h", opts.Duration)
 	}
 	if opts.Cold > 10000 || opts.Warm > 10000 || opts.Tasks*opts.Samples > serve.DefaultMaxItems {
-		return usagef("keep --cold and --warm at most 10000 and --tasks x --samples at most %d", serve.DefaultMaxItems)
+		return cli.Usagef("keep --cold and --warm at most 10000 and --tasks x --samples at most %d", serve.DefaultMaxItems)
 	}
 	if opts.Hostile != "" {
 		return runBenchHostile(ctx, io, opts)
@@ -123,7 +124,7 @@ func runBenchServe(ctx context.Context, io IO, opts benchServeOptions) error {
 		return fmt.Errorf("bench serve: %w", err)
 	}
 	if opts.JSON {
-		return writeJSON(io.Out, rep)
+		return cli.WriteJSON(io.Out, rep)
 	}
 	w := io.Out
 	fmt.Fprintf(w, "target %s, %d answers per batch, %d CPUs, load average %s -> %s\n", rep.Target, rep.BatchSize, rep.CPUs, rep.LoadAvg, rep.LoadAvgEnd)

@@ -1,6 +1,8 @@
-package cli
+package bench
 
 import (
+	"github.com/sqlgym/sqlgym/internal/cli"
+
 	"encoding/json"
 	"fmt"
 	"os"
@@ -30,8 +32,8 @@ func TestBenchServeHostile(t *testing.T) {
 	if err := os.WriteFile(tasks, []byte(task), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := run(t, "bench", "serve", "--hostile", preds, "--hostile-tasks", tasks, "--deadline", "2s", "--honest-every", "50ms", "--json")
-	if code != ExitOK {
+	code, out, errOut := run(t, "serve", "--hostile", preds, "--hostile-tasks", tasks, "--deadline", "2s", "--honest-every", "50ms", "--json")
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var rep loadtest.HostileReport
@@ -46,7 +48,33 @@ func TestBenchServeHostile(t *testing.T) {
 	if h := rep.HostileRuns[0]; h.Status != 503 && (h.Status != 200 || h.Outcomes["unscored"] == 0) {
 		t.Fatalf("hostile request: %+v", h)
 	}
-	if code, _, errOut := run(t, "bench", "serve", "--hostile", preds, "--hostile-batches", "0"); code != ExitUsage || !strings.Contains(errOut, "--hostile-batches") {
+	if code, _, errOut := run(t, "serve", "--hostile", preds, "--hostile-batches", "0"); code != cli.ExitUsage || !strings.Contains(errOut, "--hostile-batches") {
 		t.Fatalf("--hostile-batches 0: exit %d: %s", code, errOut)
+	}
+}
+
+func TestClusterHelpAndRefusals(t *testing.T) {
+	for _, c := range []string{"serve", "verify", "cluster"} {
+		if code, out, _ := run(t, c, "--help"); code != cli.ExitOK || !strings.Contains(out, "Examples:") {
+			t.Errorf("%s --help: exit %d, no examples:\n%s", c, code, out)
+		}
+	}
+	code, out, _ := run(t, "cluster", "--help")
+	if code != cli.ExitOK || !strings.Contains(out, "--haproxy") || !strings.Contains(out, "--sqlgym") {
+		t.Errorf("cluster --help: exit %d:\n%s", code, out)
+	}
+	if code, _, errOut := run(t, "cluster", "--replicas", "3"); code != cli.ExitUsage || !strings.Contains(errOut, "--haproxy") {
+		t.Errorf("cluster --replicas 3: exit %d, stderr %q; want a usage error naming --haproxy", code, errOut)
+	}
+	if code, out, _ := run(t, "--help"); code != cli.ExitOK || !strings.Contains(out, "Examples:") || !strings.Contains(out, "sqlgym-bench") {
+		t.Errorf("sqlgym-bench --help: exit %d:\n%s", code, out)
+	}
+}
+
+// A usage error points to sqlgym-bench's own help, not sqlgym's.
+func TestUsageErrorNamesThisProgram(t *testing.T) {
+	code, _, errOut := run(t, "no-such-command")
+	if code != cli.ExitUsage || !strings.Contains(errOut, "Run 'sqlgym-bench --help'") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }

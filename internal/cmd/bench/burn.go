@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"context"
@@ -11,22 +11,24 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sqlgym/sqlgym/internal/cli"
 )
 
 // burnEnv, set to a duration, turns the process into a CPU burner for
-// that long. `sqlgym bench verify --load` starts its burners as the
-// sqlgym binary itself with this variable and `bench burn --for D`: the
-// variable works in every binary that links this package (test binaries
-// too, which have no subcommands), the arguments say what the process is
-// in ps. It is read in an init function, the way engine/duckdb starts
-// its workers, before main or TestMain; without it, nothing happens.
+// that long. `sqlgym-bench verify --load` starts its burners as its own
+// binary with this variable and `burn --for D`: Main (and the package's
+// TestMain, test binaries having no subcommands) asks BurnIfAsked first,
+// the arguments say what the process is in ps. Without it, nothing happens.
 const burnEnv = "SQLGYM_BENCH_BURN"
 
 // maxBurn bounds a burner's life whatever it is asked: a burner whose
 // parent vanished without killing it still stops.
 const maxBurn = 30 * time.Minute
 
-func init() {
+// BurnIfAsked is the burner's entry point: when burnEnv is set it spins a
+// CPU for that long and ends the process; otherwise it returns at once.
+func BurnIfAsked() {
 	v := os.Getenv(burnEnv)
 	if v == "" {
 		return
@@ -64,18 +66,18 @@ type benchBurnOptions struct {
 }
 
 // newBenchBurnCmd is the hidden command a burner runs as, also handy by
-// hand: `sqlgym bench burn --for 60s &` three times per core.
-func newBenchBurnCmd(_ IO) *cobra.Command {
+// hand: `sqlgym-bench burn --for 60s &` three times per core.
+func newBenchBurnCmd(_ cli.IO) *cobra.Command {
 	var opts benchBurnOptions
 	cmd := &cobra.Command{
 		Use:     "burn",
 		Short:   "Spin one CPU for a while (the load of bench verify --load)",
-		Example: `  sqlgym bench burn --for 60s`,
+		Example: `  sqlgym-bench burn --for 60s`,
 		Hidden:  true,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.For <= 0 || opts.For > maxBurn {
-				return usagef("--for %s: between 0 and %s", opts.For, maxBurn)
+				return cli.Usagef("--for %s: between 0 and %s", opts.For, maxBurn)
 			}
 			burn(opts.For)
 			return nil
@@ -106,7 +108,7 @@ func startBurners(ctx context.Context, n int, d time.Duration) (*burners, error)
 	}
 	b := &burners{}
 	for i := 0; i < n; i++ {
-		cmd := exec.CommandContext(ctx, self, "bench", "burn", "--for", d.String())
+		cmd := exec.CommandContext(ctx, self, "burn", "--for", d.String())
 		cmd.Env = append(os.Environ(), burnEnv+"="+d.String())
 		cmd.SysProcAttr = burnerAttr()
 		if err := cmd.Start(); err != nil {

@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"github.com/sqlgym/sqlgym/benchdb"
 	"github.com/sqlgym/sqlgym/catalog"
 	"github.com/sqlgym/sqlgym/internal/atomicfile"
+	"github.com/sqlgym/sqlgym/internal/cli"
 	"github.com/sqlgym/sqlgym/sqltext"
 	"github.com/sqlgym/sqlgym/verify"
 	"github.com/sqlgym/sqlgym/verify/extract"
@@ -37,7 +38,7 @@ type benchVerifyOptions struct {
 	JSON    bool
 }
 
-func newBenchVerifyCmd(io IO) *cobra.Command {
+func newBenchVerifyCmd(io cli.IO) *cobra.Command {
 	var opts benchVerifyOptions
 	cmd := &cobra.Command{
 		Use:   "verify",
@@ -63,10 +64,10 @@ path, and die with this process.
 
 The same seed gives the same file and the same batch. --out keeps the
 generated file; --db reuses one.`,
-		Example: `  sqlgym bench verify
-  sqlgym bench verify --answers 128 --repeat 5 --json
-  sqlgym bench verify --size 100MB --out bench100.sqlite
-  sqlgym bench verify --db bench100.sqlite --load 3`,
+		Example: `  sqlgym-bench verify
+  sqlgym-bench verify --answers 128 --repeat 5 --json
+  sqlgym-bench verify --size 100MB --out bench100.sqlite
+  sqlgym-bench verify --db bench100.sqlite --load 3`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBenchVerify(cmd.Context(), io, opts) },
 	}
@@ -76,19 +77,19 @@ generated file; --db reuses one.`,
 	f.StringVar(&opts.Size, "size", "10MB", "size of the generated database: 10MB, 100MB, 1GB (KB, MB, GB; at least 256KB)")
 	f.Uint64Var(&opts.Seed, "seed", benchdb.DefaultSeed, "seed of the database and of the batch")
 	f.IntVar(&opts.Answers, "answers", benchdb.MaxTasks*benchdb.Samples, fmt.Sprintf("answers in the batch: a multiple of %d, at most %d", benchdb.Samples, benchdb.MaxTasks*benchdb.Samples))
-	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+modeNames())
+	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+cli.ModeNames())
 	f.IntVar(&opts.Repeat, "repeat", 3, "timed runs of the verifier and of each floor; the median is reported")
 	f.IntVar(&opts.Load, "load", 0, "then verify again with this many CPU burners per CPU running, and compare (0: no check)")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
-	addReplaceFlag(cmd, &opts.Replace)
+	cli.AddReplaceFlag(cmd, &opts.Replace)
 	return cmd
 }
 
 // maxBenchRepeat bounds --repeat; more than this only heats the machine.
 const maxBenchRepeat = 100
 
-func runBenchVerify(ctx context.Context, io IO, opts benchVerifyOptions) error {
-	mode, err := parseMode(opts.Mode)
+func runBenchVerify(ctx context.Context, io cli.IO, opts benchVerifyOptions) error {
+	mode, err := cli.ParseMode(opts.Mode)
 	if err != nil {
 		return err
 	}
@@ -97,16 +98,16 @@ func runBenchVerify(ctx context.Context, io IO, opts benchVerifyOptions) error {
 		return err
 	}
 	if opts.Answers <= 0 || opts.Answers%benchdb.Samples != 0 || opts.Answers > benchdb.MaxTasks*benchdb.Samples {
-		return usagef("--answers %d: a multiple of %d between %d and %d", opts.Answers, benchdb.Samples, benchdb.Samples, benchdb.MaxTasks*benchdb.Samples)
+		return cli.Usagef("--answers %d: a multiple of %d between %d and %d", opts.Answers, benchdb.Samples, benchdb.Samples, benchdb.MaxTasks*benchdb.Samples)
 	}
 	if opts.Repeat < 1 || opts.Repeat > maxBenchRepeat {
-		return usagef("--repeat %d: between 1 and %d", opts.Repeat, maxBenchRepeat)
+		return cli.Usagef("--repeat %d: between 1 and %d", opts.Repeat, maxBenchRepeat)
 	}
 	if opts.Load < 0 || opts.Load > 16 {
-		return usagef("--load %d: burners per CPU, between 0 and 16", opts.Load)
+		return cli.Usagef("--load %d: burners per CPU, between 0 and 16", opts.Load)
 	}
 	if opts.DB != "" && opts.Out != "" {
-		return usagef("give --db (reuse a file) or --out (keep the generated one), not both")
+		return cli.Usagef("give --db (reuse a file) or --out (keep the generated one), not both")
 	}
 	progress := io.ErrOut
 
@@ -121,7 +122,7 @@ func runBenchVerify(ctx context.Context, io IO, opts benchVerifyOptions) error {
 			}
 			defer os.RemoveAll(dir)
 			path = filepath.Join(dir, "bench.sqlite")
-		} else if err := checkOutput("--out", path, opts.Replace); err != nil {
+		} else if err := cli.CheckOutput("--out", path, opts.Replace); err != nil {
 			return err
 		}
 		fmt.Fprintf(progress, "generating a %s database (seed %d)...\n", opts.Size, opts.Seed)
@@ -136,7 +137,7 @@ func runBenchVerify(ctx context.Context, io IO, opts benchVerifyOptions) error {
 		}
 		rep.Generated, rep.GenerateS, rep.Rows = true, st.Took.Seconds(), st.Rows
 	} else if _, err := os.Stat(path); err != nil {
-		return sqlgym.Userf("write one with: sqlgym bench verify --out FILE", "--db %s: %v", path, err)
+		return sqlgym.Userf("write one with: sqlgym-bench verify --out FILE", "--db %s: %v", path, err)
 	}
 	if fi, err := os.Stat(path); err == nil {
 		rep.Bytes = fi.Size()
@@ -165,10 +166,10 @@ func runBenchVerify(ctx context.Context, io IO, opts benchVerifyOptions) error {
 	defer cat.Close()
 	eng, err := cat.Engine(ctx, benchdb.DBName)
 	if err != nil {
-		return sqlgym.Userf("--db takes a file written by sqlgym bench verify --out FILE", "open %s: %v", path, err)
+		return sqlgym.Userf("--db takes a file written by sqlgym-bench verify --out FILE", "open %s: %v", path, err)
 	}
 	if _, err := eng.Query(ctx, "SELECT 1 FROM customers, products, orders, order_items, payments, reviews LIMIT 1", sqlgym.Limits{}); err != nil {
-		return sqlgym.Userf("--db takes a file written by sqlgym bench verify --out FILE", "%s is not a benchmark database: %v", path, err)
+		return sqlgym.Userf("--db takes a file written by sqlgym-bench verify --out FILE", "%s is not a benchmark database: %v", path, err)
 	}
 	rep.LoadAvg = loadAvg()
 	cfg := verify.Config{Mode: mode}
@@ -217,7 +218,7 @@ func runBenchVerify(ctx context.Context, io IO, opts benchVerifyOptions) error {
 	}
 
 	if opts.JSON {
-		if err := writeJSON(io.Out, rep); err != nil {
+		if err := cli.WriteJSON(io.Out, rep); err != nil {
 			return err
 		}
 	} else {
@@ -355,12 +356,12 @@ func parseSize(s string) (int64, error) {
 			}
 			size := int64(n * float64(u.mult))
 			if size < benchdb.MinSize || size > benchdb.MaxSize {
-				return 0, usagef("--size %s: between 256KB and 1GB", s)
+				return 0, cli.Usagef("--size %s: between 256KB and 1GB", s)
 			}
 			return size, nil
 		}
 	}
-	return 0, usagef("--size %q: a number and KB, MB or GB, e.g. 10MB, 100MB, 1GB", s)
+	return 0, cli.Usagef("--size %q: a number and KB, MB or GB, e.g. 10MB, 100MB, 1GB", s)
 }
 
 // countingDBs counts the statements the verifier sends to the engine: a

@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/cli"
 	"github.com/sqlgym/sqlgym/internal/jsonl"
 	"github.com/sqlgym/sqlgym/serve"
 	"github.com/sqlgym/sqlgym/serve/loadtest"
@@ -15,9 +16,9 @@ import (
 
 // runBenchHostile is `bench serve --hostile`: honest requests timed
 // beside hostile batches.
-func runBenchHostile(ctx context.Context, io IO, opts benchServeOptions) error {
+func runBenchHostile(ctx context.Context, io cli.IO, opts benchServeOptions) error {
 	if opts.HostileBatches < 1 || opts.HostileBatches > 64 {
-		return usagef("--hostile-batches %d: between 1 and 64", opts.HostileBatches)
+		return cli.Usagef("--hostile-batches %d: between 1 and 64", opts.HostileBatches)
 	}
 	var items []serve.Item
 	_, err := jsonl.ScanFile(opts.Hostile, jsonl.Strict, func(_ int, b []byte) error {
@@ -47,7 +48,7 @@ func runBenchHostile(ctx context.Context, io IO, opts benchServeOptions) error {
 		return fmt.Errorf("bench serve --hostile: %w", err)
 	}
 	if opts.JSON {
-		return writeJSON(io.Out, rep)
+		return cli.WriteJSON(io.Out, rep)
 	}
 	w := io.Out
 	fmt.Fprintf(w, "target %s (%s), %d CPUs, load average %s -> %s\n", rep.Target, rep.Dialect, rep.CPUs, rep.LoadAvg, rep.LoadAvgEnd)

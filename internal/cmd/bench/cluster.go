@@ -1,14 +1,17 @@
-package cli
+package bench
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sqlgym/sqlgym/internal/cli"
 	"github.com/sqlgym/sqlgym/serve/loadtest"
 )
 
@@ -21,15 +24,17 @@ type benchClusterOptions struct {
 	Tasks    int
 	Samples  int
 	JSON     bool
+	Sqlgym   string // the binary the replicas run
 }
 
-func newBenchClusterCmd(io IO) *cobra.Command {
+func newBenchClusterCmd(io cli.IO) *cobra.Command {
 	var opts benchClusterOptions
 	cmd := &cobra.Command{
 		Use:   "cluster",
 		Short: "Load-test several 'sqlgym serve' replicas behind HAProxy on loopback",
-		Long: `Start --replicas 'sqlgym serve --tasks shop' processes of this binary on
-loopback, put HAProxy in front (--haproxy; Debian's package, the configuration
+		Long: `Start --replicas 'sqlgym serve --tasks shop' processes of the sqlgym binary
+(--sqlgym: by default the one beside sqlgym-bench, else on PATH) on loopback,
+put HAProxy in front (--haproxy; Debian's package, the configuration
 docs/deploy.md shows: least connections for batches, episode steps routed by
 the replica prefix of the episode id), and for --duration send --tasks x
 --samples answer batches from --senders senders while --episodes episodes
@@ -40,9 +45,9 @@ answered by the replica that opened the episode (its X-Sqlgym-Replica
 header), and every reward must equal the one a single reference server in
 this process gives for the same batch or submission. Exits 1 when a check
 fails. Prints throughput: rewards per second and episode requests per second.`,
-		Example: `  sqlgym bench cluster --replicas 3 --haproxy --duration 60s
-  sqlgym bench cluster --replicas 1 --haproxy --duration 60s --json
-  sqlgym bench cluster --replicas 3 --haproxy --duration 10s --episodes 50`,
+		Example: `  sqlgym-bench cluster --replicas 3 --haproxy --duration 60s
+  sqlgym-bench cluster --replicas 1 --haproxy --duration 60s --json
+  sqlgym-bench cluster --replicas 3 --haproxy --duration 10s --episodes 50`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBenchCluster(cmd.Context(), io, opts) },
 	}
@@ -55,19 +60,20 @@ fails. Prints throughput: rewards per second and episode requests per second.`,
 	f.IntVar(&opts.Tasks, "tasks", 32, "questions per batch")
 	f.IntVar(&opts.Samples, "samples", 16, "answers per question")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	f.StringVar(&opts.Sqlgym, "sqlgym", "", "the sqlgym binary the replicas run (default: sqlgym beside this binary, else on PATH)")
 	return cmd
 }
 
-func runBenchCluster(ctx context.Context, io IO, opts benchClusterOptions) error {
+func runBenchCluster(ctx context.Context, io cli.IO, opts benchClusterOptions) error {
 	if opts.Duration <= 0 || opts.Duration > time.Hour || opts.Replicas < 1 || opts.Replicas > 16 || opts.Episodes < 1 || opts.Senders < 1 {
-		return usagef("--duration between 0 and 1h, --replicas 1 to 16, --episodes and --senders 1 or more")
+		return cli.Usagef("--duration between 0 and 1h, --replicas 1 to 16, --episodes and --senders 1 or more")
 	}
 	if !opts.HAProxy && opts.Replicas != 1 {
-		return usagef("--replicas %d needs a balancer in front: add --haproxy (or use --replicas 1)", opts.Replicas)
+		return cli.Usagef("--replicas %d needs a balancer in front: add --haproxy (or use --replicas 1)", opts.Replicas)
 	}
-	bin, err := os.Executable()
+	bin, err := sqlgymBinary(opts.Sqlgym)
 	if err != nil {
-		return fmt.Errorf("bench cluster: find this binary to run replicas of: %w", err)
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Duration+10*time.Minute)
 	defer cancel()
@@ -77,7 +83,7 @@ func runBenchCluster(ctx context.Context, io IO, opts benchClusterOptions) error
 		return fmt.Errorf("bench cluster: %w", err)
 	}
 	if opts.JSON {
-		if werr := writeJSON(io.Out, rep); werr != nil {
+		if werr := cli.WriteJSON(io.Out, rep); werr != nil {
 			return werr
 		}
 	} else {
@@ -102,4 +108,24 @@ func runBenchCluster(ctx context.Context, io IO, opts benchClusterOptions) error
 		return fmt.Errorf("bench cluster: %w", err)
 	}
 	return nil
+}
+
+// sqlgymBinary is the sqlgym program the replicas run: flag, else the
+// sqlgym beside this binary (how .ci/run builds them), else sqlgym on PATH.
+// sqlgym-bench has no serve command of its own: the replicas are the
+// user's binary, as they are in production.
+func sqlgymBinary(flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	if self, err := os.Executable(); err == nil {
+		beside := filepath.Join(filepath.Dir(self), "sqlgym")
+		if st, err := os.Stat(beside); err == nil && !st.IsDir() {
+			return beside, nil
+		}
+	}
+	if p, err := exec.LookPath("sqlgym"); err == nil {
+		return p, nil
+	}
+	return "", cli.Usagef("cluster: no sqlgym binary beside sqlgym-bench nor on PATH to run replicas of: build one (go build -o DIR ./cmd/sqlgym) and pass --sqlgym DIR/sqlgym")
 }

@@ -1,6 +1,8 @@
-package cli
+package bench
 
 import (
+	"github.com/sqlgym/sqlgym/internal/cli"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,8 +25,8 @@ import (
 // child processes.
 func TestBenchVerifyLoad(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "bench.sqlite")
-	code, out, errOut := run(t, "bench", "verify", "--size", "512KB", "--answers", "32", "--repeat", "1", "--out", db)
-	if code != ExitOK {
+	code, out, errOut := run(t, "verify", "--size", "512KB", "--answers", "32", "--repeat", "1", "--out", db)
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	for _, want := range []string{"generated in", "32 answers to 2 tasks", "verifier (golds cached, ", "floor: sandboxed engine"} {
@@ -36,8 +38,8 @@ func TestBenchVerifyLoad(t *testing.T) {
 		t.Fatalf("--out did not keep the file: %v", err)
 	}
 
-	code, out, errOut = run(t, "bench", "verify", "--db", db, "--answers", "32", "--repeat", "1", "--load", "1", "--json")
-	if code != ExitOK {
+	code, out, errOut = run(t, "verify", "--db", db, "--answers", "32", "--repeat", "1", "--load", "1", "--json")
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	var rep benchVerifyReport
@@ -84,16 +86,16 @@ func TestBenchVerifyRefuses(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"--size", "10XB"}, ExitUsage, "--size"},
-		{[]string{"--size", "2GB"}, ExitUsage, "between 256KB and 1GB"},
-		{[]string{"--answers", "100"}, ExitUsage, "multiple of 16"},
-		{[]string{"--repeat", "0"}, ExitUsage, "--repeat"},
-		{[]string{"--db", "a.sqlite", "--out", "b.sqlite"}, ExitUsage, "not both"},
-		{[]string{"--mode", "nope"}, ExitUsage, "--mode"},
-		{[]string{"--db", filepath.Join(t.TempDir(), "missing.sqlite")}, ExitError, "hint: write one with"},
-		{[]string{"--db", notBench}, ExitError, "hint: --db takes a file written by"},
+		{[]string{"--size", "10XB"}, cli.ExitUsage, "--size"},
+		{[]string{"--size", "2GB"}, cli.ExitUsage, "between 256KB and 1GB"},
+		{[]string{"--answers", "100"}, cli.ExitUsage, "multiple of 16"},
+		{[]string{"--repeat", "0"}, cli.ExitUsage, "--repeat"},
+		{[]string{"--db", "a.sqlite", "--out", "b.sqlite"}, cli.ExitUsage, "not both"},
+		{[]string{"--mode", "nope"}, cli.ExitUsage, "--mode"},
+		{[]string{"--db", filepath.Join(t.TempDir(), "missing.sqlite")}, cli.ExitError, "hint: write one with"},
+		{[]string{"--db", notBench}, cli.ExitError, "hint: --db takes a file written by"},
 	} {
-		code, _, errOut := run(t, append([]string{"bench", "verify"}, c.args...)...)
+		code, _, errOut := run(t, append([]string{"verify"}, c.args...)...)
 		if code != c.code || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, want %d with %q:\n%s", c.args, code, c.code, c.want, errOut)
 		}
@@ -101,18 +103,18 @@ func TestBenchVerifyRefuses(t *testing.T) {
 }
 
 func TestBenchVerifyBurnIsHidden(t *testing.T) {
-	code, out, _ := run(t, "bench", "--help")
-	if code != ExitOK || strings.Contains(out, "burn") || !strings.Contains(out, "verify") {
+	code, out, _ := run(t, "--help")
+	if code != cli.ExitOK || strings.Contains(out, "burn") || !strings.Contains(out, "verify") {
 		t.Errorf("bench --help: exit %d, lists burn or misses verify:\n%s", code, out)
 	}
-	if code, _, errOut := run(t, "bench", "burn", "--for", "50ms"); code != ExitOK {
+	if code, _, errOut := run(t, "burn", "--for", "50ms"); code != cli.ExitOK {
 		t.Errorf("bench burn --for 50ms: exit %d: %s", code, errOut)
 	}
-	if code, _, _ := run(t, "bench", "burn", "--for", "2h"); code != ExitUsage {
-		t.Errorf("bench burn --for 2h: exit %d, want %d", code, ExitUsage)
+	if code, _, _ := run(t, "burn", "--for", "2h"); code != cli.ExitUsage {
+		t.Errorf("bench burn --for 2h: exit %d, want %d", code, cli.ExitUsage)
 	}
-	code, out, _ = run(t, "bench", "verify", "--help")
-	if code != ExitOK || !strings.Contains(out, "Examples:") {
+	code, out, _ = run(t, "verify", "--help")
+	if code != cli.ExitOK || !strings.Contains(out, "Examples:") {
 		t.Errorf("bench verify --help: exit %d, no examples:\n%s", code, out)
 	}
 }
