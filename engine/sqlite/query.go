@@ -216,7 +216,13 @@ func stopped(ctx context.Context, c *conn, lim sqlgym.Limits, err error) error {
 	if !errors.As(err, &se) || se.primary() != codeInterrupt {
 		return classify(err)
 	}
-	switch c.stopReason() {
+	reason := c.stopReason()
+	if reason == C.SG_STOP_NONE && ctx.Err() != nil {
+		// The caller's watcher interrupted the statement between two
+		// ticks of the handler (sg_set_cancel), so no reason was recorded.
+		reason = C.SG_STOP_CANCEL
+	}
+	switch reason {
 	case C.SG_STOP_CANCEL, C.SG_STOP_CALLER_DEADLINE:
 		return fmt.Errorf("sqlite: statement abandoned by the caller: %w", callerErr(ctx))
 	case C.SG_STOP_BUDGET:
