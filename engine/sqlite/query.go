@@ -46,6 +46,9 @@ func (e *Engine) QueryStats(ctx context.Context, sql string, lim sqlgym.Limits) 
 	if err := ctx.Err(); err != nil {
 		return nil, st, fmt.Errorf("sqlite: statement not started: %w", err)
 	}
+	if err := checkWindows(sql); err != nil {
+		return nil, st, err
+	}
 	res, st, err = e.attempt(ctx, sql, lim, false)
 	var ee *sqlgym.ExecError
 	if !errors.Is(err, errNoMem) || errors.As(err, &ee) {
