@@ -140,7 +140,7 @@ answers 404 naming it. See docs/deploy.md and docs/training.md.`,
 	f.BoolVar(&opts.Components, "components", false, "compute the reward components (rows, cells, cardinality, schema, executes, format, length) and return them beside each reward")
 	f.StringVar(&opts.RewardWeights, "reward-weights", "", "the reward as a weighted sum of components, e.g. outcome=1,rows=0.3,schema=0.2 (implies --components; default outcome=1)")
 	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement on PostgreSQL and DuckDB (on SQLite only with --vm-steps -1)")
-	f.Int64Var(&opts.VMSteps, "vm-steps", 0, "SQLite: deterministic budget in virtual-machine steps that decides timeout, whatever the load (0: the default 1,000,000,000; -1: off, --timeout decides)")
+	f.Int64Var(&opts.VMSteps, "vm-steps", 0, "SQLite: deterministic budget in virtual-machine steps that decides timeout, whatever the load (0: the default 200,000,000; -1: off, --timeout decides)")
 	f.DurationVar(&opts.SafetyNet, "safety-net", 0, "SQLite with a step budget: wall-clock time after which a statement is stopped as infra_error, never scored (0: the default 300s)")
 	f.IntVar(&opts.Concurrency, "concurrency", 0, "statements run at once per batch (0: 2 x CPUs)")
 	f.BoolVar(&opts.Warm, "warm", false, "run every task's gold before listening (caches golds, reports broken tasks)")
