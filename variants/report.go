@@ -38,6 +38,8 @@ type Report struct {
 	Kinds             map[screen.Kind]*KindTally `json:"kinds"`
 	Levels            map[string]*LevelTally     `json:"levels"`
 	Seconds           float64                    `json:"seconds"`
+	// Next is the command to run next, for the person reading.
+	Next string `json:"next,omitempty"`
 }
 
 // KindTally is one mutant kind's weak tasks before and after.
