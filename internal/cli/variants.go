@@ -308,7 +308,7 @@ func planVariants(ctx context.Context, cat *catalog.Catalog, out string, names [
 		dir := filepath.Join(out, name)
 		l, err := jsonl.Acquire(jsonl.LockPath(dir), false)
 		if err != nil {
-			return nil, unlock, sqlgym.Userf("wait for the other run to end, or give another --out", "variants of %s: %w", name, err)
+			return nil, unlock, fmt.Errorf("variants of %s (wait for the other run to end, or give another --out): %w", name, err)
 		}
 		locks = append(locks, l)
 		if _, err := os.Stat(dir); err != nil || replace {

@@ -65,12 +65,17 @@ func TestVariantsCommand(t *testing.T) {
 			t.Errorf("verify %v: exit %d, want %s in:\n%s%s", c.flags, code, c.want, stdout, errOut)
 		}
 	}
-	// No overwrite without being asked.
+	// The same command again resumes the finished folder; other settings
+	// are not overwritten without being asked.
 	code, _, errOut = run(t, args...)
-	if code == ExitOK || !strings.Contains(errOut, "--replace") {
-		t.Errorf("second run: exit %d, stderr %q; want a refusal naming --replace", code, errOut)
+	if code != ExitOK || !strings.Contains(errOut, "toy (1 tasks): resumed") {
+		t.Errorf("second run: exit %d, stderr %q; want the folder resumed", code, errOut)
 	}
-	if code, _, errOut = run(t, append(args, "--replace")...); code != ExitOK {
+	code, _, errOut = run(t, append(args, "--seed", "9")...)
+	if code == ExitOK || !strings.Contains(errOut, "--replace") {
+		t.Errorf("second run, another seed: exit %d, stderr %q; want a refusal naming --replace", code, errOut)
+	}
+	if code, _, errOut = run(t, append(args, "--seed", "9", "--replace")...); code != ExitOK {
 		t.Errorf("--replace: exit %d: %s", code, errOut)
 	}
 }
