@@ -148,6 +148,14 @@ type DBResult struct {
 	// difficulty).
 	Levels  map[string]*LevelTally `json:"levels"`
 	Seconds float64                `json:"seconds"`
+	// StillWeak lists the tasks still weak on the original and the
+	// variants by a mutant not proved equivalent: where a person looks
+	// next (a better gold, a task to drop, edits to find).
+	StillWeak []string `json:"still_weak,omitempty"`
+	// Cost is what judging on the variants costs against the original
+	// alone: every gold run once on each (the author execution filter,
+	// wall time of this machine, loaded as it was).
+	Cost JudgeCost `json:"judge_cost"`
 
 	tasksAfter []sqlgym.Task
 }
@@ -196,6 +204,22 @@ func Level(t sqlgym.Task) string {
 		return t.Difficulty
 	}
 	return "-"
+}
+
+// JudgeCost is the time every gold takes once on the original and on the
+// variants together.
+type JudgeCost struct {
+	OriginalSeconds float64 `json:"original_seconds"`
+	VariantSeconds  float64 `json:"variant_seconds"`
+}
+
+// Ratio is the cost of judging on the original and its variants over the
+// original alone (1 without variants).
+func (c JudgeCost) Ratio() float64 {
+	if c.OriginalSeconds <= 0 {
+		return 1
+	}
+	return (c.OriginalSeconds + c.VariantSeconds) / c.OriginalSeconds
 }
 
 // KilledMutant is a mutant a variant told from its gold.
@@ -312,9 +336,11 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 	}
 	opt.Log("%s: %d of %d screened tasks weak, %d surviving mutants", g.name, rep.Weak, rep.Screened, len(survivors))
 
+	t0 := time.Now()
 	if g.goldStates, err = g.tgt.golds(ctx, orig, g.golds, opt.Limits); err != nil {
 		return nil, err
 	}
+	res.Cost.OriginalSeconds = time.Since(t0).Seconds()
 	// Each weak task's own edits, then as few variants as carry them.
 	var kept []*candidate
 	killedBy := map[string]string{}
@@ -394,6 +420,11 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 			u = string(g.tgt.dialect()) + ":" + w.Path
 		}
 		urls = append(urls, u)
+		t0 := time.Now()
+		if _, err := g.tgt.golds(ctx, u, g.golds, opt.Limits); err != nil {
+			return nil, err
+		}
+		res.Cost.VariantSeconds += time.Since(t0).Seconds()
 	}
 	for _, s := range g.golds {
 		if !nonEmpty(g.goldStates, kept, s) {
@@ -449,6 +480,8 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 		if equiv == len(ms) {
 			res.EquivalentTasks++
 			equivOnly[t.ID] = true
+		} else {
+			res.StillWeak = append(res.StillWeak, t.ID)
 		}
 		for k, weak := range weakKinds {
 			if !weak {

@@ -41,6 +41,20 @@ func TestVariantsCommand(t *testing.T) {
 	if !strings.Contains(stdout, "weak 1 of 1 screened tasks (100.0%) before, 0 (0.0%)") {
 		t.Errorf("report:\n%s", stdout)
 	}
+	// The report ends with what a person needs next: the tasks still
+	// weak, what judging on the variants costs, the command to run.
+	for _, want := range []string{"still weak: none", "judging cost: every gold once takes", "x; wall time",
+		"next: sqlgym verify --tasks " + filepath.Join(out, "tasks.jsonl") + " --db toy=sqlite:" + db + " --variants --predictions PREDICTIONS.jsonl"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(errOut, "surviving mutants") || strings.Contains(errOut, "variant try") {
+		t.Errorf("the generator's traces on stderr without --verbose:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "variants: 1/1 databases, 1/1 tasks done") || !strings.Contains(errOut, "toy (1 tasks): done in") {
+		t.Errorf("no progress line on stderr:\n%s", errOut)
+	}
 	for _, f := range []string{"toy/toy.sqlite", "toy/toy_v1.sqlite", "tasks.jsonl", "manifest.json", "report.md"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("missing %s: %v", f, err)
