@@ -136,7 +136,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	for name, why := range r.Skipped {
 		fmt.Fprintf(w, "skipped %s: %s\n", name, why)
 	}
-	fmt.Fprintf(w, "judging cost: every gold once takes %.2fs on the originals, %.2fs on them and their variants (%.2fx; wall time, this machine's load)\n",
+	fmt.Fprintf(w, "judging cost: every gold once takes %.2fs on the originals, %.2fs on them and their variants (%.2fx; wall time with each database opened, this machine's load)\n",
 		r.Cost.OriginalSeconds, r.Cost.OriginalSeconds+r.Cost.VariantSeconds, r.Cost.Ratio())
 	r.writeStillWeak(w, "", 10)
 	fmt.Fprintf(w, "%-14s %9s %12s %12s\n", "level", "tasks", "weak before", "weak after")
@@ -207,7 +207,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %s |\n", d.Name, v.Name, v.Kills, v.NewKills, len(v.Statements), v.Rows, v.ThinnedRows, v.TrimmedRows, v.Digest[:min(12, len(v.Digest))])
 		}
 	}
-	fmt.Fprintf(&b, "\nJudging cost: every gold run once takes %.2fs on the originals and %.2fs on them and their variants, %.2fx (wall time on the machine that made them, loaded as it was).\n\n",
+	fmt.Fprintf(&b, "\nJudging cost: every gold run once takes %.2fs on the originals and %.2fs on them and their variants, %.2fx (wall time on the machine that made them, loaded as it was, each database opened and every gold run through the execution filter: on small databases the opening dominates).\n\n",
 		r.Cost.OriginalSeconds, r.Cost.OriginalSeconds+r.Cost.VariantSeconds, r.Cost.Ratio())
 	b.WriteString("Tasks still weak (by a mutant not proved equivalent):\n\n")
 	r.writeStillWeak(&b, "- ", 0)
