@@ -16,6 +16,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
+	"github.com/sqlgym/sqlgym/internal/jsonl"
 	"github.com/sqlgym/sqlgym/variants"
 )
 
@@ -298,5 +299,33 @@ func TestVariantsInterruptedRunResumes(t *testing.T) {
 	b, errB := os.ReadFile(filepath.Join(out, "tasks.jsonl"))
 	if errA != nil || errB != nil || !bytes.Equal(a, b) {
 		t.Errorf("resumed tasks.jsonl differs from the uninterrupted run's (%v, %v):\n%s\n---\n%s", errA, errB, a, b)
+	}
+}
+
+// Two runs on one folder do not write the same database: the second is
+// refused with the lock's exit code while the first holds it.
+func TestVariantsRefusesAFolderAnotherRunHolds(t *testing.T) {
+	t.Setenv("SQLGYM_CACHE", t.TempDir())
+	tasks, flags := toyDatabases(t, 1)
+	out := filepath.Join(t.TempDir(), "v")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l, err := jsonl.Acquire(jsonl.LockPath(filepath.Join(out, "toy1")), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := run(t, variantsArgs(tasks, flags, out)...)
+	if code != ExitLocked || !strings.Contains(errOut, "wait for the other run to end") {
+		t.Errorf("run on a held folder: exit %d, stderr %q; want %d", code, errOut, ExitLocked)
+	}
+	if _, err := os.Stat(filepath.Join(out, "toy1")); err == nil {
+		t.Error("the refused run wrote toy1's folder")
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := run(t, variantsArgs(tasks, flags, out)...); code != ExitOK {
+		t.Errorf("once released: exit %d: %s", code, errOut)
 	}
 }
