@@ -71,13 +71,22 @@ that read the original schema; their URLs end in schema=NAME_vK. DIR also
 receives DIR/tasks.jsonl (the tasks with "db_variants", the variants' URLs,
 and their weak marks judged on all of them), DIR/manifest.json (seeds,
 digests, each variant's statements, per task the mutants killed) and
-DIR/report.md. An existing DIR/NAME, or existing NAME_vK schemas, are
-refused without --replace. Judge on the variants with --variants in verify,
+DIR/report.md; paths in them are relative to DIR, which can be moved.
+
+stderr shows a progress line per database with an ETA (--verbose adds the
+generator's traces). DIR/NAME is finished once DIR/NAME/done.json is
+written: the same command run again (after Ctrl-C, a crash, or to merge
+shards) resumes finished folders whose settings, data and files still
+match, makes again unfinished or changed ones, and refuses, without
+--replace, a folder made with other settings; existing NAME_vK schemas are
+refused without --replace. --shard I/N makes every N-th database from the
+I-th (docs/deploy.md). Judge on the variants with --variants in verify,
 eval, serve and screen. See docs/authoring.md, "Variant databases".`,
 		Example: `  sqlgym variants --tasks shop --out shop-variants
   sqlgym variants --tasks tasks.jsonl --db mydb=sqlite:my.sqlite --out variants --max-variants 3 --seed 7
   sqlgym variants --tasks tasks.jsonl --db mydb=duckdb:my.duckdb --out variants
   sqlgym variants --tasks tasks.jsonl --db 'mydb=postgres://reader@db:5432/app?schema=shop' --pg-admin postgres://owner@db:5432/app --out variants
+  sqlgym variants --tasks tasks.jsonl --db-dir databases --out variants --shard 0/4   # then 1/4..3/4, then without --shard
   sqlgym verify --tasks variants/tasks.jsonl --db mydb=sqlite:my.sqlite --variants --predictions preds.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runVariants(cmd.Context(), io, opts) },
