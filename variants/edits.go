@@ -46,12 +46,14 @@ type planner struct {
 }
 
 // nullable reports whether a NULL may go into column c of t: the column
-// is nullable and its data already holds one.
+// is nullable and its data already holds one, or it is a declared foreign
+// key that is not NOT NULL (constraints.Set.OptionalReference: NOT IN
+// over it is then emptied by one row without parent, a real error).
 func (p *planner) nullable(t *sqlgym.Table, c *sqlgym.Column) bool {
 	if c.NotNull || inKey(t, c.Name) {
 		return false
 	}
-	return p.cons == nil || p.unseen || p.cons.Facts(t.Name, c.Name).Nulls
+	return p.cons == nil || p.unseen || p.cons.Facts(t.Name, c.Name).Nulls || p.cons.OptionalReference(t.Name, c)
 }
 
 // repeatable reports whether a copied row may repeat column c's value: a
