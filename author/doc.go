@@ -12,6 +12,7 @@
 // Run drives a teacher through the filter until N tasks are kept, writing
 // each kept task as soon as it is kept, so an interrupted run can resume.
 // Task ids derive from the database, the level and the normalised SQL, so a
-// rerun never renumbers. ShopTasks regenerates the built-in shop task set
-// that shopdb embeds.
+// rerun never renumbers. The execution filter lives in author/goldfilter,
+// which variants also uses. A test (shopgen_test.go) regenerates the
+// built-in shop task set that shopdb embeds.
 package author

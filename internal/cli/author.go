@@ -14,6 +14,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/author"
+	"github.com/sqlgym/sqlgym/author/goldfilter"
 	"github.com/sqlgym/sqlgym/author/teacher"
 	"github.com/sqlgym/sqlgym/engine"
 	"github.com/sqlgym/sqlgym/internal/jsonl"
@@ -220,7 +221,7 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 
 func progressLine(c author.Counts, n int, d time.Duration) string {
 	var drops []string
-	for _, r := range author.Reasons {
+	for _, r := range goldfilter.Reasons {
 		if c.Dropped[r] > 0 {
 			drops = append(drops, fmt.Sprintf("%s %d", r, c.Dropped[r]))
 		}
