@@ -229,7 +229,9 @@ func (w *worker) death() string {
 	case <-time.After(2 * time.Second):
 		return "it stopped answering"
 	}
-	msg := "it exited"
+	// A worker only exits cleanly when its parent closes the pipe: a clean
+	// exit before that is a binary that never became a worker.
+	msg := "it exited without serving: call duckdb.MaybeServeWorker first in this binary's main (in TestMain for a test binary)"
 	if w.waitErr != nil {
 		msg = w.waitErr.Error()
 	}
@@ -261,7 +263,11 @@ func startWorker(ctx context.Context, cfg workerConfig) (*worker, error) {
 		return nil, fmt.Errorf("duckdb worker: %w", err)
 	}
 	cmd := exec.Command(exe)
-	cmd.Args = []string{"sqlgym-duckdb-worker"}
+	// The name says what the process is in ps. -test.run=^$ makes a test
+	// binary without MaybeServeWorker in its TestMain run no test and exit
+	// (instead of running the whole suite again); a binary that does call
+	// it never reads its arguments.
+	cmd.Args = []string{"sqlgym-duckdb-worker", "-test.run=^$"}
 	cmd.Env = []string{workerEnv + "=1"}
 	for _, k := range workerEnvKeep {
 		if v, ok := os.LookupEnv(k); ok {

@@ -16,17 +16,19 @@ import (
 // burnEnv, set to a duration, turns the process into a CPU burner for
 // that long. `sqlgym bench verify --load` starts its burners as the
 // sqlgym binary itself with this variable and `bench burn --for D`: the
-// variable works in every binary that links this package (test binaries
-// too, which have no subcommands), the arguments say what the process is
-// in ps. It is read in an init function, the way engine/duckdb starts
-// its workers, before main or TestMain; without it, nothing happens.
+// variable works in every binary whose entry calls maybeBurn (Main does,
+// and so does this package's TestMain: test binaries have no
+// subcommands), the arguments say what the process is in ps. Without it,
+// nothing happens.
 const burnEnv = "SQLGYM_BENCH_BURN"
 
 // maxBurn bounds a burner's life whatever it is asked: a burner whose
 // parent vanished without killing it still stops.
 const maxBurn = 30 * time.Minute
 
-func init() {
+// maybeBurn turns the process into a burner when burnEnv is set, and then
+// never returns. Main calls it first, beside duckdb.MaybeServeWorker.
+func maybeBurn() {
 	v := os.Getenv(burnEnv)
 	if v == "" {
 		return

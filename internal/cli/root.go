@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sqlgym/sqlgym/engine/duckdb"
 )
 
 // Exit codes; exitCodes (exitcode.go) documents them all.
@@ -39,6 +41,10 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 
 // Main runs sqlgym with args and returns the process exit code.
 func Main(args []string, io IO) int {
+	// A process the command started as a helper (a DuckDB worker, a CPU
+	// burner of bench verify --load) becomes that here and never returns.
+	duckdb.MaybeServeWorker()
+	maybeBurn()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := NewRoot(io)

@@ -1,0 +1,16 @@
+package cli
+
+import (
+	"os"
+	"testing"
+
+	"github.com/sqlgym/sqlgym/engine/duckdb"
+)
+
+// TestMain lets this test binary serve as its own DuckDB worker process:
+// the engine re-executes the running binary for each worker.
+func TestMain(m *testing.M) {
+	duckdb.MaybeServeWorker()
+	maybeBurn() // bench verify --load starts burners as this binary
+	os.Exit(m.Run())
+}
