@@ -427,7 +427,7 @@ func (s *roundState) compare(ctx context.Context, base, treat Checkpoint) (*Verd
 	}
 	var cmp report.Comparison
 	if err := json.Unmarshal(out.Bytes(), &cmp); err != nil || len(cmp.Metrics) == 0 {
-		return nil, fmt.Errorf("reading sqlgym compare's output: %v", err)
+		return nil, fmt.Errorf("reading sqlgym compare's output: %w", err)
 	}
 	v := verdictOf(base.Name, &cmp)
 	if c := s.r.Cfg.Decide.Criterion; c != "" {

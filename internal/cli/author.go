@@ -190,7 +190,7 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 	if runErr != nil {
 		if errors.Is(runErr, author.ErrExhausted) {
 			return sqlgym.Userf("ask for fewer tasks (--n), or widen --min-rows/--max-rows; the tasks kept so far are in "+opts.Out,
-				"%v", runErr)
+				"%w", runErr)
 		}
 		if teacher.IsInfra(runErr) {
 			// The teacher's server failed past its retries: --resume

@@ -54,7 +54,7 @@ func checkTeacher(opts authorOptions) error {
 	}
 	if opts.TF.Screen {
 		if _, err := compare.ParseMode(opts.TF.ScreenMode); err != nil {
-			return usagef("--screen-mode: %v", err)
+			return usagef("--screen-mode: %w", err)
 		}
 	}
 	return nil
@@ -127,7 +127,7 @@ func teacherKey(provider, env string) (string, error) {
 func screenAuthored(ctx context.Context, w goio.Writer, cat *catalog.Catalog, out, modeName string) (*screen.Report, error) {
 	mode, err := compare.ParseMode(modeName)
 	if err != nil {
-		return nil, usagef("--screen-mode: %v", err)
+		return nil, usagef("--screen-mode: %w", err)
 	}
 	// out is the file this run wrote, even when it is named "shop", so it
 	// is read as a file, not by the --tasks loader.
