@@ -3,7 +3,7 @@
 // reasonable number of rows and return the same rows twice on fresh
 // connections, and duplicates (by normalised SQL or question) are dropped.
 //
-// The built-in teacher is synth (NewSynth): offline and deterministic by
+// The built-in teacher is synth (NewSynthKeys): offline and deterministic by
 // seed, it samples SQL from a schema and its foreign-key graph with real
 // values read from the data, over eight complexity levels, and words each
 // query as an unambiguous question from templates. Model-backed teachers

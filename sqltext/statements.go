@@ -1,7 +1,7 @@
 package sqltext
 
-// CountStatements is len(SplitStatements(sql)) without building the
-// strings.
+// CountStatements counts the statements of sql (split at top-level
+// semicolons, empty ones not counted) without building their strings.
 func CountStatements(sql string) int {
 	n := 0
 	open := false

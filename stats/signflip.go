@@ -7,11 +7,11 @@ import (
 )
 
 // SignFlipExactMax is the largest number of non-zero differences for which
-// SignFlipP enumerates every sign pattern (2^30 of them, counted by meeting
+// the sign-flip test enumerates every sign pattern (2^30 of them, counted by meeting
 // in the middle: two halves of at most 2^15 sums each).
 const SignFlipExactMax = 30
 
-// SignFlipFlips is the number of random sign patterns SignFlipP draws when
+// SignFlipFlips is the number of random sign patterns the sign-flip test draws when
 // there are too many non-zero differences to enumerate.
 const SignFlipFlips = 100_000
 
