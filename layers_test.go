@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/sqlgym/sqlgym/internal/testenv"
 )
 
 // layers is the module's import order, lowest first (docs/architecture.md
@@ -56,11 +56,7 @@ func TestImportLayers(t *testing.T) {
 			layerOf[p] = i
 		}
 	}
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := exec.LookPath(goTool); err != nil {
-		goTool = "go"
-	}
-	cmd := exec.Command(goTool, "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...")
+	cmd := exec.Command(testenv.Tool(t, "go"), "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -232,8 +232,8 @@ func (c *Client) encode(req Request) ([]byte, error) {
 		w.Messages = append(w.Messages, wm)
 	}
 	for _, t := range req.Tools {
-		//lint:ignore S1016 field by field on purpose: the wire format must not change when Tool gains a field
 		w.Tools = append(w.Tools, wireTool{Type: "function",
+			//lint:ignore S1016 field by field on purpose: the wire format must not change when Tool gains a field
 			Function: wireFunction{Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
 	}
 	b, err := marshal(w)
