@@ -33,9 +33,7 @@ func visibleText(s string) string {
 // multi-turn rollouts) cuts it from the reply.
 func parseText(content string) textActions {
 	var a textActions
-	for _, b := range tagBodies(content, "sql") {
-		a.runs = append(a.runs, b)
-	}
+	a.runs = append(a.runs, tagBodies(content, "sql")...)
 	if sols := tagBodies(content, "solution"); len(sols) > 0 {
 		a.solution, a.submitted = sols[len(sols)-1], true
 	}

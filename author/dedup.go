@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/author/goldfilter"
 	"github.com/sqlgym/sqlgym/sqltext"
 )
 
@@ -21,12 +22,12 @@ func NewDedup() *Dedup { return &Dedup{sql: map[string]bool{}, question: map[str
 
 // Seen returns the reason a task with this SQL and question would be a
 // duplicate of a kept one, or "".
-func (d *Dedup) Seen(sql, question string) Reason {
+func (d *Dedup) Seen(sql, question string) goldfilter.Reason {
 	if d.sql[sqltext.Normalize(sql)] {
-		return ReasonDuplicateSQL
+		return goldfilter.ReasonDuplicateSQL
 	}
 	if d.question[NormalizeQuestion(question)] {
-		return ReasonDuplicateQuestion
+		return goldfilter.ReasonDuplicateQuestion
 	}
 	return ""
 }

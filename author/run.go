@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/author/goldfilter"
 )
 
 // Config is one authoring run.
@@ -15,7 +16,7 @@ type Config struct {
 	DB      string // the database name tasks carry
 	Teacher Teacher
 	Schema  *sqlgym.Schema
-	Filter  *Filter
+	Filter  *goldfilter.Filter
 	// N is how many tasks the run ends with, counting Existing ones.
 	N    int
 	Seed uint64
@@ -39,12 +40,12 @@ type Config struct {
 
 // Counts are a run's tallies.
 type Counts struct {
-	Proposed int            `json:"proposed"`
-	Kept     int            `json:"kept"`    // kept by this run
-	Resumed  int            `json:"resumed"` // already in the task file
-	Total    int            `json:"total"`   // Resumed + Kept
-	Dropped  map[Reason]int `json:"dropped"`
-	PerLevel map[string]int `json:"per_level"` // all tasks, resumed ones included
+	Proposed int                       `json:"proposed"`
+	Kept     int                       `json:"kept"`    // kept by this run
+	Resumed  int                       `json:"resumed"` // already in the task file
+	Total    int                       `json:"total"`   // Resumed + Kept
+	Dropped  map[goldfilter.Reason]int `json:"dropped"`
+	PerLevel map[string]int            `json:"per_level"` // all tasks, resumed ones included
 }
 
 // ErrExhausted means the teacher stopped finding new tasks before N.
@@ -65,8 +66,8 @@ func Run(ctx context.Context, cfg Config) (Counts, error) {
 	if cfg.MaxProposals <= 0 {
 		cfg.MaxProposals = 50*cfg.N + 2000
 	}
-	cnt := Counts{Dropped: map[Reason]int{}, PerLevel: map[string]int{}}
-	for _, r := range Reasons {
+	cnt := Counts{Dropped: map[goldfilter.Reason]int{}, PerLevel: map[string]int{}}
+	for _, r := range goldfilter.Reasons {
 		cnt.Dropped[r] = 0
 	}
 	dd := NewDedup()
@@ -136,8 +137,8 @@ func Run(ctx context.Context, cfg Config) (Counts, error) {
 // checkAll runs the filter over a round's candidates with a pool of
 // workers, skipping those that repeat a kept task's SQL or question (they
 // are dropped anyway).
-func checkAll(ctx context.Context, f *Filter, cands []Candidate, dd *Dedup, workers int) ([]Verdict, error) {
-	out := make([]Verdict, len(cands))
+func checkAll(ctx context.Context, f *goldfilter.Filter, cands []Candidate, dd *Dedup, workers int) ([]goldfilter.Verdict, error) {
+	out := make([]goldfilter.Verdict, len(cands))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan int)
@@ -149,7 +150,7 @@ func checkAll(ctx context.Context, f *Filter, cands []Candidate, dd *Dedup, work
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				v, err := f.Check(ctx, cands[i])
+				v, err := f.Check(ctx, cands[i].gold())
 				if err != nil {
 					mu.Lock()
 					if firstErr == nil {

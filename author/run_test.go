@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/author/goldfilter"
 	"github.com/sqlgym/sqlgym/sqltext"
 )
 
@@ -113,7 +115,7 @@ func TestFilterDrops(t *testing.T) {
 	}
 	k := 0
 	for i := 1; i < len(rs.Rows); i++ {
-		if rowKey(rs.Rows[i-1]) == rowKey(rs.Rows[i]) {
+		if reflect.DeepEqual(rs.Rows[i-1], rs.Rows[i]) {
 			k = i
 			break
 		}
@@ -138,8 +140,8 @@ func TestFilterDrops(t *testing.T) {
 	if !errors.Is(err, ErrExhausted) {
 		t.Fatalf("a teacher with nothing left should exhaust the run, got %v", err)
 	}
-	want := map[Reason]int{ReasonError: 1, ReasonTooFewRows: 2, ReasonTooManyRows: 1, ReasonUnstable: 1, ReasonTie: 1,
-		ReasonDuplicateSQL: 1, ReasonDuplicateQuestion: 1}
+	want := map[goldfilter.Reason]int{goldfilter.ReasonError: 1, goldfilter.ReasonTooFewRows: 2, goldfilter.ReasonTooManyRows: 1, goldfilter.ReasonUnstable: 1, goldfilter.ReasonTie: 1,
+		goldfilter.ReasonDuplicateSQL: 1, goldfilter.ReasonDuplicateQuestion: 1}
 	for r, n := range want {
 		if cnt.Dropped[r] != n {
 			t.Errorf("dropped %s: %d, want %d (all: %v)", r, cnt.Dropped[r], n, cnt.Dropped)
@@ -151,17 +153,17 @@ func TestFilterDrops(t *testing.T) {
 	// Without the tie check the same gold passes: the tie is what drops it.
 	tie := cands[5]
 	tie.TieSQL = ""
-	if v, err := s.Filter.Check(ctx, tie); err != nil || v.Reason != "" {
+	if v, err := s.Filter.Check(ctx, tie.gold()); err != nil || v.Reason != "" {
 		t.Fatalf("tie candidate without its check: %+v %v", v, err)
 	}
 	// Limits are configurable.
 	f := *s.Filter
 	f.MaxRows = 60
-	if v, _ := f.Check(ctx, cands[3]); v.Reason != "" || v.Rows != 60 {
+	if v, _ := f.Check(ctx, cands[3].gold()); v.Reason != "" || v.Rows != 60 {
 		t.Fatalf("60 rows with --max-rows 60: %+v", v)
 	}
 	f.MinRows = 2
-	if v, _ := f.Check(ctx, cands[6]); v.Reason != ReasonTooFewRows {
+	if v, _ := f.Check(ctx, cands[6].gold()); v.Reason != goldfilter.ReasonTooFewRows {
 		t.Fatalf("one row with --min-rows 2: %+v", v)
 	}
 }

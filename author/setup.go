@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/author/goldfilter"
 	"github.com/sqlgym/sqlgym/constraints"
 	"github.com/sqlgym/sqlgym/schema"
 )
@@ -19,7 +20,7 @@ type Opener func(ctx context.Context) (sqlgym.Engine, error)
 type Setup struct {
 	Schema  *sqlgym.Schema
 	Teacher *Synth
-	Filter  *Filter
+	Filter  *goldfilter.Filter
 	// Constraints are the database's declared and implied keys; the
 	// synth teacher reads the implied ones as declared, so that it joins
 	// through implied foreign keys and never sums or ranks a key.
@@ -60,7 +61,7 @@ func PrepareSynth(ctx context.Context, open Opener, lex *Lexicon, minRows, maxRo
 		s.Close()
 		return nil, fmt.Errorf("synth: %w", err)
 	}
-	s.Filter = &Filter{A: s.engines[1], B: s.engines[2], MinRows: minRows, MaxRows: maxRows}
+	s.Filter = &goldfilter.Filter{A: s.engines[1], B: s.engines[2], MinRows: minRows, MaxRows: maxRows}
 	return s, nil
 }
 

@@ -23,17 +23,12 @@ var _ Teacher = (*Synth)(nil)
 
 type genFunc func(g *gen) (Candidate, bool)
 
-// NewSynth profiles the database behind eng (a few queries per column:
+// NewSynthKeys profiles the database behind eng (a few queries per column:
 // distinct counts, spread samples, value frequencies, extremes) and
 // returns a synth teacher for it. s is the database's schema (schema.Load);
 // lex words its names, nil for the generic fallback alone. levels limits
-// the complexity levels proposed; none means all.
-func NewSynth(ctx context.Context, eng sqlgym.Engine, s *sqlgym.Schema, lex *Lexicon, levels ...string) (*Synth, error) {
-	return newSynth(ctx, eng, s, lex, !declaresForeignKeys(s), levels...)
-}
-
-// NewSynthKeys is NewSynth reading the keys and foreign keys cons implies
-// as if s declared them (constraints.Set.Apply): on a database that
+// the complexity levels proposed; none means all. It reads the keys and
+// foreign keys cons implies as if s declared them (constraints.Set.Apply): on a database that
 // declares none it joins through the implied ones and never aggregates a
 // key. The references by value alone that no name tells (country.capital
 // holding city ids) are still marked as keys when s declares no foreign

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/author/goldfilter"
 )
 
 // Complexity levels a task can be written at.
@@ -44,6 +45,11 @@ type Candidate struct {
 	// question would have several right answers.
 	TieSQL string
 	TieAt  int
+}
+
+// gold is the part of the candidate the execution filter checks.
+func (c Candidate) gold() goldfilter.Gold {
+	return goldfilter.Gold{SQL: c.SQL, TieSQL: c.TieSQL, TieAt: c.TieAt}
 }
 
 // Teacher proposes candidate tasks for a database. Propose returns up to n

@@ -28,7 +28,7 @@ func (r *Run) Hinted() bool { return r.Manifest.Hint != "" }
 func LoadRun(dir string) (*Run, error) {
 	m, err := rundir.ReadManifest(dir)
 	if err != nil {
-		return nil, sqlgym.Userf("give a folder 'sqlgym eval --out' wrote (manifest.json, samples.jsonl)", "--run %s: %v", dir, err)
+		return nil, sqlgym.Userf("give a folder 'sqlgym eval --out' wrote (manifest.json, samples.jsonl)", "--run %s: %w", dir, err)
 	}
 	samples, err := rundir.ReadSamples(dir)
 	if err != nil {
@@ -60,7 +60,7 @@ func Tasks(runs []*Run) ([]sqlgym.Task, error) {
 		ts, err := shopdb.LoadTasks(r.Manifest.TasksFile)
 		if err != nil {
 			return nil, sqlgym.Userf("curate needs the tasks file the run was made from (its split, gold and question); restore it at that path",
-				"run %s: tasks file %q: %v", r.Dir, r.Manifest.TasksFile, err)
+				"run %s: tasks file %q: %w", r.Dir, r.Manifest.TasksFile, err)
 		}
 		for _, t := range ts {
 			if sampled[t.ID] && !seen[t.ID] {

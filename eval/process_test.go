@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/engine/duckdb"
 	"github.com/sqlgym/sqlgym/eval/evaltest"
 	"github.com/sqlgym/sqlgym/internal/cli"
 	"github.com/sqlgym/sqlgym/rundir"
@@ -30,6 +31,7 @@ import (
 const asCLI = "SQLGYM_EVAL_TEST_AS_CLI=1"
 
 func TestMain(m *testing.M) {
+	duckdb.MaybeServeWorker() // the engine re-executes this binary for its workers
 	if os.Getenv("SQLGYM_EVAL_TEST_AS_CLI") == "1" {
 		os.Exit(cli.Main(os.Args[1:], cli.StdIO()))
 	}

@@ -44,19 +44,6 @@ func (p *progress) count(o sqlgym.Outcome) {
 	}
 }
 
-// uncount takes back a sample counted before that is being judged again.
-func (p *progress) uncount(o sqlgym.Outcome) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.done--
-	if o.Scored() {
-		p.scored--
-		if o == sqlgym.OutcomeCorrect {
-			p.correct--
-		}
-	}
-}
-
 func (p *progress) lose(n int) {
 	p.mu.Lock()
 	p.missing += n

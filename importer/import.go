@@ -46,7 +46,7 @@ var Formats = []string{"bird", "spider", "spider2-lite", "defog"}
 // file) and returns its tasks.
 func Import(format, src string) ([]sqlgym.Task, *Report, error) {
 	if _, err := os.Stat(src); err != nil {
-		return nil, nil, sqlgym.Userf("give the benchmark's folder or question file", "import %s: %v", format, err)
+		return nil, nil, sqlgym.Userf("give the benchmark's folder or question file", "import %s: %w", format, err)
 	}
 	var (
 		tasks []sqlgym.Task

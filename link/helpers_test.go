@@ -36,14 +36,6 @@ func prepare(t *testing.T, eng sqlgym.Engine) *Database {
 	return db
 }
 
-func names(sel *Selection) map[string]bool {
-	out := map[string]bool{}
-	for _, t := range sel.Tables {
-		out[t.Name] = true
-	}
-	return out
-}
-
 func tableOf(sel *Selection, name string) *Table {
 	for i := range sel.Tables {
 		if sel.Tables[i].Name == name {

@@ -233,6 +233,7 @@ func (c *Client) encode(req Request) ([]byte, error) {
 	}
 	for _, t := range req.Tools {
 		w.Tools = append(w.Tools, wireTool{Type: "function",
+			//lint:ignore S1016 field by field on purpose: the wire format must not change when Tool gains a field
 			Function: wireFunction{Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
 	}
 	b, err := marshal(w)

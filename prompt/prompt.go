@@ -51,7 +51,7 @@ func Default() *Template {
 func Load(path string) (*Template, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, sqlgym.Userf("give a text/template file with {{define \"user\"}}...{{end}} (and optionally \"system\")", "read prompt template: %v", err)
+		return nil, sqlgym.Userf("give a text/template file with {{define \"user\"}}...{{end}} (and optionally \"system\")", "read prompt template: %w", err)
 	}
 	return Parse(path, string(b))
 }
@@ -61,7 +61,7 @@ func Load(path string) (*Template, error) {
 func Parse(name, text string) (*Template, error) {
 	t, err := template.New(name).Option("missingkey=error").Parse(text)
 	if err != nil {
-		return nil, sqlgym.Userf("see prompt/default.tmpl for the form", "prompt template %s: %v", name, err)
+		return nil, sqlgym.Userf("see prompt/default.tmpl for the form", "prompt template %s: %w", name, err)
 	}
 	if t.Lookup("user") == nil {
 		return nil, sqlgym.Userf(`wrap the user message in {{define "user"}}...{{end}}`, "prompt template %s has no \"user\" block", name)

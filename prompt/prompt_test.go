@@ -1,6 +1,9 @@
 package prompt
 
 import (
+	"errors"
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -67,4 +70,17 @@ func mustParse(t *testing.T, s string) *Template {
 		t.Fatal(err)
 	}
 	return tm
+}
+
+// TestLoadMissingKeepsCause: the user-facing error for a missing template
+// still is fs.ErrNotExist underneath, and still carries its hint.
+func TestLoadMissingKeepsCause(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "none.tmpl"))
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Load of a missing file: %v, want an error wrapping fs.ErrNotExist", err)
+	}
+	var ue *sqlgym.UserError
+	if !errors.As(err, &ue) || ue.Hint == "" {
+		t.Fatalf("Load of a missing file: %v, want a UserError with a hint", err)
+	}
 }

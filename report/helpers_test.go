@@ -80,7 +80,7 @@ func writeRun(t *testing.T, dir string, m rundir.Manifest, samples []rundir.Samp
 
 func load(t *testing.T, dir string) *Run {
 	t.Helper()
-	r, err := Load(dir)
+	r, err := Load(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/internal/redact"
 	"github.com/sqlgym/sqlgym/rundir"
-	"github.com/sqlgym/sqlgym/shopdb"
 	"github.com/sqlgym/sqlgym/stats"
 )
 
@@ -97,8 +96,13 @@ func (r *Run) Rates() []float64 {
 
 // Load reads the run folder dir: manifest.json (required), samples.jsonl,
 // summary.json when present, and the tasks file the manifest names when it
-// still exists.
-func Load(dir string) (*Run, error) {
+// still exists. loadTasks reads that file (the command passes
+// shopdb.LoadTasks, which also knows the built-in set by name, so report
+// need not depend on the shop database); nil reads it as a plain file.
+func Load(dir string, loadTasks func(path string) ([]sqlgym.Task, error)) (*Run, error) {
+	if loadTasks == nil {
+		loadTasks = sqlgym.ReadTasks
+	}
 	m, err := rundir.ReadManifest(dir)
 	if err != nil {
 		return nil, err
@@ -119,7 +123,7 @@ func Load(dir string) (*Run, error) {
 	}
 	info := map[string]sqlgym.Task{}
 	if m.TasksFile != "" {
-		if tasks, err := shopdb.LoadTasks(m.TasksFile); err == nil {
+		if tasks, err := loadTasks(m.TasksFile); err == nil {
 			r.TasksFileRead = true
 			for _, t := range tasks {
 				info[t.ID] = t

@@ -177,7 +177,7 @@ func TestLoadWithoutTasksFileSkipsComplexity(t *testing.T) {
 }
 
 func TestLoadNotARun(t *testing.T) {
-	if _, err := Load(t.TempDir()); err == nil {
+	if _, err := Load(t.TempDir(), nil); err == nil {
 		t.Fatal("a folder without manifest.json loaded")
 	}
 }

@@ -124,13 +124,13 @@ var placeholder = regexp.MustCompile(`\{([a-z_]+)\}`)
 func Load(path string) (*Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, sqlgym.Userf("write a round.yaml (see docs/rounds.md) and pass it with --config", "read round config: %v", err)
+		return nil, sqlgym.Userf("write a round.yaml (see docs/rounds.md) and pass it with --config", "read round config: %w", err)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	var c Config
 	if err := dec.Decode(&c); err != nil {
-		return nil, sqlgym.Userf("see docs/rounds.md for the keys a round.yaml takes", "%s: %v", path, err)
+		return nil, sqlgym.Userf("see docs/rounds.md for the keys a round.yaml takes", "%s: %w", path, err)
 	}
 	abs, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
@@ -138,7 +138,7 @@ func Load(path string) (*Config, error) {
 	}
 	c.base = abs
 	if err := c.fill(); err != nil {
-		return nil, sqlgym.Userf("fix the round config; docs/rounds.md lists every key", "%s: %v", path, err)
+		return nil, sqlgym.Userf("fix the round config; docs/rounds.md lists every key", "%s: %w", path, err)
 	}
 	return &c, nil
 }

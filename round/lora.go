@@ -25,7 +25,7 @@ func loadAdapter(ctx context.Context, c *model.Client, name, path string) error 
 	err = c.LoadLoRAAdapter(ctx, name, path)
 	if errors.Is(err, model.ErrNoRuntimeLoRA) {
 		return sqlgym.Userf("start vLLM with --enable-lora and the environment variable VLLM_ALLOW_RUNTIME_LORA_UPDATING=True, or set serve.command in the round config instead",
-			"the model server at %s has no runtime LoRA loading: %v", c.BaseURL(), err)
+			"the model server at %s has no runtime LoRA loading: %w", c.BaseURL(), err)
 	}
 	return err
 }

@@ -294,9 +294,9 @@ func TestTwoRoundsResumeAfterAKillAtEveryStep(t *testing.T) {
 	ctx := context.Background()
 
 	// Uninterrupted: two rounds.
-	cfgA, tasks := fixture(t, "")
+	_, tasks := fixture(t, "")
 	srvA := newModelServer(t, tasks)
-	cfgA, _ = fixture(t, srvA.URL+"/v1")
+	cfgA, _ := fixture(t, srvA.URL+"/v1")
 	for n := 1; n <= 2; n++ {
 		d, err := runner(t, cfgA, srvA).Run(ctx)
 		if err != nil {
@@ -390,9 +390,9 @@ func TestTwoRoundsResumeAfterAKillAtEveryStep(t *testing.T) {
 // A dry run prints every step's command and creates nothing.
 func TestDryRunPrintsAndRunsNothing(t *testing.T) {
 	t.Setenv("SQLGYM_CACHE", t.TempDir())
-	cfgPath, tasks := fixture(t, "")
+	_, tasks := fixture(t, "")
 	srv := newModelServer(t, tasks)
-	cfgPath, _ = fixture(t, srv.URL+"/v1")
+	cfgPath, _ := fixture(t, srv.URL+"/v1")
 	r := runner(t, cfgPath, srv)
 	var out strings.Builder
 	r.Progress, r.DryRun = &out, true
@@ -426,9 +426,9 @@ func TestDryRunPrintsAndRunsNothing(t *testing.T) {
 // next call refuses to repeat it instead of succeeding silently.
 func TestSmallBandStopsTheRound(t *testing.T) {
 	t.Setenv("SQLGYM_CACHE", t.TempDir())
-	cfgPath, tasks := fixture(t, "")
+	_, tasks := fixture(t, "")
 	srv := newModelServer(t, tasks)
-	cfgPath, _ = fixture(t, srv.URL+"/v1")
+	cfgPath, _ := fixture(t, srv.URL+"/v1")
 	b, _ := os.ReadFile(cfgPath)
 	if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(b), "min_tasks: 5", "min_tasks: 1000", 1)), 0o644); err != nil {
 		t.Fatal(err)
@@ -469,9 +469,9 @@ func TestLoRAHintWithoutRuntimeLoading(t *testing.T) {
 // adapters: the resumed round loads the adapter again before scoring.
 func TestResumeReloadsAnAdapterTheServerForgot(t *testing.T) {
 	t.Setenv("SQLGYM_CACHE", t.TempDir())
-	cfgPath, tasks := fixture(t, "")
+	_, tasks := fixture(t, "")
 	srv := newModelServer(t, tasks)
-	cfgPath, _ = fixture(t, srv.URL+"/v1")
+	cfgPath, _ := fixture(t, srv.URL+"/v1")
 	r := runner(t, cfgPath, srv)
 	round.SetCrash(r, func(n int, step string) error {
 		if step == round.StepScore {
@@ -509,9 +509,9 @@ func modelClient(t *testing.T, base string, hc *http.Client) *model.Client {
 // no --db, and a relative db: path was read from the working folder).
 func TestDBPathsResolvedAgainstTheConfig(t *testing.T) {
 	t.Setenv("SQLGYM_CACHE", t.TempDir())
-	cfgPath, tasks := fixture(t, "")
+	_, tasks := fixture(t, "")
 	srv := newModelServer(t, tasks)
-	cfgPath, _ = fixture(t, srv.URL+"/v1")
+	cfgPath, _ := fixture(t, srv.URL+"/v1")
 	b, err := os.ReadFile(cfgPath)
 	if err != nil {
 		t.Fatal(err)

@@ -84,13 +84,6 @@ type Mutant struct {
 // gold does not dominate the screen's cost.
 const DefaultMaxPerKind = 8
 
-// Mutate returns the near-miss mutants of sql, at most maxPerKind of each
-// kind (DefaultMaxPerKind when 0), in kind order and then in text order.
-// Mutants that normalise to the gold or to an earlier mutant are left out.
-// A text holding more than one statement gets none. The kinds that need the
-// schema make none: see MutateSchema.
-func Mutate(sql string, maxPerKind int) []Mutant { return MutateSchema(sql, maxPerKind, nil) }
-
 // MutateSchema is Mutate knowing the database's schema, which the kinds
 // that pick another column of the same type need (nil: they make none).
 func MutateSchema(sql string, maxPerKind int, s *sqlgym.Schema) []Mutant {

@@ -198,3 +198,10 @@ func TestMutateSkipsSameAndMulti(t *testing.T) {
 		t.Errorf("maxPerKind 3 gave %d drop_conjunct mutants", n)
 	}
 }
+
+// Mutate returns the near-miss mutants of sql, at most maxPerKind of each
+// kind (DefaultMaxPerKind when 0), in kind order and then in text order.
+// Mutants that normalise to the gold or to an earlier mutant are left out.
+// A text holding more than one statement gets none. The kinds that need the
+// schema make none: see MutateSchema.
+func Mutate(sql string, maxPerKind int) []Mutant { return MutateSchema(sql, maxPerKind, nil) }

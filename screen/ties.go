@@ -12,7 +12,7 @@ import (
 // level ends in ORDER BY ... LIMIT n (n a literal): a query returning the
 // sort keys of the gold's first n+1 rows in order, and n. When rows n and
 // n+1 share their keys the LIMIT cuts through a tie and the gold's rows
-// depend on the plan (author.Filter, TieSQL and TieAt). ok is false for
+// depend on the plan (goldfilter.Filter, TieSQL and TieAt). ok is false for
 // golds it cannot write that for (no such LIMIT, DISTINCT, a set
 // operation).
 func TieCheck(sql string) (tieSQL string, at int, ok bool) {

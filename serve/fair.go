@@ -179,10 +179,3 @@ func (g *fairGate) dispatch() {
 		close(w.ready)
 	}
 }
-
-// stats reports the statements running and waiting, for tests.
-func (g *fairGate) stats() (running, waiting int) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.inUse, len(g.waiters)
-}

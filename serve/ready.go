@@ -71,9 +71,6 @@ func (s *Server) MarkReady() {
 	}
 }
 
-// Ready reports whether /readyz answers 200.
-func (s *Server) Ready() bool { return s.ready.Load() && !s.draining.Load() }
-
 func (s *Server) handleReady(w http.ResponseWriter, _ *http.Request) {
 	switch {
 	case s.draining.Load():

@@ -143,13 +143,6 @@ func (s *Server) dbName(url string) string {
 // Handler is the server's routes.
 func (s *Server) Handler() http.Handler { return s.withReplica(s.routes()) }
 
-// Verifier is the verifier behind the task items, for callers that want
-// to check a reward against `sqlgym verify` in process.
-func (s *Server) Verifier() *verify.Verifier { return s.v }
-
-// CacheStats reports the cross-request cache.
-func (s *Server) CacheStats() verify.CacheStats { return s.cache.Stats() }
-
 // MemoryStats reports the process's two byte budgets: candidates' results
 // held by batches and request bodies being read and scored.
 type MemoryStats struct {

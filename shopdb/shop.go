@@ -1,12 +1,9 @@
 package shopdb
 
 import (
-	"context"
 	"crypto/sha256"
-	"database/sql"
 	_ "embed"
 	"encoding/hex"
-	"fmt"
 	"strings"
 	"sync"
 )
@@ -28,9 +25,6 @@ const (
 
 // dataMarker separates the DDL from the rows in shop.sql.
 const dataMarker = "\n-- Data\n"
-
-// SQL returns shop.sql whole: a comment header, the DDL, then the rows.
-func SQL() string { return shopSQL }
 
 // Schema returns the DDL: the CREATE TABLE statements with their comments,
 // as `sqlgym db schema shop` prints them.
@@ -61,36 +55,3 @@ var digest = sync.OnceValue(func() string {
 	sum := sha256.Sum256([]byte(shopSQL))
 	return hex.EncodeToString(sum[:])
 })
-
-// Load creates the shop tables in db and fills them, in one transaction.
-// db must be empty of these tables; on PostgreSQL the tables land in the
-// connection's search_path.
-func Load(ctx context.Context, db *sql.DB) (err error) {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("load shop: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tx.Rollback()
-		}
-	}()
-	for _, st := range statements() {
-		if _, err := tx.ExecContext(ctx, st); err != nil {
-			return fmt.Errorf("load shop: %s: %w", firstWords(st), err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("load shop: commit: %w", err)
-	}
-	return nil
-}
-
-// firstWords names a statement in an error without quoting all its rows.
-func firstWords(st string) string {
-	line, _, _ := strings.Cut(st, "\n")
-	if len(line) > 60 {
-		line = line[:60] + "..."
-	}
-	return line
-}

@@ -24,18 +24,6 @@ type Column struct {
 	References string
 }
 
-// Tables returns the eight tables in creation (foreign-key) order. The
-// slices are the caller's.
-func Tables() []Table {
-	ts := tables()
-	out := make([]Table, len(ts))
-	for i, t := range ts {
-		out[i] = t
-		out[i].Columns = append([]Column(nil), t.Columns...)
-	}
-	return out
-}
-
 var tables = sync.OnceValue(func() []Table {
 	ts, err := parseTables(statements())
 	if err != nil {

@@ -21,7 +21,7 @@ import (
 // tasks, regenerate it with go generate ./shopdb (a few minutes);
 // TestShippedShopVariantsRegenerate (SQLGYM_SLOW_TESTS=1) checks it.
 //
-//go:generate go run ../internal/gen/shopvariants -out variants.json
+//go:generate go run ../variants/shopvariants -out variants.json
 //go:embed variants.json
 var variantsJSON []byte
 

@@ -1,37 +1,7 @@
 package sqltext
 
-// SplitStatements returns the statements of sql, cut at every semicolon
-// outside strings, identifiers and comments. Each is trimmed of the white
-// space and comments around it (comments inside are kept); empty and
-// comment-only statements are left out. A semicolon inside parentheses
-// still separates, as every engine here reads it, so an unbalanced text
-// cannot hide a second statement.
-func SplitStatements(sql string) []string {
-	var out []string
-	first, last := -1, -1
-	flush := func() {
-		if first >= 0 {
-			out = append(out, sql[first:last])
-		}
-		first, last = -1, -1
-	}
-	for _, t := range Tokens(sql) {
-		switch {
-		case t.IsPunct(";"):
-			flush()
-		case t.Significant():
-			if first < 0 {
-				first = t.Pos
-			}
-			last = t.End()
-		}
-	}
-	flush()
-	return out
-}
-
-// CountStatements is len(SplitStatements(sql)) without building the
-// strings.
+// CountStatements counts the statements of sql (split at top-level
+// semicolons, empty ones not counted) without building their strings.
 func CountStatements(sql string) int {
 	n := 0
 	open := false

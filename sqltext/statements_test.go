@@ -72,3 +72,33 @@ func TestLooksLikeSQL(t *testing.T) {
 		}
 	}
 }
+
+// SplitStatements returns the statements of sql, cut at every semicolon
+// outside strings, identifiers and comments. Each is trimmed of the white
+// space and comments around it (comments inside are kept); empty and
+// comment-only statements are left out. A semicolon inside parentheses
+// still separates, as every engine here reads it, so an unbalanced text
+// cannot hide a second statement.
+func SplitStatements(sql string) []string {
+	var out []string
+	first, last := -1, -1
+	flush := func() {
+		if first >= 0 {
+			out = append(out, sql[first:last])
+		}
+		first, last = -1, -1
+	}
+	for _, t := range Tokens(sql) {
+		switch {
+		case t.IsPunct(";"):
+			flush()
+		case t.Significant():
+			if first < 0 {
+				first = t.Pos
+			}
+			last = t.End()
+		}
+	}
+	flush()
+	return out
+}

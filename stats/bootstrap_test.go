@@ -213,3 +213,27 @@ func TestIntervalJSON(t *testing.T) {
 		t.Errorf("HalfWidth/String = %v %q", iv.HalfWidth(), iv.String())
 	}
 }
+
+// Bootstrap returns the 95% percentile bootstrap interval of stat: b times it
+// draws len(values) values with replacement (seeded by seed), applies stat,
+// and takes the 2.5th and 97.5th percentiles of the b results (linear
+// interpolation between order statistics). b <= 0 means DefaultResamples.
+// stat receives a scratch slice it may reorder; it should not return NaN.
+// No values give NaN, NaN.
+func Bootstrap(values []float64, b int, seed uint64, stat func([]float64) float64) (lo, hi float64) {
+	if len(values) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	b = resamples(b)
+	src := newSource(seed)
+	n := len(values)
+	buf := make([]float64, n)
+	stats := make([]float64, b)
+	for r := range stats {
+		for i := range buf {
+			buf[i] = values[src.intn(n)]
+		}
+		stats[r] = stat(buf)
+	}
+	return percentileInterval(stats)
+}

@@ -68,7 +68,7 @@ type McNemarResult struct {
 // Paired compares per-task scores base[i] and treat[i] of the same tasks (each
 // already averaged over replicate runs): Delta is mean(treat - base) with a
 // 95% percentile bootstrap interval from resampling tasks (b resamples, b <= 0
-// meaning DefaultResamples, seeded), PValue is SignFlipP of the differences,
+// meaning DefaultResamples, seeded), PValue is the sign-flip test's of the differences,
 // and, for 0/1 scores, McNemar holds the exact McNemar test. Fewer than two
 // tasks, different lengths, or a non-finite score is an error.
 func Paired(base, treat []float64, b int, seed uint64) (PairedResult, error) {

@@ -64,20 +64,6 @@ func ratioOfBinomials(a, n, k int) float64 {
 	return p
 }
 
-// Rates returns each task's fraction of right samples, c/n, which is the
-// task's unbiased pass@1. Tasks with no samples yield NaN.
-func Rates(tasks []TaskCounts) []float64 {
-	out := make([]float64, len(tasks))
-	for i, t := range tasks {
-		if t.N <= 0 {
-			out[i] = math.NaN()
-			continue
-		}
-		out[i] = float64(t.C) / float64(t.N)
-	}
-	return out
-}
-
 // Histogram counts tasks by how many of their samples were right: h[c] is
 // the number of tasks with exactly c right answers, for c = 0..max N. When
 // tasks have different N a bucket mixes them (c = 3 of 3 and c = 3 of 4 both

@@ -131,3 +131,17 @@ func TestRatesAndHistogram(t *testing.T) {
 		t.Errorf("Histogram(nil) = %v", h)
 	}
 }
+
+// Rates returns each task's fraction of right samples, c/n, which is the
+// task's unbiased pass@1. Tasks with no samples yield NaN.
+func Rates(tasks []TaskCounts) []float64 {
+	out := make([]float64, len(tasks))
+	for i, t := range tasks {
+		if t.N <= 0 {
+			out[i] = math.NaN()
+			continue
+		}
+		out[i] = float64(t.C) / float64(t.N)
+	}
+	return out
+}

@@ -7,27 +7,13 @@ import (
 )
 
 // SignFlipExactMax is the largest number of non-zero differences for which
-// SignFlipP enumerates every sign pattern (2^30 of them, counted by meeting
+// the sign-flip test enumerates every sign pattern (2^30 of them, counted by meeting
 // in the middle: two halves of at most 2^15 sums each).
 const SignFlipExactMax = 30
 
-// SignFlipFlips is the number of random sign patterns SignFlipP draws when
+// SignFlipFlips is the number of random sign patterns the sign-flip test draws when
 // there are too many non-zero differences to enumerate.
 const SignFlipFlips = 100_000
-
-// SignFlipP is the two-sided p-value of the sign-flip permutation test of
-// "the per-task differences are symmetric about zero": the share of the 2^m
-// ways of flipping the signs of the m non-zero differences whose sum is at
-// least as far from zero as the observed sum. Zero differences carry no sign
-// and are dropped; no non-zero difference gives 1. Up to SignFlipExactMax
-// non-zero differences the count is exact and seed is unused; beyond that it
-// is a Monte Carlo estimate from SignFlipFlips seeded patterns, reported as
-// (1 + hits)/(1 + flips) so it is never 0 and never below the exact p-value
-// on average.
-func SignFlipP(diffs []float64, seed uint64) float64 {
-	p, _ := signFlip(diffs, seed)
-	return p
-}
 
 // signFlip returns the p-value and whether it was enumerated exactly.
 func signFlip(diffs []float64, seed uint64) (float64, bool) {

@@ -146,3 +146,17 @@ func TestSignFlipMonteCarloSeeded(t *testing.T) {
 		t.Errorf("p values %v, %v", a, c)
 	}
 }
+
+// SignFlipP is the two-sided p-value of the sign-flip permutation test of
+// "the per-task differences are symmetric about zero": the share of the 2^m
+// ways of flipping the signs of the m non-zero differences whose sum is at
+// least as far from zero as the observed sum. Zero differences carry no sign
+// and are dropped; no non-zero difference gives 1. Up to SignFlipExactMax
+// non-zero differences the count is exact and seed is unused; beyond that it
+// is a Monte Carlo estimate from SignFlipFlips seeded patterns, reported as
+// (1 + hits)/(1 + flips) so it is never 0 and never below the exact p-value
+// on average.
+func SignFlipP(diffs []float64, seed uint64) float64 {
+	p, _ := signFlip(diffs, seed)
+	return p
+}

@@ -2,8 +2,6 @@ package stats
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 )
 
 // Summary is a benchmark run's headline numbers with their 95% bootstrap
@@ -91,6 +89,3 @@ func Summarize(tasks []TaskCounts, k, b int, seed uint64) (Summary, error) {
 	s.Histogram = Histogram(tasks)
 	return s, nil
 }
-
-// Ns returns the distinct sample counts in increasing order.
-func (s Summary) Ns() []int { return slices.Sorted(maps.Keys(s.SamplesPerTask)) }

@@ -181,3 +181,6 @@ func TestSummarizeSharedDraws(t *testing.T) {
 		}
 	}
 }
+
+// Ns returns the distinct sample counts in increasing order.
+func (s Summary) Ns() []int { return slices.Sorted(maps.Keys(s.SamplesPerTask)) }

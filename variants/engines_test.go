@@ -452,3 +452,6 @@ func TestExtremesStepByTheEngine(t *testing.T) {
 		t.Errorf("no extreme group steps shipped_at by a day: %v", gs)
 	}
 }
+
+// Schema is the database's schema, as the generator read it.
+func (g *Generator) Schema() *sqlgym.Schema { return g.schema }

@@ -280,9 +280,6 @@ func NewGenerator(ctx context.Context, dbs verify.Databases, name, url string, t
 	return g, nil
 }
 
-// Schema is the database's schema, as the generator read it.
-func (g *Generator) Schema() *sqlgym.Schema { return g.schema }
-
 func mutantID(task, sql string) string { return task + "\x00" + sql }
 
 // Run fuzzes the candidates, keeps the few that kill the most surviving

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/sqlgym/sqlgym"
-	"github.com/sqlgym/sqlgym/author"
+	"github.com/sqlgym/sqlgym/author/goldfilter"
 	"github.com/sqlgym/sqlgym/engine"
 	"github.com/sqlgym/sqlgym/engine/duckdb"
 	"github.com/sqlgym/sqlgym/engine/postgres"
@@ -114,10 +114,10 @@ func checkGoldsURL(ctx context.Context, url string, golds []string, lim sqlgym.L
 // filterGolds runs each gold through the author execution filter on a
 // and b.
 func filterGolds(ctx context.Context, a, b sqlgym.Engine, golds []string, lim sqlgym.Limits) (map[string]goldState, error) {
-	f := author.Filter{A: a, B: b, MinRows: 1, MaxRows: maxGoldRows, Limits: lim.GoldLimits()}
+	f := goldfilter.Filter{A: a, B: b, MinRows: 1, MaxRows: maxGoldRows, Limits: lim.GoldLimits()}
 	out := make(map[string]goldState, len(golds))
 	for _, g := range golds {
-		c := author.Candidate{SQL: g}
+		c := goldfilter.Gold{SQL: g}
 		// A LIMIT through tied sort keys can look stable under both scan
 		// orders (the tie is broken the same way by the sorter), so golds
 		// that end in ORDER BY ... LIMIT also get the filter's tie check.
@@ -125,7 +125,7 @@ func filterGolds(ctx context.Context, a, b sqlgym.Engine, golds []string, lim sq
 			c.TieSQL, c.TieAt = tie, at
 		}
 		v, err := f.Check(ctx, c)
-		if err == nil && v.Reason == author.ReasonError && c.TieSQL != "" {
+		if err == nil && v.Reason == goldfilter.ReasonError && c.TieSQL != "" {
 			// The tie query is ours and may not run where the gold does
 			// (an alias it cannot see): the gold's own verdict stands.
 			c.TieSQL = ""
@@ -134,7 +134,7 @@ func filterGolds(ctx context.Context, a, b sqlgym.Engine, golds []string, lim sq
 		if err != nil {
 			return nil, fmt.Errorf("gold check: %w", err)
 		}
-		if v.Reason == "" || v.Reason == author.ReasonTooManyRows || v.Reason == author.ReasonTooFewRows {
+		if v.Reason == "" || v.Reason == goldfilter.ReasonTooManyRows || v.Reason == goldfilter.ReasonTooFewRows {
 			tied, err := nestedTie(ctx, a, g, f.Limits)
 			if err != nil {
 				return nil, fmt.Errorf("gold check: %w", err)
@@ -145,9 +145,9 @@ func filterGolds(ctx context.Context, a, b sqlgym.Engine, golds []string, lim sq
 			}
 		}
 		switch v.Reason {
-		case "", author.ReasonTooManyRows:
+		case "", goldfilter.ReasonTooManyRows:
 			out[g] = goldState{ok: true, rows: v.Rows}
-		case author.ReasonTooFewRows:
+		case goldfilter.ReasonTooFewRows:
 			out[g] = goldState{ok: true, rows: 0}
 		default:
 			out[g] = goldState{}

@@ -27,7 +27,7 @@ const (
 // options and returns them as shopdb/variants.json holds them: the seed
 // and, per kept variant, its name and statements. The same code and shop
 // give the same bytes (TestShippedShopVariantsRegenerate);
-// internal/gen/shopvariants writes them (go generate ./shopdb).
+// variants/shopvariants writes them (go generate ./shopdb).
 func ShopVariantSet(ctx context.Context, log func(format string, args ...any)) ([]byte, error) {
 	tmp, err := os.MkdirTemp("", "sqlgym-shop-variants-")
 	if err != nil {

@@ -25,7 +25,7 @@ type Prediction struct {
 func ReadPredictions(path string) ([]Answer, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, sqlgym.Userf(`give --predictions a JSONL file of {"task_id", "sql" | "completion"} lines`, "open predictions: %v", err)
+		return nil, sqlgym.Userf(`give --predictions a JSONL file of {"task_id", "sql" | "completion"} lines`, "open predictions: %w", err)
 	}
 	defer f.Close()
 	return DecodePredictions(f, path)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/author"
+	"github.com/sqlgym/sqlgym/author/goldfilter"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
 	"github.com/sqlgym/sqlgym/schema"
 	"github.com/sqlgym/sqlgym/shopdb"
@@ -103,7 +104,7 @@ func anthropicError(status int, typ, msg string, header map[string]string) canne
 
 // shop opens the shop database twice for the filter and loads its schema
 // with sample values, as `sqlgym author` does.
-func shop(t *testing.T) (*sqlgym.Schema, *author.Filter) {
+func shop(t *testing.T) (*sqlgym.Schema, *goldfilter.Filter) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "shop.sqlite")
 	ctx := context.Background()
@@ -123,7 +124,7 @@ func shop(t *testing.T) (*sqlgym.Schema, *author.Filter) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, &author.Filter{A: engs[0], B: engs[1], MinRows: 1, MaxRows: 50}
+	return s, &goldfilter.Filter{A: engs[0], B: engs[1], MinRows: 1, MaxRows: 50}
 }
 
 // waits records the backoff waits instead of sleeping.
@@ -153,7 +154,7 @@ func newTeacher(t *testing.T, provider, url string, w *waits, opt Options) *Teac
 }
 
 // run drives author.Run with the teacher and returns the kept tasks.
-func run(t *testing.T, tc *Teacher, s *sqlgym.Schema, f *author.Filter, n, batch int) ([]sqlgym.Task, author.Counts, error) {
+func run(t *testing.T, tc *Teacher, s *sqlgym.Schema, f *goldfilter.Filter, n, batch int) ([]sqlgym.Task, author.Counts, error) {
 	t.Helper()
 	var kept []sqlgym.Task
 	cnt, err := author.Run(context.Background(), author.Config{DB: "shop", Teacher: tc, Schema: s, Filter: f, N: n, Batch: batch, Seed: 7,
@@ -199,7 +200,7 @@ func TestOpenAITeacherThroughTheFilter(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkKept(t, kept, "teacher:openai:m1")
-	if cnt.Dropped[author.ReasonError] != 1 {
+	if cnt.Dropped[goldfilter.ReasonError] != 1 {
 		t.Errorf("dropped %v: want the failing gold dropped as an error", cnt.Dropped)
 	}
 	st := tc.Stats()

@@ -20,6 +20,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine"
+	"github.com/sqlgym/sqlgym/engine/duckdb"
 	"github.com/sqlgym/sqlgym/variants/precision"
 )
 
@@ -27,6 +28,7 @@ const defaultManifest = "variants/precision/testdata/manifest.json"
 const defaultJudgments = "variants/precision/testdata/judged_flips.jsonl"
 
 func main() {
+	duckdb.MaybeServeWorker() // the DuckDB engine re-executes this binary for its workers
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		if errors.Is(err, errUsage) {

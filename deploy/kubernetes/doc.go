@@ -5,5 +5,7 @@
 // databases a shard per pod, and its merge Job) and the test that checks them against the
 // Kubernetes API types with strict decoding, so a misspelt or misplaced
 // field fails in CI instead of at kubectl apply. It has no Go code to
-// import.
+// import. It is a module of its own (go.mod here, replacing sqlgym with
+// the checkout) so only this test pulls in k8s.io/api and apimachinery:
+// run it with (cd deploy/kubernetes && go test ./...), as .ci/run does.
 package kubernetes

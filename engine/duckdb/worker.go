@@ -229,7 +229,9 @@ func (w *worker) death() string {
 	case <-time.After(2 * time.Second):
 		return "it stopped answering"
 	}
-	msg := "it exited"
+	// A worker only exits cleanly when its parent closes the pipe: a clean
+	// exit before that is a binary that never became a worker.
+	msg := "it exited without serving: call duckdb.MaybeServeWorker first in this binary's main (in TestMain for a test binary)"
 	if w.waitErr != nil {
 		msg = w.waitErr.Error()
 	}
@@ -261,7 +263,11 @@ func startWorker(ctx context.Context, cfg workerConfig) (*worker, error) {
 		return nil, fmt.Errorf("duckdb worker: %w", err)
 	}
 	cmd := exec.Command(exe)
-	cmd.Args = []string{"sqlgym-duckdb-worker"}
+	// The name says what the process is in ps. -test.run=^$ makes a test
+	// binary without MaybeServeWorker in its TestMain run no test and exit
+	// (instead of running the whole suite again); a binary that does call
+	// it never reads its arguments.
+	cmd.Args = []string{"sqlgym-duckdb-worker", "-test.run=^$"}
 	cmd.Env = []string{workerEnv + "=1"}
 	for _, k := range workerEnvKeep {
 		if v, ok := os.LookupEnv(k); ok {
@@ -497,17 +503,6 @@ func containsWorker(ws []*worker, w *worker) bool {
 	return false
 }
 
-// pids lists the live workers' process ids, for tests.
-func (p *workerPool) pids() []int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var out []int
-	for w := range p.live {
-		out = append(out, w.cmd.Process.Pid)
-	}
-	return out
-}
-
 // workerHandle returns the engine's worker pool, creating it on first use,
 // and counts a running call that the caller must end with e.running.Done.
 func (e *Engine) workerHandle() (*workerPool, error) {
@@ -598,6 +593,8 @@ func (e *Engine) parentWait(lim sqlgym.Limits) time.Duration {
 
 // queryWorkerOnce is one attempt. crash is set, with the error unset, when
 // the worker crashed and the statement deserves another try.
+//
+//lint:ignore ST1008 the crash text rides beside the error, as queryInProcess returns abandoned
 func (e *Engine) queryWorkerOnce(ctx context.Context, query string, lim sqlgym.Limits) (_ *sqlgym.ResultSet, _ error, crash string) {
 	p, w, err := e.acquireWorker(ctx)
 	if err != nil {
@@ -636,6 +633,8 @@ func (e *Engine) queryWorkerOnce(ctx context.Context, query string, lim sqlgym.L
 
 // settle turns a worker's answer into Query's, and returns or kills the
 // worker.
+//
+//lint:ignore ST1008 the crash text rides beside the error, as queryWorkerOnce returns it
 func (p *workerPool) settle(w *worker, r reply) (*sqlgym.ResultSet, error, string) {
 	if r.err != nil {
 		kind, desc := w.classifyDeath()

@@ -19,15 +19,18 @@ import (
 // workerEnv set to "1" turns the process into a DuckDB worker.
 const workerEnv = "SQLGYM_DUCKDB_WORKER"
 
-// The worker's entry point is an init function, not a subcommand of
-// sqlgym's CLI, so that every binary linking this package can serve as its
-// own worker: the sqlgym command, a reward server embedding sqlgym, and the
-// test binaries of every package that opens DuckDB engines, none of which
-// need a hook in main or TestMain. It runs before main and TestMain, and
-// before the init functions of packages that do not depend on this one,
-// and never returns: the process is the worker. Without the variable it
-// does nothing.
-func init() {
+// MaybeServeWorker turns the process into a DuckDB worker when the engine
+// started it as one (workerEnv set), and then never returns; otherwise it
+// returns at once. Worker mode re-executes the running binary, so every
+// binary that opens DuckDB engines calls this first: the sqlgym command
+// through cli.Main, a server embedding sqlgym at the top of its main, and
+// the test binary of every package whose tests open DuckDB engines in its
+// TestMain (MaybeServeWorker(); os.Exit(m.Run())). It is an explicit call
+// rather than an init function so that importing the package never
+// changes what a process is. A binary that forgets it fails fast: the
+// worker is started with -test.run=^$, so a test binary runs no test and
+// exits, and the engine's error names this function.
+func MaybeServeWorker() {
 	if os.Getenv(workerEnv) != "1" {
 		return
 	}

@@ -273,7 +273,7 @@ func testConcurrent(t *testing.T, d sqlgym.Dialect, eng sqlgym.Engine) {
 					continue
 				}
 				if err != nil {
-					errs <- fmt.Errorf("%q: %v", j.sql, err)
+					errs <- fmt.Errorf("%q: %w", j.sql, err)
 					continue
 				}
 				if !sameResult(res, j.want) {

@@ -164,7 +164,7 @@ func parseDSN(dsn string) (*mysql.Config, error) {
 func DSNFromURL(u string) (string, error) {
 	p, err := url.Parse(u)
 	if err != nil || p.Scheme != "mysql" {
-		return "", sqlgym.Userf("write mysql://USER:PASS@HOST:3306/DB", "mysql URL %q: %v", u, err)
+		return "", sqlgym.Userf("write mysql://USER:PASS@HOST:3306/DB", "mysql URL %q: %w", u, err)
 	}
 	cfg := mysql.NewConfig()
 	if p.User != nil {

@@ -69,7 +69,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Engine, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, sqlgym.Userf("write postgres://USER@HOST:PORT/DATABASE (see the pgx/libpq connection string formats)",
-			"postgres DSN: %v", err)
+			"postgres DSN: %w", err)
 	}
 	cfg.MaxConns = opts.MaxConns
 	if cfg.MaxConns <= 0 {

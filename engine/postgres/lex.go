@@ -65,9 +65,7 @@ func lex(sql string) []token {
 		case c == '"':
 			end := skipQuoted(sql, i, '"', false)
 			body := sql[i+1 : end]
-			if strings.HasSuffix(body, `"`) {
-				body = body[:len(body)-1]
-			}
+			body = strings.TrimSuffix(body, `"`)
 			toks = append(toks, token{kind: tokQuotedIdent, text: strings.ReplaceAll(body, `""`, `"`)})
 			i = end
 		case isIdentStart(c):

@@ -225,10 +225,6 @@ func (st *stmt) readOnly() bool { return C.sqlite3_stmt_readonly(st.s) != 0 }
 
 func (st *stmt) columnName(i int) string { return C.GoString(C.sqlite3_column_name(st.s, C.int(i))) }
 
-func (st *stmt) vmSteps() int64 {
-	return int64(C.sqlite3_stmt_status(st.s, C.SQLITE_STMTSTATUS_VM_STEP, 0))
-}
-
 func (st *stmt) bindText(i int, v string) error {
 	cv := C.CString(v)
 	defer C.free(unsafe.Pointer(cv))

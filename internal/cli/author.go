@@ -14,6 +14,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/author"
+	"github.com/sqlgym/sqlgym/author/goldfilter"
 	"github.com/sqlgym/sqlgym/author/teacher"
 	"github.com/sqlgym/sqlgym/engine"
 	"github.com/sqlgym/sqlgym/internal/jsonl"
@@ -189,7 +190,7 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 	if runErr != nil {
 		if errors.Is(runErr, author.ErrExhausted) {
 			return sqlgym.Userf("ask for fewer tasks (--n), or widen --min-rows/--max-rows; the tasks kept so far are in "+opts.Out,
-				"%v", runErr)
+				"%w", runErr)
 		}
 		if teacher.IsInfra(runErr) {
 			// The teacher's server failed past its retries: --resume
@@ -220,7 +221,7 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 
 func progressLine(c author.Counts, n int, d time.Duration) string {
 	var drops []string
-	for _, r := range author.Reasons {
+	for _, r := range goldfilter.Reasons {
 		if c.Dropped[r] > 0 {
 			drops = append(drops, fmt.Sprintf("%s %d", r, c.Dropped[r]))
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/author"
+	"github.com/sqlgym/sqlgym/author/goldfilter"
 	"github.com/sqlgym/sqlgym/author/teacher"
 	"github.com/sqlgym/sqlgym/catalog"
 	"github.com/sqlgym/sqlgym/model"
@@ -34,7 +35,7 @@ const schemaSamples = 5
 type authorSetup struct {
 	teacher author.Teacher
 	schema  *sqlgym.Schema
-	filter  *author.Filter
+	filter  *goldfilter.Filter
 	model   *teacher.Teacher // nil for synth
 	close   func() error
 	// warning is the synth teacher's word on a database without keys.
@@ -53,7 +54,7 @@ func checkTeacher(opts authorOptions) error {
 	}
 	if opts.TF.Screen {
 		if _, err := compare.ParseMode(opts.TF.ScreenMode); err != nil {
-			return usagef("--screen-mode: %v", err)
+			return usagef("--screen-mode: %w", err)
 		}
 	}
 	return nil
@@ -104,7 +105,7 @@ func prepareAuthor(ctx context.Context, opts authorOptions, open author.Opener, 
 		return nil, err
 	}
 	return &authorSetup{teacher: tc, schema: s, model: tc, close: closeAll,
-		filter: &author.Filter{A: engs[0], B: engs[1], MinRows: opts.MinRows, MaxRows: opts.MaxRows}}, nil
+		filter: &goldfilter.Filter{A: engs[0], B: engs[1], MinRows: opts.MinRows, MaxRows: opts.MaxRows}}, nil
 }
 
 // teacherKey reads the API key: from --api-key-env when given, else from
@@ -126,7 +127,7 @@ func teacherKey(provider, env string) (string, error) {
 func screenAuthored(ctx context.Context, w goio.Writer, cat *catalog.Catalog, out, modeName string) (*screen.Report, error) {
 	mode, err := compare.ParseMode(modeName)
 	if err != nil {
-		return nil, usagef("--screen-mode: %v", err)
+		return nil, usagef("--screen-mode: %w", err)
 	}
 	// out is the file this run wrote, even when it is named "shop", so it
 	// is read as a file, not by the --tasks loader.

@@ -136,7 +136,7 @@ func compareRuns(opts compareOptions, argv []string) (*report.Comparison, error)
 	if opts.Criterion != "" {
 		c, err := stats.ParseCriterion(opts.Criterion)
 		if err != nil {
-			return nil, usagef("--criterion: %v", err)
+			return nil, usagef("--criterion: %w", err)
 		}
 		ropts.Criterion = &c
 	}
@@ -157,14 +157,14 @@ func compareRuns(opts compareOptions, argv []string) (*report.Comparison, error)
 			what = append(what, m.What)
 		}
 		return nil, sqlgym.Userf(fmt.Sprintf("the runs differ in %s, so their numbers are not comparable; re-run them alike, or pass --allow-mismatch to pair them on their common tasks anyway",
-			strings.Join(dedupe(what), ", ")), "%v", err)
+			strings.Join(dedupe(what), ", ")), "%w", err)
 	}
 	var few *report.FewDatabasesError
 	if errors.As(err, &few) {
-		return nil, sqlgym.Userf("drop --cluster db: it is for task sets over many databases (Spider, BIRD); one database's tasks are resampled by task", "%v", err)
+		return nil, sqlgym.Userf("drop --cluster db: it is for task sets over many databases (Spider, BIRD); one database's tasks are resampled by task", "%w", err)
 	}
 	if err != nil {
-		return nil, sqlgym.Userf("compare runs of the same tasks; --allow-mismatch pairs runs on their common tasks", "%v", err)
+		return nil, sqlgym.Userf("compare runs of the same tasks; --allow-mismatch pairs runs on their common tasks", "%w", err)
 	}
 	if opts.HTML != "" {
 		if err := writeReportFile(opts.HTML, func(w goio.Writer) error { return report.CompareHTML(w, c) }); err != nil {

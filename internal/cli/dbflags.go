@@ -76,7 +76,7 @@ const orderUsage = "strict and multiset: when row order matters: ignore, gold_or
 func parseOrder(s string, m compare.Mode, allModes bool) (compare.OrderPolicy, error) {
 	p, err := compare.ParseOrder(s)
 	if err != nil {
-		return "", usagef("--order: %v (ignore, gold_order_by or always)", err)
+		return "", usagef("--order: %w (ignore, gold_order_by or always)", err)
 	}
 	if p != compare.OrderDefault && !m.TakesOrder() && !allModes {
 		return "", usagef("--order applies to --mode strict and multiset; --mode %s follows its scorer's own row order rule", m)
@@ -88,7 +88,7 @@ func parseOrder(s string, m compare.Mode, allModes bool) (compare.OrderPolicy, e
 func parseMode(s string) (compare.Mode, error) {
 	m, err := compare.ParseMode(s)
 	if err != nil {
-		return "", usagef("--mode: %v (modes: %s)", err, modeNames())
+		return "", usagef("--mode: %w (modes: %s)", err, modeNames())
 	}
 	return m, nil
 }

@@ -319,7 +319,7 @@ func openAIPolicy(ctx context.Context, cfg *eval.Config, opts evalOptions) (stat
 	}
 	key, err := model.APIKeyFromEnv(opts.APIKeyEnv)
 	if err != nil {
-		return nil, sqlgym.Userf("export the variable, or leave --api-key-env out for a local server that needs no key", "%v", err)
+		return nil, sqlgym.Userf("export the variable, or leave --api-key-env out for a local server that needs no key", "%w", err)
 	}
 	cfg.Retries = &eval.RetryLog{}
 	client, replicas, stats, err := modelClient(opts, key, cfg.Retries.Note)
@@ -363,7 +363,7 @@ func baselinePolicy(ctx context.Context, cfg *eval.Config, opts evalOptions, all
 	// A negative seed still fixes the draws; the baseline's seed is unsigned.
 	p, err := baseline.New(all, baseline.Options{Temperature: opts.Temperature, Seed: uint64(opts.Seed), Values: values})
 	if err != nil {
-		return usagef("%v", err)
+		return usagef("%w", err)
 	}
 	cfg.Policy, cfg.Positional = p, true
 	cfg.PolicyKind, cfg.Model = "baseline", baseline.PolicyName

@@ -23,7 +23,7 @@ func retryTasks(tasks []sqlgym.Task, opts evalOptions) ([]sqlgym.Task, error) {
 	}
 	samples, err := rundir.ReadSamples(opts.RetryFailed)
 	if err != nil {
-		return nil, sqlgym.Userf("give --retry-failed the folder of an eval run", "--retry-failed %s: %v", opts.RetryFailed, err)
+		return nil, sqlgym.Userf("give --retry-failed the folder of an eval run", "--retry-failed %s: %w", opts.RetryFailed, err)
 	}
 	scored, right := map[string]bool{}, map[string]bool{}
 	for _, s := range samples {

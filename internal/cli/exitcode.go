@@ -63,20 +63,6 @@ func exitCodesHelp() string {
 	return b.String()
 }
 
-// exitCodesMarkdown is the table as README.md holds it.
-func exitCodesMarkdown() string {
-	var b strings.Builder
-	b.WriteString("| code | meaning |\n|---|---|\n")
-	for _, c := range exitCodes {
-		m := c.Name
-		if c.Meaning != "" {
-			m += ": " + c.Meaning
-		}
-		fmt.Fprintf(&b, "| %d | %s |\n", c.Code, m)
-	}
-	return b.String()
-}
-
 // incompleteError marks a run that stopped with work left which running
 // the same command again continues (exit code 3).
 type incompleteError struct{ err error }

@@ -1,13 +1,15 @@
 package cli
 
 import (
-	"github.com/sqlgym/sqlgym/internal/jsonl"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sqlgym/sqlgym/internal/jsonl"
 )
 
 // The command reference (docs/commands.md, which the README links for the
@@ -88,4 +90,18 @@ func TestEvalOnALockedRunExitsEleven(t *testing.T) {
 	if code != ExitLocked || !strings.Contains(errOut, "another sqlgym eval is writing") {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
+}
+
+// exitCodesMarkdown is the table as README.md holds it.
+func exitCodesMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| code | meaning |\n|---|---|\n")
+	for _, c := range exitCodes {
+		m := c.Name
+		if c.Meaning != "" {
+			m += ": " + c.Meaning
+		}
+		fmt.Fprintf(&b, "| %d | %s |\n", c.Code, m)
+	}
+	return b.String()
 }

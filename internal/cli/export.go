@@ -231,7 +231,7 @@ func bandSelection(path string, tasks []sqlgym.Task) ([]sqlgym.Task, error) {
 	if st, err := os.Stat(path); err != nil || !st.IsDir() {
 		band, lerr := shopdb.LoadTasks(path)
 		if err != nil && lerr != nil {
-			return nil, sqlgym.Userf("give a run folder (sqlgym eval --out) or a band file (sqlgym band --out)", "--band %s: %v", path, err)
+			return nil, sqlgym.Userf("give a run folder (sqlgym eval --out) or a band file (sqlgym band --out)", "--band %s: %w", path, err)
 		}
 		return band, lerr
 	}

@@ -51,7 +51,7 @@ func (f linkerFlags) options() link.Options {
 func schemaSource(mode string, f linkerFlags) (*link.Source, error) {
 	m, err := link.ParseMode(mode)
 	if err != nil {
-		return nil, usagef("--schema: %v", err)
+		return nil, usagef("--schema: %w", err)
 	}
 	// Zero is each setting's default (callers such as demo set none).
 	if f.MinTables < 0 || f.MaxChars < 0 || f.ValuesPerColumn < 0 || f.Keep < 0 || f.Keep > 1 {

@@ -19,13 +19,13 @@ func modelClient(opts evalOptions, key string, onRetry func(model.Retry)) (clien
 	if len(opts.BaseURLs) > 1 {
 		pool, err := model.NewPool(opts.BaseURLs, model.PoolOptions{})
 		if err != nil {
-			return nil, nil, nil, sqlgym.Userf("give each --base-url once, as http://HOST:PORT/v1", "%v", err)
+			return nil, nil, nil, sqlgym.Userf("give each --base-url once, as http://HOST:PORT/v1", "%w", err)
 		}
 		cfg.BaseURL, cfg.HTTPClient, replicas, stats = pool.BaseURL(), pool.HTTPClient(), pool.URLs(), pool.Stats
 	}
 	client, err = model.NewFromConfig(cfg)
 	if err != nil {
-		return nil, nil, nil, sqlgym.Userf("give --base-url as http://HOST:PORT/v1", "%v", err)
+		return nil, nil, nil, sqlgym.Userf("give --base-url as http://HOST:PORT/v1", "%w", err)
 	}
 	return client, replicas, stats, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/sqlgym/sqlgym/internal/atomicfile"
 	"github.com/sqlgym/sqlgym/report"
 	"github.com/sqlgym/sqlgym/rundir"
+	"github.com/sqlgym/sqlgym/shopdb"
 	"github.com/sqlgym/sqlgym/verify"
 )
 
@@ -111,7 +112,7 @@ func loadRun(dir string) (*report.Run, error) {
 		return nil, sqlgym.Userf("give the folder 'sqlgym eval --out' wrote, e.g. runs/NAME",
 			"%s: no such run folder", dir)
 	}
-	run, err := report.Load(dir)
+	run, err := report.Load(dir, shopdb.LoadTasks)
 	if err != nil {
 		if _, serr := os.Stat(dir + "/" + rundir.ManifestFile); serr != nil {
 			return nil, sqlgym.Userf("a run folder holds manifest.json and samples.jsonl, written by 'sqlgym eval --out'",

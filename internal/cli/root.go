@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sqlgym/sqlgym/engine/duckdb"
 )
 
 // Exit codes; exitCodes (exitcode.go) documents them all.
@@ -45,6 +47,9 @@ func Main(args []string, io IO) int { return Execute(NewRoot(io), args, io) }
 // reporting an error on io.ErrOut. cmd/sqlgym-bench runs its own tree
 // through it, so both programs report errors and choose exit codes alike.
 func Execute(root *cobra.Command, args []string, io IO) int {
+	// A process the command started as a DuckDB worker becomes that here
+	// and never returns.
+	duckdb.MaybeServeWorker()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root.SetArgs(args)

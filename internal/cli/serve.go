@@ -228,7 +228,7 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	replica := ""
 	if opts.ReplicaID != "" {
 		if replica, err = serve.ParseReplicaID(opts.ReplicaID); err != nil {
-			return usagef("--replica-id: %v", err)
+			return usagef("--replica-id: %w", err)
 		}
 	}
 	tasks, err := shopdb.LoadTasks(opts.Tasks)
@@ -259,7 +259,7 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	// and /readyz says 503 until both are done (ready.go).
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
-		return sqlgym.Userf("pick another --addr (port 0 takes any free port)", "listen on %s: %v", opts.Addr, err)
+		return sqlgym.Userf("pick another --addr (port 0 takes any free port)", "listen on %s: %w", opts.Addr, err)
 	}
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()

@@ -20,16 +20,8 @@ import (
 	"github.com/sqlgym/sqlgym/variants"
 )
 
-// TestMain lets a test start this test binary as the sqlgym program
-// (asCLI in its environment), as cmd/sqlgym does: process tests need no
-// go build.
-func TestMain(m *testing.M) {
-	if os.Getenv(asCLI) == "1" {
-		os.Exit(Main(os.Args[1:], StdIO()))
-	}
-	os.Exit(m.Run())
-}
-
+// asCLI in a process test's environment makes this test binary the sqlgym
+// program (TestMain).
 const asCLI = "SQLGYM_CLI_TEST_AS_CLI"
 
 // toyDatabases writes n toy SQLite databases toy1..toyN and a task file

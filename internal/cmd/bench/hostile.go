@@ -30,7 +30,7 @@ func runBenchHostile(ctx context.Context, io cli.IO, opts benchServeOptions) err
 		return nil
 	})
 	if err != nil {
-		return sqlgym.Userf("give --hostile a predictions JSONL file ({\"task_id\", \"sql\" | \"completion\"} a line)", "--hostile: %v", err)
+		return sqlgym.Userf("give --hostile a predictions JSONL file ({\"task_id\", \"sql\" | \"completion\"} a line)", "--hostile: %w", err)
 	}
 	var tasks []sqlgym.Task
 	if opts.HostileTasks != "" {

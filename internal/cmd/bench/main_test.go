@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sqlgym/sqlgym/engine/duckdb"
 	"github.com/sqlgym/sqlgym/internal/cli"
 )
 
 // TestMain lets the test binary be a CPU burner, as sqlgym-bench is:
 // startBurners runs its own executable with burnEnv set.
 func TestMain(m *testing.M) {
+	duckdb.MaybeServeWorker()
 	BurnIfAsked()
 	os.Exit(m.Run())
 }

@@ -137,7 +137,7 @@ func runBenchVerify(ctx context.Context, io cli.IO, opts benchVerifyOptions) err
 		}
 		rep.Generated, rep.GenerateS, rep.Rows = true, st.Took.Seconds(), st.Rows
 	} else if _, err := os.Stat(path); err != nil {
-		return sqlgym.Userf("write one with: sqlgym-bench verify --out FILE", "--db %s: %v", path, err)
+		return sqlgym.Userf("write one with: sqlgym-bench verify --out FILE", "--db %s: %w", path, err)
 	}
 	if fi, err := os.Stat(path); err == nil {
 		rep.Bytes = fi.Size()
@@ -166,10 +166,10 @@ func runBenchVerify(ctx context.Context, io cli.IO, opts benchVerifyOptions) err
 	defer cat.Close()
 	eng, err := cat.Engine(ctx, benchdb.DBName)
 	if err != nil {
-		return sqlgym.Userf("--db takes a file written by sqlgym-bench verify --out FILE", "open %s: %v", path, err)
+		return sqlgym.Userf("--db takes a file written by sqlgym-bench verify --out FILE", "open %s: %w", path, err)
 	}
 	if _, err := eng.Query(ctx, "SELECT 1 FROM customers, products, orders, order_items, payments, reviews LIMIT 1", sqlgym.Limits{}); err != nil {
-		return sqlgym.Userf("--db takes a file written by sqlgym-bench verify --out FILE", "%s is not a benchmark database: %v", path, err)
+		return sqlgym.Userf("--db takes a file written by sqlgym-bench verify --out FILE", "%s is not a benchmark database: %w", path, err)
 	}
 	rep.LoadAvg = loadAvg()
 	cfg := verify.Config{Mode: mode}

@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/sqlgym/sqlgym/engine/duckdb"
 	"github.com/sqlgym/sqlgym/internal/atomicfile"
 	"github.com/sqlgym/sqlgym/variants"
 )
 
 func main() {
+	duckdb.MaybeServeWorker() // the DuckDB engine re-executes this binary for its workers
 	out := flag.String("out", "variants.json", "file to write")
 	flag.Parse()
 	log := func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }

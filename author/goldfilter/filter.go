@@ -1,4 +1,4 @@
-package author
+package goldfilter
 
 import (
 	"context"
@@ -38,6 +38,16 @@ type Filter struct {
 	Limits  sqlgym.Limits
 }
 
+// Gold is what the filter needs of a candidate: its SQL and, when set,
+// a query returning the sort key of its first TieAt+1 rows in order (the
+// filter rejects the gold when the keys at TieAt and TieAt+1 are equal, a
+// LIMIT cutting through ties).
+type Gold struct {
+	SQL    string
+	TieSQL string
+	TieAt  int
+}
+
 // Verdict is the filter's judgement on one candidate: Reason is empty when
 // it passes.
 type Verdict struct {
@@ -46,10 +56,10 @@ type Verdict struct {
 	Err    error // the gold's error, for ReasonError
 }
 
-// Check runs the candidate's gold twice (and its tie check). The error is
+// Check runs the gold twice (and its tie check). The error is
 // only for an infrastructure failure: the database could not be used,
 // which is never the gold's fault.
-func (f *Filter) Check(ctx context.Context, c Candidate) (Verdict, error) {
+func (f *Filter) Check(ctx context.Context, c Gold) (Verdict, error) {
 	minRows, maxRows := f.MinRows, f.MaxRows
 	if minRows <= 0 {
 		minRows = 1

@@ -21,7 +21,7 @@ const (
 	ShopHoldoutFrac = 0.2
 )
 
-// ShopTasks generates the built-in shop task set in dir (a scratch folder
+// ShopTasks (test-only: the shipped file is its output) generates the built-in shop task set in dir (a scratch folder
 // for the SQLite file): synth with ShopSeed through the filter until ShopN
 // tasks, screened for weak tasks (marked, not dropped), split by id hash
 // with an empty salt and ShopHoldoutFrac.
