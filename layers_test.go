@@ -36,9 +36,11 @@ var layers = [][]string{
 	{"variants", "eval", "serve", "dataset", "round", "variants/precision"},
 	// 8 workflows built on workflows.
 	{"curate", "serve/loadtest"},
-	// 9 the command tree, then the programs (main packages).
+	// 9 the command tree, the measuring commands over it, then the
+	// programs (main packages).
 	{"internal/cli"},
-	{"cmd/sqlgym", "cmd/sqlgym-precision", "variants/shopvariants", "shopdb/internal/gen/shopgen"},
+	{"internal/cmd/bench"},
+	{"cmd/sqlgym", "cmd/sqlgym-bench", "cmd/sqlgym-precision", "variants/shopvariants", "shopdb/internal/gen/shopgen"},
 }
 
 const modulePath = "github.com/sqlgym/sqlgym"

@@ -28,7 +28,7 @@ var flattenAllowed = map[string]string{
 		"permission error is the cause; the failed grant check is a detail about it",
 	`engine/enginetest/conformance.go: "%q: want %s, got %v" formats err with %v`: "err may be nil (a query that should have " +
 		"failed): the message reports a wrong answer, not this error",
-	`internal/cli/bench_floor.go: "sqlite3 shell %d did not run to the end (%v): %s" formats err with %v`: "err may be nil " +
+	`internal/cmd/bench/floor.go: "sqlite3 shell %d did not run to the end (%v): %s" formats err with %v`: "err may be nil " +
 		"(the shell exited without its end marker); the shell's stderr is the cause",
 	`serve/loadtest/replicas.go: "replica %s did not start (%v): %s" formats err with %v`: "err may be nil (the replica " +
 		"answered with the wrong id); its stderr is the cause",
