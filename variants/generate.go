@@ -57,6 +57,10 @@ type Options struct {
 	// by default a NULL goes only into a column whose data holds one and
 	// a copied row repeats only values its column already repeats.
 	UnseenValues bool
+	// WholeBase builds the variants on the whole original instead of a
+	// sample of its rows closed under its keys (sample.go): the generator
+	// before sampling, kept to measure against.
+	WholeBase bool
 	// Log, when set, gets a line per step.
 	Log func(format string, args ...any)
 }
@@ -120,9 +124,12 @@ type DBResult struct {
 	GoldsEmpty int `json:"golds_empty"`
 	// Inferred lists the keys and foreign keys the data implied and the
 	// variants kept (none with Options.DeclaredOnly).
-	Inferred *Inferred     `json:"inferred,omitempty"`
-	Before   screen.Report `json:"before"`
-	After    screen.Report `json:"after"`
+	Inferred *Inferred `json:"inferred,omitempty"`
+	// Base is the sampled base the variants were built on (nil: the
+	// whole original, every table small enough or the option set).
+	Base   *BaseInfo     `json:"base,omitempty"`
+	Before screen.Report `json:"before"`
+	After  screen.Report `json:"after"`
 	// Killed maps a task id to the mutants the variants killed, with the
 	// first kept variant that kills each.
 	Killed map[string][]KilledMutant `json:"killed,omitempty"`
@@ -307,6 +314,19 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 	if g.goldStates, err = g.tgt.golds(ctx, orig, g.golds, opt.Limits); err != nil {
 		return nil, err
 	}
+	// The candidates' base: a sample of the original's rows closed under
+	// its keys (sample.go), for a SQLite original with a table too large
+	// to keep whole.
+	var sampled *base
+	if ft, ok := g.tgt.(*fileTarget); ok && ft.d == sqlgym.DialectSQLite && len(survivors) > 0 && !opt.WholeBase {
+		if sampled, err = g.sampleBase(ctx, ft.src, ft.tmp); err != nil {
+			return nil, err
+		}
+		if sampled != nil {
+			ft.orig = sampled.path
+			res.Base = &sampled.info
+		}
+	}
 	// Each weak task's own edits, then as few variants as carry them.
 	var kept []*candidate
 	killedBy := map[string]string{}
@@ -364,6 +384,19 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 	if len(kept) > 0 && g.tgt.dialect() == sqlgym.DialectSQLite {
 		if err := g.trimAll(ctx, kept, res, killedBy, weakTasks, sopt, survivors); err != nil {
 			return nil, err
+		}
+	}
+
+	// A variant built on the base is the original less the rows the base
+	// leaves out, then its own statements: the deletions go first, counted
+	// with the thinning's.
+	if sampled != nil {
+		del := sampled.statements()
+		for i := range res.Variants {
+			k := &res.Variants[i]
+			k.Statements = append(slices.Clone(del), k.Statements...)
+			k.ThinStatements += len(del)
+			k.ThinnedRows += sampled.deleted()
 		}
 	}
 
