@@ -89,7 +89,7 @@ func selects(sql string) []selectParts {
 		if p.order != "" {
 			p.order = strings.TrimSpace(p.order)
 			if len(p.order) > 2 && strings.EqualFold(p.order[:2], "by") {
-				p.order = p.order[2:]
+				p.order = strings.TrimSpace(p.order[2:])
 			} else {
 				p.order = ""
 			}
