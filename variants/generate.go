@@ -144,12 +144,27 @@ type DBResult struct {
 	// out after: the share the screen reported before the new kinds.
 	NearMissBefore int `json:"near_miss_weak_before"`
 	NearMissAfter  int `json:"near_miss_weak_after"`
+	// Undistinguished is the mutants still weak after the variants and
+	// not proved equivalent to their gold: no candidate separated them
+	// within the budget. They still count as weak (their tasks are in
+	// After.Weak); listed apart so that a reader sees what is left to
+	// find, per task, with UndistinguishedTasks the tasks holding one.
+	Undistinguished      []Undistinguished `json:"undistinguished,omitempty"`
+	UndistinguishedTasks int               `json:"undistinguished_tasks"`
 	// Levels tallies weak tasks per task level (complexity, else
 	// difficulty).
 	Levels  map[string]*LevelTally `json:"levels"`
 	Seconds float64                `json:"seconds"`
 
 	tasksAfter []sqlgym.Task
+}
+
+// Undistinguished is a mutant no variant tells from its gold and no
+// proof shows equivalent to it.
+type Undistinguished struct {
+	Task string      `json:"task"`
+	Kind screen.Kind `json:"kind"`
+	SQL  string      `json:"sql"`
 }
 
 // Kept is one kept variant database.
@@ -462,7 +477,11 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 				}
 			} else {
 				weakKinds[m.Kind] = true
+				res.Undistinguished = append(res.Undistinguished, Undistinguished{Task: t.ID, Kind: m.Kind, SQL: m.SQL})
 			}
+		}
+		if equiv < len(ms) {
+			res.UndistinguishedTasks++
 		}
 		res.EquivalentMutants += equiv
 		if equiv == len(ms) {

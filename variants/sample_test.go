@@ -9,6 +9,7 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
+	"github.com/sqlgym/sqlgym/screen"
 )
 
 // newTestGenerator prepares a generator on the SQLite file at path with its
@@ -122,6 +123,28 @@ func TestGenerateOnSampledBase(t *testing.T) {
 	}
 	if res.After.Weak >= res.Before.Weak {
 		t.Errorf("weak tasks %d before, %d after: the variants on the base killed nothing", res.Before.Weak, res.After.Weak)
+	}
+	// Every mutant still weak after is either proved equivalent or listed
+	// undistinguished, and a task holding an undistinguished one is weak.
+	still, weakTasks := 0, map[string]bool{}
+	for _, tk := range res.TasksAfter() {
+		if n := len(screen.WeakMutants(tk)); n > 0 {
+			still += n
+			weakTasks[tk.ID] = true
+		}
+	}
+	if got := len(res.Undistinguished) + res.EquivalentMutants; got != still {
+		t.Errorf("%d undistinguished and %d equivalent mutants, but %d still weak", len(res.Undistinguished), res.EquivalentMutants, still)
+	}
+	tasksWith := map[string]bool{}
+	for _, u := range res.Undistinguished {
+		tasksWith[u.Task] = true
+		if !weakTasks[u.Task] {
+			t.Errorf("undistinguished mutant %q of task %s, which is not weak", u.SQL, u.Task)
+		}
+	}
+	if len(tasksWith) != res.UndistinguishedTasks {
+		t.Errorf("%d tasks hold undistinguished mutants, the result says %d", len(tasksWith), res.UndistinguishedTasks)
 	}
 	for _, v := range res.Variants {
 		if v.ThinStatements < 2 || !strings.HasPrefix(v.Statements[0], `DELETE FROM "orders" WHERE rowid NOT IN (`) {
