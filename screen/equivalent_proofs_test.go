@@ -292,3 +292,32 @@ func TestDerivedForeignKeyJoin(t *testing.T) {
 		c.check(t, eng, s)
 	}
 }
+
+// TestHavingConjunctDropsGroupsOfOne: INNER against LEFT JOIN grouped by
+// the FROM table's key, with a HAVING whose AND chain holds COUNT(*) >= n
+// (n >= 2) beside other conditions (benchdb's bench_03a): a product with
+// no review is a group of one row, which that conjunct drops. An OR at the
+// top, or a threshold a group of one meets, lets it through.
+func TestHavingConjunctDropsGroupsOfOne(t *testing.T) {
+	eng, s := shopWith(t, boundaryCustomers,
+		"INSERT INTO categories VALUES (1, 'Home', NULL)",
+		"INSERT INTO products VALUES (1, 1, 'Lamp', 10, 3), (2, 1, 'Rug', 20, 1), (3, 1, 'Bulb', 5, 9)",
+		"INSERT INTO reviews VALUES (1, 1, 1, 5, NULL, '2024-01-01'), (2, 1, 2, 4, NULL, '2024-01-02'), (3, 2, 3, 1, NULL, '2024-01-02')",
+	)
+	const join = "FROM products AS p JOIN reviews AS r ON r.product_id = p.product_id GROUP BY p.product_id, p.name"
+	cases := []proofCase{
+		{"COUNT(*) >= 2 AND an average", "SELECT p.product_id, p.name, AVG(r.rating) " + join + " HAVING COUNT(*) >= 2 AND AVG(r.rating) >= 4",
+			JoinType, "JOIN reviews", "LEFT JOIN reviews", true, false},
+		{"an average AND COUNT(*) > 1", "SELECT p.product_id, AVG(r.rating) " + join + " HAVING AVG(r.rating) >= 1 AND COUNT(*) > 1",
+			JoinType, "JOIN reviews", "LEFT JOIN reviews", true, false},
+		// The Bulb, with no review, has MAX(rating) NULL, so it passes the
+		// OR's IS NULL arm under the LEFT JOIN.
+		{"an OR at the top", "SELECT p.product_id " + join + " HAVING COUNT(*) >= 2 OR MAX(r.rating) IS NULL",
+			JoinType, "JOIN reviews", "LEFT JOIN reviews", false, true},
+		{"COUNT(*) >= 1 AND an average", "SELECT p.product_id " + join + " HAVING COUNT(*) >= 1 AND AVG(IFNULL(r.rating, 5)) >= 4",
+			JoinType, "JOIN reviews", "LEFT JOIN reviews", false, true},
+	}
+	for _, c := range cases {
+		c.check(t, eng, s)
+	}
+}
