@@ -2,6 +2,7 @@ package variants
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -178,5 +179,81 @@ func TestProvenanceQueries(t *testing.T) {
 	}
 	if !slices.Equal(sqls, want) {
 		t.Errorf("provenance:\n%s\nwant:\n%s", strings.Join(sqls, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// sampleJoinDB is a database where every person's country has cities and
+// every customer has orders, so the original cannot tell INNER from LEFT
+// JOIN: people and cities share a country that is a key of neither (no
+// key is declared or implied between them); orders refer to customers
+// through a declared foreign key. Each table is too large to keep whole.
+func sampleJoinDB(t *testing.T) string {
+	t.Helper()
+	path := t.TempDir() + "/join.sqlite"
+	stmts := []string{
+		`CREATE TABLE cities (city_id INTEGER PRIMARY KEY, name TEXT NOT NULL, country TEXT NOT NULL)`,
+		`CREATE TABLE people (person_id INTEGER PRIMARY KEY, name TEXT NOT NULL, country TEXT NOT NULL)`,
+		`CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, name TEXT NOT NULL)`,
+		`CREATE TABLE orders (order_id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers (customer_id), amount INTEGER NOT NULL)`,
+	}
+	for i := 1; i <= 400; i++ {
+		stmts = append(stmts,
+			fmt.Sprintf("INSERT INTO cities VALUES (%d, 'City%d', 'C%d')", i, i, i%80),
+			fmt.Sprintf("INSERT INTO people VALUES (%d, 'Person%d', 'C%d')", i, i, (i*7)%80),
+			fmt.Sprintf("INSERT INTO customers VALUES (%d, 'Cust%d')", i, i))
+	}
+	for i := 1; i <= 1200; i++ {
+		stmts = append(stmts, fmt.Sprintf("INSERT INTO orders VALUES (%d, %d, %d)", i, 1+i%400, 10+i%37))
+	}
+	if err := sqlite.Create(context.Background(), path, stmts); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Two near misses the original cannot see: INNER against LEFT JOIN on a
+// column no key links (a person whose country has no city: an orphan
+// child row where no foreign key is declared or implied), and a LEFT JOIN
+// from customers (a parent with no children). The sampled base holds such
+// rows by itself, since it draws rows at random and closes them only under
+// the keys (on this data the whole-original generator finds them too, by
+// its namesake and relabel edits): the join-type mutants are killed, and
+// the killing variant, rebuilt from the original, holds the orphan or the
+// childless parent, while the original holds neither.
+func TestSampledBaseHoldsOrphansAndChildlessParents(t *testing.T) {
+	path := sampleJoinDB(t)
+	tasks := []sqlgym.Task{
+		{ID: "people", DB: "toy", SQL: "SELECT p.name, c.name FROM people AS p JOIN cities AS c ON c.country = p.country"},
+		{ID: "counts", DB: "toy", SQL: "SELECT cu.customer_id, COUNT(o.order_id) FROM customers AS cu LEFT JOIN orders AS o ON o.customer_id = cu.customer_id GROUP BY cu.customer_id HAVING COUNT(o.order_id) < 3"},
+	}
+	res, _ := generateTasks(t, path, 5, 3, tasks)
+	if res.Base == nil {
+		t.Fatal("no base for 2,400 rows")
+	}
+	rebuilt := map[string]string{}
+	for _, v := range res.Variants {
+		rebuilt[v.Name] = rebuild(t, path, v)
+	}
+	check := map[string]string{
+		"people": "SELECT COUNT(*) FROM people WHERE country NOT IN (SELECT country FROM cities)",
+		"counts": "SELECT COUNT(*) FROM customers WHERE customer_id NOT IN (SELECT customer_id FROM orders)",
+	}
+	for id, probe := range check {
+		var killer string
+		for _, k := range res.Killed[id] {
+			if k.Kind == screen.JoinType {
+				killer = k.Variant
+			}
+		}
+		if killer == "" {
+			t.Errorf("task %s: no variant kills its join-type mutant (killed: %v)", id, res.Killed[id])
+			continue
+		}
+		if n := count(t, rebuilt[killer], probe); n == 0 {
+			t.Errorf("task %s: %s kills the join-type mutant but holds no row for it: %s", id, killer, probe)
+		}
+		if n := count(t, path, probe); n != 0 {
+			t.Fatalf("the original holds %d such rows: the test's data is wrong", n)
+		}
 	}
 }
