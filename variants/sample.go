@@ -180,11 +180,10 @@ func (g *Generator) sampleBase(ctx context.Context, src, dir string) (*base, err
 		if err := sqlite.Subset(ctx, path, src, where); err != nil {
 			return nil, err
 		}
-		st, err := checkGolds(ctx, path, g.golds, g.opt.Limits)
+		on, err := checkGolds(ctx, path, g.golds, g.opt.Limits)
 		if err != nil {
 			return nil, err
 		}
-		st2 := st
 		var short []string
 		empty := 0
 		for _, s := range g.golds {
@@ -192,9 +191,9 @@ func (g *Generator) sampleBase(ctx context.Context, src, dir string) (*base, err
 			if !o.ok {
 				continue
 			}
-			if !st[s].ok || (o.rows > 0 && st[s].rows == 0) {
+			if !on[s].ok || (o.rows > 0 && on[s].rows == 0) {
 				short = append(short, s)
-				if st[s].ok {
+				if on[s].ok {
 					empty++
 				}
 			}
@@ -214,9 +213,6 @@ func (g *Generator) sampleBase(ctx context.Context, src, dir string) (*base, err
 			break
 		}
 		b.info.Grown += len(short)
-		for _, s := range short {
-			g.opt.Log("%s: base round %d: gold %s on the base: ok %v, %d rows", g.name, round, s, st[s].ok, st[s].rows)
-		}
 		g.opt.Log("%s: base round %d: %d golds empty, %d unstable: growing their tables", g.name, round, empty, unstable)
 		for _, s := range short {
 			for tb := range readTables([]string{s}) {
@@ -227,7 +223,7 @@ func (g *Generator) sampleBase(ctx context.Context, src, dir string) (*base, err
 				// A gold that is not deterministic on the base gets its
 				// tables whole at the last round; an empty one only more
 				// rows (the original, judged too, has its rows).
-				if round >= growRounds-1 && !st2[s].ok {
+				if round >= growRounds-1 && !on[s].ok {
 					st.sampled = false // whole
 					continue
 				}
@@ -240,6 +236,20 @@ func (g *Generator) sampleBase(ctx context.Context, src, dir string) (*base, err
 			return nil, err
 		}
 		b.order = slices.DeleteFunc(b.order, func(n string) bool { return !tabs[strings.ToLower(n)].sampled })
+	}
+	// A table that kept every row is whole: no deletion for it; a base
+	// that kept every row of every table is the original itself, and the
+	// generation goes on as if nothing were sampled (the shop, whose
+	// 999 golds between them need every row).
+	for _, n := range names {
+		if st := tabs[n]; st.sampled && int64(len(st.keep)) >= st.count {
+			st.sampled = false
+		}
+	}
+	b.order = slices.DeleteFunc(b.order, func(n string) bool { return !tabs[strings.ToLower(n)].sampled })
+	if len(b.order) == 0 {
+		g.opt.Log("%s: the golds need every row of the sampled tables: the variants are built on the whole original", g.name)
+		return nil, nil
 	}
 	for _, n := range names {
 		st := tabs[n]
