@@ -61,6 +61,12 @@ type Options struct {
 	// sample of its rows closed under its keys (sample.go): the generator
 	// before sampling, kept to measure against.
 	WholeBase bool
+	// SampleAbove is the fewest rows an original must hold for its
+	// variants to be built on a sample (default 20,000): below it the
+	// whole original costs little, and the thinning and the trim bring
+	// its variants to hundreds of rows with the kills a sample can lose
+	// (docs/authoring.md, "Small variants on a sampled base").
+	SampleAbove int64
 	// Log, when set, gets a line per step.
 	Log func(format string, args ...any)
 }
@@ -77,6 +83,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Log == nil {
 		o.Log = func(string, ...any) {}
+	}
+	if o.SampleAbove <= 0 {
+		o.SampleAbove = defaultSampleAbove
 	}
 	return o
 }

@@ -23,7 +23,7 @@ func newTestGenerator(t *testing.T, path string, tasks []sqlgym.Task, seed uint6
 	}
 	t.Cleanup(func() { cat.Close() })
 	ctx := context.Background()
-	g, err := NewGenerator(ctx, cat, "toy", "sqlite:"+path, tasks, Options{Seed: seed})
+	g, err := NewGenerator(ctx, cat, "toy", "sqlite:"+path, tasks, Options{Seed: seed, SampleAbove: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,6 +31,41 @@ func newTestGenerator(t *testing.T, path string, tasks []sqlgym.Task, seed uint6
 		t.Fatal(err)
 	}
 	return g
+}
+
+// generateSampled is generateTasks with the base forced on (the toys are
+// below Options.SampleAbove's default).
+func generateSampled(t *testing.T, path string, seed uint64, max int, tasks []sqlgym.Task) *DBResult {
+	t.Helper()
+	cat, err := catalog.New(catalog.Config{Refs: []string{"toy=sqlite:" + path}, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cat.Close() })
+	ctx := context.Background()
+	g, err := NewGenerator(ctx, cat, "toy", "sqlite:"+path, tasks, Options{MaxVariants: max, Candidates: 2 * max, Seed: seed, SampleAbove: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := g.Run(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// Below Options.SampleAbove the variants are built on the whole original.
+func TestSmallOriginalIsNotSampled(t *testing.T) {
+	path := toyDBSized(t, 300, 2000)
+	g := newTestGenerator(t, path, toyTasks, 1)
+	g.opt.SampleAbove = 2301
+	b, err := g.sampleBase(context.Background(), path, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b != nil {
+		t.Errorf("a base of %d rows for an original of 2,300, below SampleAbove", b.info.Rows)
+	}
 }
 
 // count runs a one-number query on the SQLite file at path.
@@ -112,7 +147,7 @@ func TestBaseIsSmallKeyClosedAndKeepsGoldRows(t *testing.T) {
 // (the base's deletions first) rebuilds it with every kill recorded.
 func TestGenerateOnSampledBase(t *testing.T) {
 	path := toyDBSized(t, 300, 2000)
-	res, _ := generateTasks(t, path, 7, 3, toyTasks)
+	res := generateSampled(t, path, 7, 3, toyTasks)
 	if res.Base == nil {
 		t.Fatal("a database of 2,300 rows was not sampled")
 	}
@@ -226,7 +261,7 @@ func TestSampledBaseHoldsOrphansAndChildlessParents(t *testing.T) {
 		{ID: "people", DB: "toy", SQL: "SELECT p.name, c.name FROM people AS p JOIN cities AS c ON c.country = p.country"},
 		{ID: "counts", DB: "toy", SQL: "SELECT cu.customer_id, COUNT(o.order_id) FROM customers AS cu LEFT JOIN orders AS o ON o.customer_id = cu.customer_id GROUP BY cu.customer_id HAVING COUNT(o.order_id) < 3"},
 	}
-	res, _ := generateTasks(t, path, 5, 3, tasks)
+	res := generateSampled(t, path, 5, 3, tasks)
 	if res.Base == nil {
 		t.Fatal("no base for 2,400 rows")
 	}
