@@ -321,3 +321,32 @@ func TestHavingConjunctDropsGroupsOfOne(t *testing.T) {
 		c.check(t, eng, s)
 	}
 }
+
+// TestUnreadItemChanged: a mutant that changes only a select item of a
+// subquery no one reads the item of is equivalent (an EXISTS; a derived
+// table whose outer query never names the item); one whose item the outer
+// query reads, or whose subquery is DISTINCT, is not.
+func TestUnreadItemChanged(t *testing.T) {
+	eng, s := shopWith(t, boundaryCustomers,
+		"INSERT INTO orders VALUES (1, 1, '2024-01-01', 'paid', 10), (2, 1, '2024-01-02', 'paid', 30), (3, 3, '2024-01-03', 'shipped', 30)",
+	)
+	cases := []proofCase{
+		{"an EXISTS subquery's item",
+			"SELECT c.first_name FROM customers AS c WHERE EXISTS (SELECT o.order_id FROM orders AS o WHERE o.customer_id = c.customer_id)",
+			WrongColumn, "SELECT o.order_id FROM", "SELECT o.customer_id FROM", true, false},
+		{"a derived table's item nothing reads",
+			"SELECT d.cid FROM (SELECT o.customer_id AS cid, o.order_id AS oid FROM orders AS o WHERE o.status = 'paid') AS d",
+			WrongColumn, "o.order_id AS oid", "o.customer_id AS oid", true, false},
+		// The outer query reads cid: order 3's customer differs.
+		{"a derived table's item the outer query reads",
+			"SELECT d.cid FROM (SELECT o.customer_id AS cid, o.order_id AS oid FROM orders AS o) AS d",
+			WrongColumn, "o.customer_id AS cid", "o.order_id AS cid", false, true},
+		// DISTINCT compares whole rows: two paid orders of customer 1.
+		{"a DISTINCT derived table",
+			"SELECT COUNT(*) FROM (SELECT DISTINCT o.customer_id AS cid, o.order_id AS oid FROM orders AS o WHERE o.status = 'paid') AS d",
+			WrongColumn, "o.order_id AS oid", "o.customer_id AS oid", false, true},
+	}
+	for _, c := range cases {
+		c.check(t, eng, s)
+	}
+}
