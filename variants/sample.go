@@ -44,9 +44,9 @@ import (
 // counted with the thinning's.
 
 // defaultSampleAbove is Options.SampleAbove's default: on Spider's
-// world_1 (5,302 rows) and car_1 (893) a sample cost 4 near-miss kills
-// each against the whole original, for a third and four fifths of the
-// CPU; benchdb at 10 MB (174,260 rows) lost none for a ninth.
+// world_1 (5,302 rows) and car_1 (893) a sample cost 2 to 4 near-miss
+// kills each against the whole original, for a third and four fifths of
+// the CPU; benchdb at 10 MB (174,260 rows) lost none for a ninth.
 const defaultSampleAbove = 20_000
 
 // Sizes of the base: tables up to wholeRows rows are kept whole; larger
