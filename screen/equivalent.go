@@ -18,8 +18,9 @@ import (
 //     primary key is the column x: key values are unique and not NULL.
 //   - INNER against LEFT JOIN in a query of one join grouped by the FROM
 //     table's primary key with only HAVING COUNT(*) > n (n >= 1) or >= n
-//     (n >= 2): a row the LEFT JOIN adds is a group of its own, of one
-//     row, which the threshold drops.
+//     (n >= 2), alone or AND-ed with other conditions: a row the LEFT
+//     JOIN adds is a group of its own, of one row, which the threshold
+//     drops.
 //   - INNER against LEFT JOIN of a table T on T's primary key equal to a
 //     NOT NULL column of an inner-joined table that is a declared foreign
 //     key to T, or of a subquery passing such a column through
@@ -33,6 +34,9 @@ import (
 //   - DISTINCT added to or dropped from an outer SELECT whose rows are
 //     each one row of a table, told apart by its key or a NOT NULL UNIQUE
 //     column it selects (distinctRowsProved).
+//   - Any change confined to one select item of a subquery nothing reads
+//     the item of: an EXISTS, or a derived table whose item's name no
+//     other part of the query names (unreadItemChanged).
 //
 // Anything else is false: a mutant no variant kills but that is not proved
 // equivalent stays a weakness. The flipped-bound proof asks SQLite: it
@@ -40,6 +44,9 @@ import (
 // question in the process (a few milliseconds); when that fails, the
 // answer is false.
 func Equivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
+	if ok, why := unreadItemChanged(gold, m); ok {
+		return true, why
+	}
 	q := analyse(gold)
 	switch m.Kind {
 	case AddDistinct, DropDistinct:
@@ -238,8 +245,8 @@ func (q *query) fkSafe(j int, s *sqlgym.Schema) bool {
 
 // groupsOfOneDropped reports whether the query, FROM one base table and
 // one JOIN, groups by that table's single-column primary key and has a
-// HAVING that is only COUNT(*) > n with n >= 1 or COUNT(*) >= n with
-// n >= 2.
+// HAVING whose top-level AND chain holds COUNT(*) > n with n >= 1 or
+// COUNT(*) >= n with n >= 2 (alone or beside other conditions).
 func (q *query) groupsOfOneDropped(s *sqlgym.Schema) bool {
 	var from *sqlgym.Table
 	var fromName string
@@ -286,9 +293,30 @@ func (q *query) groupsOfOneDropped(s *sqlgym.Schema) bool {
 	if !keyed {
 		return false
 	}
+	// A conjunct of the HAVING's top-level AND chain that a group of one
+	// row fails makes the whole HAVING false for it (false AND anything is
+	// false, NULL included); an OR at the top could let it through.
 	end := q.clauseEnd(having, "order", "limit", "window")
-	h := having + 1
-	if end-h != 6 || !q.word(h, "count") || !q.punct(h+1, "(") || q.toks[h+2].Text != "*" || !q.punct(h+3, ")") {
+	starts, or := q.conjuncts(having, end)
+	if or {
+		return false
+	}
+	for i, h := range starts {
+		stop := end
+		if i+1 < len(starts) {
+			stop = starts[i+1] - 1 // the AND
+		}
+		if q.dropsGroupsOfOne(h, stop) {
+			return true
+		}
+	}
+	return false
+}
+
+// dropsGroupsOfOne reports whether tokens [h, stop) are COUNT(*) > n with
+// n >= 1 or COUNT(*) >= n with n >= 2: false on a group of one row.
+func (q *query) dropsGroupsOfOne(h, stop int) bool {
+	if stop-h != 6 || !q.word(h, "count") || !q.punct(h+1, "(") || q.toks[h+2].Text != "*" || !q.punct(h+3, ")") {
 		return false
 	}
 	n, ok := parseInt(q.toks[h+5].Text)

@@ -292,3 +292,61 @@ func TestDerivedForeignKeyJoin(t *testing.T) {
 		c.check(t, eng, s)
 	}
 }
+
+// TestHavingConjunctDropsGroupsOfOne: INNER against LEFT JOIN grouped by
+// the FROM table's key, with a HAVING whose AND chain holds COUNT(*) >= n
+// (n >= 2) beside other conditions (benchdb's bench_03a): a product with
+// no review is a group of one row, which that conjunct drops. An OR at the
+// top, or a threshold a group of one meets, lets it through.
+func TestHavingConjunctDropsGroupsOfOne(t *testing.T) {
+	eng, s := shopWith(t, boundaryCustomers,
+		"INSERT INTO categories VALUES (1, 'Home', NULL)",
+		"INSERT INTO products VALUES (1, 1, 'Lamp', 10, 3), (2, 1, 'Rug', 20, 1), (3, 1, 'Bulb', 5, 9)",
+		"INSERT INTO reviews VALUES (1, 1, 1, 5, NULL, '2024-01-01'), (2, 1, 2, 4, NULL, '2024-01-02'), (3, 2, 3, 1, NULL, '2024-01-02')",
+	)
+	const join = "FROM products AS p JOIN reviews AS r ON r.product_id = p.product_id GROUP BY p.product_id, p.name"
+	cases := []proofCase{
+		{"COUNT(*) >= 2 AND an average", "SELECT p.product_id, p.name, AVG(r.rating) " + join + " HAVING COUNT(*) >= 2 AND AVG(r.rating) >= 4",
+			JoinType, "JOIN reviews", "LEFT JOIN reviews", true, false},
+		{"an average AND COUNT(*) > 1", "SELECT p.product_id, AVG(r.rating) " + join + " HAVING AVG(r.rating) >= 1 AND COUNT(*) > 1",
+			JoinType, "JOIN reviews", "LEFT JOIN reviews", true, false},
+		// The Bulb, with no review, has MAX(rating) NULL, so it passes the
+		// OR's IS NULL arm under the LEFT JOIN.
+		{"an OR at the top", "SELECT p.product_id " + join + " HAVING COUNT(*) >= 2 OR MAX(r.rating) IS NULL",
+			JoinType, "JOIN reviews", "LEFT JOIN reviews", false, true},
+		{"COUNT(*) >= 1 AND an average", "SELECT p.product_id " + join + " HAVING COUNT(*) >= 1 AND AVG(IFNULL(r.rating, 5)) >= 4",
+			JoinType, "JOIN reviews", "LEFT JOIN reviews", false, true},
+	}
+	for _, c := range cases {
+		c.check(t, eng, s)
+	}
+}
+
+// TestUnreadItemChanged: a mutant that changes only a select item of a
+// subquery no one reads the item of is equivalent (an EXISTS; a derived
+// table whose outer query never names the item); one whose item the outer
+// query reads, or whose subquery is DISTINCT, is not.
+func TestUnreadItemChanged(t *testing.T) {
+	eng, s := shopWith(t, boundaryCustomers,
+		"INSERT INTO orders VALUES (1, 1, '2024-01-01', 'paid', 10), (2, 1, '2024-01-02', 'paid', 30), (3, 3, '2024-01-03', 'shipped', 30)",
+	)
+	cases := []proofCase{
+		{"an EXISTS subquery's item",
+			"SELECT c.first_name FROM customers AS c WHERE EXISTS (SELECT o.order_id FROM orders AS o WHERE o.customer_id = c.customer_id)",
+			WrongColumn, "SELECT o.order_id FROM", "SELECT o.customer_id FROM", true, false},
+		{"a derived table's item nothing reads",
+			"SELECT d.cid FROM (SELECT o.customer_id AS cid, o.order_id AS oid FROM orders AS o WHERE o.status = 'paid') AS d",
+			WrongColumn, "o.order_id AS oid", "o.customer_id AS oid", true, false},
+		// The outer query reads cid: order 3's customer differs.
+		{"a derived table's item the outer query reads",
+			"SELECT d.cid FROM (SELECT o.customer_id AS cid, o.order_id AS oid FROM orders AS o) AS d",
+			WrongColumn, "o.customer_id AS cid", "o.order_id AS cid", false, true},
+		// DISTINCT compares whole rows: two paid orders of customer 1.
+		{"a DISTINCT derived table",
+			"SELECT COUNT(*) FROM (SELECT DISTINCT o.customer_id AS cid, o.order_id AS oid FROM orders AS o WHERE o.status = 'paid') AS d",
+			WrongColumn, "o.order_id AS oid", "o.customer_id AS oid", false, true},
+	}
+	for _, c := range cases {
+		c.check(t, eng, s)
+	}
+}

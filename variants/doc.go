@@ -23,6 +23,22 @@
 // original is always judged too and the rows a variant holds are what
 // judging on it costs.
 //
+// A SQLite database with a table of more than a few hundred rows is not
+// copied whole: the candidates are built on a base (sample.go), a seeded
+// sample of its rows closed under its declared and implied keys, holding
+// the rows each gold returns and reads on the original (every SELECT's
+// rows meeting its WHERE, first in its ORDER BY), the rows on and beside
+// its literals and whole groups near a HAVING threshold, grown until
+// every gold runs as deterministically as on the original. Aims, packing,
+// fuzzing and the trim then work on tens to hundreds of rows a table, so
+// their cost follows the tasks, not the file; what still reads the whole
+// original is the screen before and after (the original is always judged)
+// and the gold check. The base is the original less rows, rowids kept
+// (sqlite.Subset), so each kept variant's statements begin with one
+// DELETE per sampled table and a variant is still the original plus
+// statements. Mutants still weak and not proved equivalent are listed as
+// undistinguished, and still count as weak.
+//
 // Every change is a SQL statement on the original rows that picks its row
 // by key order (planner), so a variant is the original plus a list of
 // statements: the manifest records them, and the built-in shop ships its

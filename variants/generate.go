@@ -58,6 +58,16 @@ type Options struct {
 	// by default a NULL goes only into a column whose data holds one and
 	// a copied row repeats only values its column already repeats.
 	UnseenValues bool
+	// WholeBase builds the variants on the whole original instead of a
+	// sample of its rows closed under its keys (sample.go): the generator
+	// before sampling, kept to measure against.
+	WholeBase bool
+	// SampleAbove is the fewest rows an original must hold for its
+	// variants to be built on a sample (default 20,000): below it the
+	// whole original costs little, and the thinning and the trim bring
+	// its variants to hundreds of rows with the kills a sample can lose
+	// (docs/authoring.md, "Small variants on a sampled base").
+	SampleAbove int64
 	// Log, when set, gets the generator's traces, a line per trial.
 	Log func(format string, args ...any)
 	// Step, when set, is told each step of a database's generation as it
@@ -80,6 +90,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Step == nil {
 		o.Step = func(string) {}
+	}
+	if o.SampleAbove <= 0 {
+		o.SampleAbove = defaultSampleAbove
 	}
 	return o
 }
@@ -129,9 +142,12 @@ type DBResult struct {
 	GoldsEmpty int `json:"golds_empty"`
 	// Inferred lists the keys and foreign keys the data implied and the
 	// variants kept (none with Options.DeclaredOnly).
-	Inferred *Inferred     `json:"inferred,omitempty"`
-	Before   screen.Report `json:"before"`
-	After    screen.Report `json:"after"`
+	Inferred *Inferred `json:"inferred,omitempty"`
+	// Base is the sampled base the variants were built on (nil: the
+	// whole original, every table small enough or the option set).
+	Base   *BaseInfo     `json:"base,omitempty"`
+	Before screen.Report `json:"before"`
+	After  screen.Report `json:"after"`
 	// Killed maps a task id to the mutants the variants killed, with the
 	// first kept variant that kills each.
 	Killed map[string][]KilledMutant `json:"killed,omitempty"`
@@ -146,6 +162,13 @@ type DBResult struct {
 	// out after: the share the screen reported before the new kinds.
 	NearMissBefore int `json:"near_miss_weak_before"`
 	NearMissAfter  int `json:"near_miss_weak_after"`
+	// Undistinguished is the mutants still weak after the variants and
+	// not proved equivalent to their gold: no candidate separated them
+	// within the budget. They still count as weak (their tasks are in
+	// After.Weak); listed apart so that a reader sees what is left to
+	// find, per task, with UndistinguishedTasks the tasks holding one.
+	Undistinguished      []Undistinguished `json:"undistinguished,omitempty"`
+	UndistinguishedTasks int               `json:"undistinguished_tasks"`
 	// Levels tallies weak tasks per task level (complexity, else
 	// difficulty).
 	Levels  map[string]*LevelTally `json:"levels"`
@@ -160,6 +183,14 @@ type DBResult struct {
 	Cost JudgeCost `json:"judge_cost"`
 
 	tasksAfter []sqlgym.Task
+}
+
+// Undistinguished is a mutant no variant tells from its gold and no
+// proof shows equivalent to it.
+type Undistinguished struct {
+	Task string      `json:"task"`
+	Kind screen.Kind `json:"kind"`
+	SQL  string      `json:"sql"`
 }
 
 // Kept is one kept variant database.
@@ -341,6 +372,19 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 		return nil, err
 	}
 	res.Cost.OriginalSeconds = time.Since(t0).Seconds()
+	// The candidates' base: a sample of the original's rows closed under
+	// its keys (sample.go), for a SQLite original with a table too large
+	// to keep whole.
+	var sampled *base
+	if ft, ok := g.tgt.(*fileTarget); ok && ft.d == sqlgym.DialectSQLite && len(survivors) > 0 && !opt.WholeBase {
+		if sampled, err = g.sampleBase(ctx, ft.src, ft.tmp); err != nil {
+			return nil, err
+		}
+		if sampled != nil {
+			ft.orig = sampled.path
+			res.Base = &sampled.info
+		}
+	}
 	// Each weak task's own edits, then as few variants as carry them.
 	var kept []*candidate
 	killedBy := map[string]string{}
@@ -405,6 +449,19 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 		}
 	}
 	kept = dropIdle(kept, res, killedBy)
+
+	// A variant built on the base is the original less the rows the base
+	// leaves out, then its own statements: the deletions go first, counted
+	// with the thinning's.
+	if sampled != nil {
+		del := sampled.statements()
+		for i := range res.Variants {
+			k := &res.Variants[i]
+			k.Statements = append(slices.Clone(del), k.Statements...)
+			k.ThinStatements += len(del)
+			k.ThinnedRows += sampled.deleted()
+		}
+	}
 
 	// Write the kept variants beside the original's copy.
 	urls := []string{orig}
@@ -474,7 +531,11 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 				}
 			} else {
 				weakKinds[m.Kind] = true
+				res.Undistinguished = append(res.Undistinguished, Undistinguished{Task: t.ID, Kind: m.Kind, SQL: m.SQL})
 			}
+		}
+		if equiv < len(ms) {
+			res.UndistinguishedTasks++
 		}
 		res.EquivalentMutants += equiv
 		if equiv == len(ms) {

@@ -33,11 +33,16 @@ type Report struct {
 	// Equivalent counts tasks still weak after the variants only by
 	// mutants proved equivalent to their gold under the schema's
 	// constraints (see Equivalent); they are not in WeakAfter.
-	Equivalent        int                        `json:"equivalent"`
-	EquivalentMutants int                        `json:"equivalent_mutants"`
-	Kinds             map[screen.Kind]*KindTally `json:"kinds"`
-	Levels            map[string]*LevelTally     `json:"levels"`
-	Seconds           float64                    `json:"seconds"`
+	Equivalent        int `json:"equivalent"`
+	EquivalentMutants int `json:"equivalent_mutants"`
+	// Undistinguished counts the mutants still weak and not proved
+	// equivalent (UndistinguishedTasks the tasks holding one): counted
+	// weak, listed per database (DBResult.Undistinguished).
+	Undistinguished      int                        `json:"undistinguished"`
+	UndistinguishedTasks int                        `json:"undistinguished_tasks"`
+	Kinds                map[screen.Kind]*KindTally `json:"kinds"`
+	Levels               map[string]*LevelTally     `json:"levels"`
+	Seconds              float64                    `json:"seconds"`
 	// StillWeak lists, per database, the tasks still weak after the
 	// variants (DBResult.StillWeak).
 	StillWeak map[string][]string `json:"still_weak,omitempty"`
@@ -69,6 +74,8 @@ func Summarize(mode compare.Mode, seed uint64, maxVariants int, dbs []*DBResult,
 		r.NearMissBefore += d.NearMissBefore
 		r.NearMissAfter += d.NearMissAfter
 		r.EquivalentMutants += d.EquivalentMutants
+		r.Undistinguished += len(d.Undistinguished)
+		r.UndistinguishedTasks += d.UndistinguishedTasks
 		r.Seconds += d.Seconds
 		r.Cost.OriginalSeconds += d.Cost.OriginalSeconds
 		r.Cost.VariantSeconds += d.Cost.VariantSeconds
@@ -124,6 +131,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "mode %s: weak %d of %d screened tasks (%s) before, %d (%s) on the original and its variants; %d more weak only by equivalent mutants (%d mutants); %.1fs\n",
 		r.Mode, r.WeakBefore, r.Screened, pct(r.WeakBefore, r.Screened), r.WeakAfter, pct(r.WeakAfter, r.Screened),
 		r.Equivalent, r.EquivalentMutants, r.Seconds)
+	fmt.Fprintf(w, "undistinguished: %d mutants of %d tasks no variant tells from their gold and no proof shows equivalent (counted weak; listed in --json)\n",
+		r.Undistinguished, r.UndistinguishedTasks)
 	fmt.Fprintf(w, "the nine near-miss kinds alone: weak %d (%s) before, %d (%s) after\n",
 		r.NearMissBefore, pct(r.NearMissBefore, r.Screened), r.NearMissAfter, pct(r.NearMissAfter, r.Screened))
 	for _, d := range r.Databases {
@@ -189,6 +198,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "Weak tasks: %d of %d screened (%s) before, %d (%s) judged on the original and its variants. "+
 		"%d tasks are weak only by mutants equivalent to their gold under the schema's constraints (%d mutants), counted apart. Time: %.1fs.\n\n",
 		r.WeakBefore, r.Screened, pct(r.WeakBefore, r.Screened), r.WeakAfter, pct(r.WeakAfter, r.Screened), r.Equivalent, r.EquivalentMutants, r.Seconds)
+	fmt.Fprintf(&b, "Undistinguished: %d mutants of %d tasks no variant tells from their gold and no proof shows equivalent; counted weak, listed in manifest.json.\n\n",
+		r.Undistinguished, r.UndistinguishedTasks)
 	fmt.Fprintf(&b, "The nine near-miss kinds alone: %d weak (%s) before, %d (%s) after.\n\n",
 		r.NearMissBefore, pct(r.NearMissBefore, r.Screened), r.NearMissAfter, pct(r.NearMissAfter, r.Screened))
 	b.WriteString("| level | tasks | weak before | weak after |\n|---|---:|---:|---:|\n")

@@ -57,7 +57,7 @@ func (g *Generator) newTarget(ctx context.Context, dir string) (target, error) {
 		if err != nil {
 			return nil, fmt.Errorf("candidates folder: %w", err)
 		}
-		return &fileTarget{d: loc.Dialect, name: g.name, orig: loc.Path, dir: dir, tmp: tmp, guards: g.guards()}, nil
+		return &fileTarget{d: loc.Dialect, name: g.name, src: loc.Path, orig: loc.Path, dir: dir, tmp: tmp, guards: g.guards()}, nil
 	case sqlgym.DialectPostgres:
 		// The server cuts identifiers at 63 bytes: NAME_c12_t must fit, or
 		// two candidates' schemas would be one.
@@ -87,6 +87,9 @@ func (g *Generator) newTarget(ctx context.Context, dir string) (target, error) {
 type fileTarget struct {
 	d    sqlgym.Dialect
 	name string
+	// src is the original file; orig the one candidates are copies of:
+	// the sampled base (sample.go) once there is one, src before.
+	src  string
 	orig string
 	dir  string // the output folder, DIR/NAME
 	tmp  string // the candidates' folder inside it, removed by close
@@ -108,18 +111,21 @@ func (t *fileTarget) url(path string) string { return string(t.d) + ":" + path }
 
 func (t *fileTarget) path(url string) string { return strings.TrimPrefix(url, string(t.d)+":") }
 
-// copy copies the original file to path, with a DuckDB file's write-ahead
-// log when one is beside it (changes not yet checkpointed into the file,
-// which DuckDB replays on opening the copy).
-func (t *fileTarget) copy(path string) error {
-	if err := copyFile(path, t.orig); err != nil {
+// copy copies the base of the candidates to path.
+func (t *fileTarget) copy(path string) error { return t.copyFrom(path, t.orig) }
+
+// copyFrom copies the file at from to path, with a DuckDB file's
+// write-ahead log when one is beside it (changes not yet checkpointed into
+// the file, which DuckDB replays on opening the copy).
+func (t *fileTarget) copyFrom(path, from string) error {
+	if err := copyFile(path, from); err != nil {
 		return err
 	}
 	if t.d != sqlgym.DialectDuckDB {
 		return nil
 	}
-	if _, err := os.Stat(t.orig + ".wal"); err == nil {
-		return copyFile(path+".wal", t.orig+".wal")
+	if _, err := os.Stat(from + ".wal"); err == nil {
+		return copyFile(path+".wal", from+".wal")
 	}
 	// A log left by an earlier copy at path would be replayed into this one.
 	if err := os.Remove(path + ".wal"); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -128,7 +134,7 @@ func (t *fileTarget) copy(path string) error {
 	return nil
 }
 
-func (t *fileTarget) digest(context.Context) (string, error) { return sqlgym.FileDigest(t.orig) }
+func (t *fileTarget) digest(context.Context) (string, error) { return sqlgym.FileDigest(t.src) }
 
 func (t *fileTarget) build(ctx context.Context, idx int, trial bool, gs []group) (string, []string, error) {
 	path := filepath.Join(t.tmp, fmt.Sprintf("candidate_%02d%s", idx, t.ext()))
@@ -155,7 +161,7 @@ func (t *fileTarget) golds(ctx context.Context, url string, golds []string, lim 
 
 func (t *fileTarget) original(context.Context) (string, error) {
 	path := filepath.Join(t.dir, t.name+t.ext())
-	if err := t.copy(path); err != nil {
+	if err := t.copyFrom(path, t.src); err != nil {
 		return "", err
 	}
 	return t.url(path), nil
