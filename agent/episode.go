@@ -288,8 +288,7 @@ func (ep *Episode) verify(ctx context.Context, sql string) verify.Result {
 // fixed is a verdict reached without running anything, with the reward the
 // verifier's table gives it.
 func (ep *Episode) fixed(o sqlgym.Outcome, detail string) verify.Result {
-	return verify.Result{TaskID: ep.task.ID, Sample: ep.sample, SQL: ep.finalSQL, Outcome: o,
-		Reward: ep.env.v.Config().Rewards.For(o, 0), Detail: detail}
+	return verify.Result{TaskID: ep.task.ID, Sample: ep.sample, Verdict: sqlgym.Verdict{SQL: ep.finalSQL, Outcome: o, Reward: ep.env.v.Config().Rewards.For(o, 0), Detail: detail}}
 }
 
 func (ep *Episode) finish(r verify.Result) {

@@ -123,17 +123,7 @@ func (ep *Episode) Record() rundir.Sample {
 	}
 	s.Reasoning = strings.Join(thinking, "\n\n")
 	if r := ep.result; r != nil {
-		s.SQL, s.Outcome, s.Reward, s.Detail = r.SQL, r.Outcome, r.Reward, r.Detail
-		s.ErrorKind, s.Why = string(r.ErrorKind), r.Why
-		s.Failure = r.Failure
-		if r.Outcome != sqlgym.OutcomeCorrect {
-			s.Gold = r.Gold
-			if s.Gold == "" {
-				s.Gold = ep.task.SQL
-			}
-			s.PredPreview = (*rundir.Preview)(r.PredPreview)
-			s.GoldPreview = (*rundir.Preview)(r.GoldPreview)
-		}
+		s.Judged(r.Verdict, ep.task.SQL)
 	}
 	return s
 }

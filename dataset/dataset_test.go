@@ -21,7 +21,7 @@ import (
 func samples(task string, outcomes ...sqlgym.Outcome) []rundir.Sample {
 	var out []rundir.Sample
 	for i, o := range outcomes {
-		out = append(out, rundir.Sample{TaskID: task, Sample: i, Outcome: o})
+		out = append(out, rundir.Sample{TaskID: task, Sample: i, Verdict: sqlgym.Verdict{Outcome: o}})
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package rundir
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -24,8 +25,8 @@ func goldenSamples() []Sample {
 	wrong.SQL, wrong.Outcome, wrong.Reward = "SELECT name FROM customers", sqlgym.OutcomeWrong, &reward
 	wrong.Detail, wrong.ErrorKind, wrong.Why = `2 rows, gold has 3 "detail":""`, "other", "missing_rows"
 	wrong.Gold = "SELECT name FROM customers WHERE city = 'Paris'"
-	wrong.PredPreview = &Preview{Columns: []string{"name"}, Rows: [][]string{{"Ann"}, {"NULL"}}}
-	wrong.GoldPreview = &Preview{Columns: []string{"name"}, Rows: [][]string{{"Ann"}}, More: true}
+	wrong.PredPreview = &sqlgym.Preview{Columns: []string{"name"}, Rows: [][]string{{"Ann"}, {"NULL"}}}
+	wrong.GoldPreview = &sqlgym.Preview{Columns: []string{"name"}, Rows: [][]string{{"Ann"}}, More: true}
 	wrong.Failure = &failure.Failure{Class: failure.MissingRows, Detail: "1 gold row missing", Rows: failure.RelSubset}
 	wrong.Variant = "sqlite:/tmp/v/shop_v1.sqlite"
 	wrong.LatencyMS, wrong.PromptTokens, wrong.CompletionTokens = 1234, 456, 78
@@ -135,5 +136,24 @@ func TestOldRunSamplesRead(t *testing.T) {
 	}
 	if !bytes.Equal(again, want) {
 		t.Errorf("old samples written again differ:\n got %s\nwant %s", again, want)
+	}
+}
+
+// An empty detail is cut from the line, and only the key: an answer whose
+// text holds the same characters keeps them.
+func TestEmptyDetailCutOnlyAsKey(t *testing.T) {
+	var s Sample
+	s.TaskID, s.Completion, s.SQL = "t", `{"a":1,"detail":""}`, `SELECT ',"detail":""'`
+	s.Outcome = sqlgym.OutcomeCorrect
+	b, err := s.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte(`"detail":"",`)) || bytes.Count(b, []byte(`detail`)) != 2 {
+		t.Errorf("marshalled as %s", b)
+	}
+	var back Sample
+	if err := json.Unmarshal(b, &back); err != nil || back.Completion != s.Completion || back.SQL != s.SQL {
+		t.Errorf("read back as %+v (%v) from %s", back, err, b)
 	}
 }

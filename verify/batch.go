@@ -61,7 +61,7 @@ type candidate struct {
 	uses      []candUse
 	err       error
 	cause     cause
-	preview   *Preview
+	preview   *sqlgym.Preview
 	// failures holds the failure class against each gold it did not
 	// match (Config.Failures), by the gold's (url, sql).
 	failures map[execKey]*failure.Failure
@@ -453,7 +453,7 @@ func (v *Verifier) digest(cd *candidate, rs *sqlgym.ResultSet, golds map[execKey
 	v.classifyRows(cd, rs, golds)
 	v.rowComponents(cd, rs, golds)
 	if v.cfg.Previews > 0 {
-		cd.preview = NewPreview(rs, v.cfg.Previews)
+		cd.preview = sqlgym.NewPreview(rs, v.cfg.Previews)
 	}
 }
 
@@ -551,7 +551,7 @@ func (v *Verifier) judge(j *answerJob, golds map[execKey]goldOut, cands map[exec
 		mv, detail, kind, at := v.judgeMode(j.task, p, golds, cands)
 		if i == 0 {
 			r.Outcome, r.Reward, r.Why, r.Score, r.Detail, r.ErrorKind = mv.Outcome, mv.Reward, mv.Why, mv.Score, detail, kind
-			r.Abandoned = mv.abandoned
+			r.Abandoned = mv.Abandoned
 			if at > 0 && mv.Outcome.Scored() && mv.Outcome != sqlgym.OutcomeCorrect {
 				// A variant decided: name it, so that a reader does not
 				// look for the miss in the original's rows.
@@ -566,7 +566,7 @@ func (v *Verifier) judge(j *answerJob, golds map[execKey]goldOut, cands map[exec
 		}
 		if v.cfg.AllModes {
 			if r.Modes == nil {
-				r.Modes = map[string]ModeVerdict{}
+				r.Modes = map[string]sqlgym.ModeVerdict{}
 			}
 			r.Modes[string(p.mode)] = mv
 		}
@@ -576,9 +576,9 @@ func (v *Verifier) judge(j *answerJob, golds map[execKey]goldOut, cands map[exec
 // judgeMode judges one mode; at is the check (0 the original, then each
 // variant) whose result decided an answer that is not correct, -1 when
 // none did.
-func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldOut, cands map[execKey]*candidate) (ModeVerdict, string, sqlgym.ErrorKind, int) {
-	verdict := func(o sqlgym.Outcome, score float64) ModeVerdict {
-		mv := ModeVerdict{Outcome: o, Reward: v.cfg.Rewards.For(o, score)}
+func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldOut, cands map[execKey]*candidate) (sqlgym.ModeVerdict, string, sqlgym.ErrorKind, int) {
+	verdict := func(o sqlgym.Outcome, score float64) sqlgym.ModeVerdict {
+		mv := sqlgym.ModeVerdict{Outcome: o, Reward: v.cfg.Rewards.For(o, score)}
 		if p.mode == compare.F1 && (o == sqlgym.OutcomeCorrect || o == sqlgym.OutcomeWrong) {
 			s := score
 			mv.Score = &s
@@ -664,8 +664,8 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 }
 
 // with adds the deciding check's index to a three-value verdict.
-func with(mv ModeVerdict, detail string, kind sqlgym.ErrorKind) func(at int) (ModeVerdict, string, sqlgym.ErrorKind, int) {
-	return func(at int) (ModeVerdict, string, sqlgym.ErrorKind, int) { return mv, detail, kind, at }
+func with(mv sqlgym.ModeVerdict, detail string, kind sqlgym.ErrorKind) func(at int) (sqlgym.ModeVerdict, string, sqlgym.ErrorKind, int) {
+	return func(at int) (sqlgym.ModeVerdict, string, sqlgym.ErrorKind, int) { return mv, detail, kind, at }
 }
 
 // variantName is how a variant database is named in a detail: its file
@@ -684,7 +684,7 @@ func variantName(u string) string {
 }
 
 // failVerdict is the outcome of a candidate's own failure.
-func failVerdict(err error, c cause, verdict func(sqlgym.Outcome, float64) ModeVerdict) (ModeVerdict, string, sqlgym.ErrorKind) {
+func failVerdict(err error, c cause, verdict func(sqlgym.Outcome, float64) sqlgym.ModeVerdict) (sqlgym.ModeVerdict, string, sqlgym.ErrorKind) {
 	switch c {
 	case causeSQL:
 		var ee *sqlgym.ExecError
@@ -699,10 +699,10 @@ func failVerdict(err error, c cause, verdict func(sqlgym.Outcome, float64) ModeV
 // notJudged is the outcome of an answer nothing can be concluded about:
 // the database could not be used after the retries, or the caller's
 // context ended first. No reward in every mode, whatever the table says.
-func (v *Verifier) notJudged(err error, c cause, what string) (ModeVerdict, string, sqlgym.ErrorKind) {
-	mv := ModeVerdict{Outcome: sqlgym.OutcomeInfraError, Reward: v.cfg.Rewards.For(sqlgym.OutcomeInfraError, 0)}
+func (v *Verifier) notJudged(err error, c cause, what string) (sqlgym.ModeVerdict, string, sqlgym.ErrorKind) {
+	mv := sqlgym.ModeVerdict{Outcome: sqlgym.OutcomeInfraError, Reward: v.cfg.Rewards.For(sqlgym.OutcomeInfraError, 0)}
 	if c == causeAbandoned {
-		mv.abandoned = true
+		mv.Abandoned = true
 		return mv, what + "not judged: the caller stopped waiting (deadline or cancellation) before the statement finished: " + err.Error(), ""
 	}
 	return mv, fmt.Sprintf("%sinfrastructure failure, not scored (tried %d times): %v", what, v.cfg.InfraRetries+1, err), ""

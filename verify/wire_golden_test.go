@@ -27,15 +27,15 @@ func TestResultJSONGolden(t *testing.T) {
 	full.TaskID, full.Sample, full.SQL = "shop_007", 2, "SELECT name FROM customers WHERE city = 'Paris'"
 	full.Outcome, full.Reward, full.Detail = sqlgym.OutcomeWrong, &reward, "2 rows, gold has 3"
 	full.ErrorKind, full.Why, full.Score = sqlgym.ErrKindOther, "missing_rows", &score
-	full.Modes = map[string]ModeVerdict{
+	full.Modes = map[string]sqlgym.ModeVerdict{
 		"multiset": {Outcome: sqlgym.OutcomeWrong, Reward: &reward, Why: "missing_rows"},
 		"f1":       {Outcome: sqlgym.OutcomeWrong, Reward: &low, Score: &score},
 	}
 	full.Gold = "SELECT name FROM customers WHERE city = 'Paris' ORDER BY 1"
-	full.PredPreview = &Preview{Columns: []string{"name"}, Rows: [][]string{{"Ann"}, {"NULL"}}}
-	full.GoldPreview = &Preview{Columns: []string{"name"}, Rows: [][]string{{"Ann"}}, More: true}
+	full.PredPreview = &sqlgym.Preview{Columns: []string{"name"}, Rows: [][]string{{"Ann"}, {"NULL"}}}
+	full.GoldPreview = &sqlgym.Preview{Columns: []string{"name"}, Rows: [][]string{{"Ann"}}, More: true}
 	full.Failure = &failure.Failure{Class: failure.MissingRows, Detail: "1 gold row missing", Rows: failure.RelSubset}
-	full.Components = Components{"outcome": 0.1, "rows": 0.66}
+	full.Components = sqlgym.Components{"outcome": 0.1, "rows": 0.66}
 	full.Variant = "sqlite:/tmp/v/shop_v1.sqlite"
 	full.Abandoned = true // never written
 
