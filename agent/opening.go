@@ -23,7 +23,7 @@ type Opener struct {
 // Opening is what an episode starts from.
 type Opening struct {
 	// Messages are the system and user messages sent to the model first.
-	Messages []model.Message
+	Messages []sqlgym.Message
 	// Hash identifies the messages' text.
 	Hash string
 	// Tools are offered with every request: the four tools, or none for

@@ -82,14 +82,10 @@ func (ep *Episode) Trajectory() []rundir.Turn {
 	return turns(ep.msgs[ep.opening:])
 }
 
-func turns(msgs []model.Message) []rundir.Turn {
+func turns(msgs []sqlgym.Message) []rundir.Turn {
 	out := make([]rundir.Turn, len(msgs))
 	for i, m := range msgs {
-		t := rundir.Turn{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
-		for _, tc := range m.ToolCalls {
-			t.ToolCalls = append(t.ToolCalls, rundir.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
-		}
-		out[i] = t
+		out[i] = rundir.Turn{Message: m}
 	}
 	return out
 }

@@ -22,16 +22,10 @@ type Engines interface {
 	Engine(ctx context.Context, name string) (sqlgym.Engine, error)
 }
 
-// Message is one chat message of an exported prompt.
-type Message struct {
-	Role    string `json:"role" parquet:"role"`
-	Content string `json:"content" parquet:"content"`
-}
-
 // Example is one task rendered for training.
 type Example struct {
 	Task       sqlgym.Task
-	Prompt     []Message
+	Prompt     []sqlgym.Message
 	PromptHash string
 	// Protocol is the episode protocol of an agent-mode example (export
 	// --agent), empty for a single-turn one; Tools are its tools.
@@ -87,11 +81,7 @@ func RenderSchema(ctx context.Context, dbs Engines, tmpl *prompt.Template, src *
 		if err != nil {
 			return nil, err
 		}
-		ex := Example{Task: *t, PromptHash: p.Hash}
-		for _, m := range p.Messages {
-			ex.Prompt = append(ex.Prompt, Message{Role: m.Role, Content: m.Content})
-		}
-		out = append(out, ex)
+		out = append(out, Example{Task: *t, Prompt: p.Messages, PromptHash: p.Hash})
 	}
 	return out, nil
 }
@@ -100,13 +90,13 @@ func RenderSchema(ctx context.Context, dbs Engines, tmpl *prompt.Template, src *
 // (GRPOTrainer applies the model's chat template to it) and the columns
 // the reward function receives as keyword arguments.
 type TRLRow struct {
-	Prompt     []Message `json:"prompt"`
-	TaskID     string    `json:"task_id"`
-	DB         string    `json:"db"`
-	GoldSQL    string    `json:"gold_sql"`
-	Split      string    `json:"split"`
-	PassRate   *float64  `json:"pass_rate,omitempty"`
-	PromptHash string    `json:"prompt_hash"`
+	Prompt     []sqlgym.Message `json:"prompt"`
+	TaskID     string           `json:"task_id"`
+	DB         string           `json:"db"`
+	GoldSQL    string           `json:"gold_sql"`
+	Split      string           `json:"split"`
+	PassRate   *float64         `json:"pass_rate,omitempty"`
+	PromptHash string           `json:"prompt_hash"`
 	// Label is what OpenRLHF's --data.label_key sends to /get_reward: the
 	// task id, or on held-out rows {"task_id", "mode": "eval"} so the
 	// server scores them as validation.

@@ -42,20 +42,35 @@ type Key struct {
 // Key returns the sample's key.
 func (s *Sample) Key() Key { return Key{s.TaskID, s.Sample} }
 
-// Turn is one message of an agent episode.
+// Turn is one message of an agent episode, written as trajectories in
+// run files always have been (MarshalJSON).
 type Turn struct {
-	Role       string     `json:"role"`
-	Content    string     `json:"content,omitempty"`
-	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
-	Name       string     `json:"name,omitempty"`
+	sqlgym.Message
 }
 
-// ToolCall is one tool call the model made.
-type ToolCall struct {
+// turnJSON is a Turn in samples.jsonl: unlike a prompt's messages, an
+// empty content and a tool call's empty id are left out.
+type turnJSON struct {
+	Role       string         `json:"role"`
+	Content    string         `json:"content,omitempty"`
+	ToolCalls  []toolCallJSON `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+	Name       string         `json:"name,omitempty"`
+}
+
+type toolCallJSON struct {
 	ID        string `json:"id,omitempty"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+}
+
+// MarshalJSON writes the run file's shape of the message.
+func (t Turn) MarshalJSON() ([]byte, error) {
+	w := turnJSON{Role: t.Role, Content: t.Content, ToolCallID: t.ToolCallID, Name: t.Name}
+	for _, tc := range t.ToolCalls {
+		w.ToolCalls = append(w.ToolCalls, toolCallJSON(tc))
+	}
+	return jsonl.Marshal(w)
 }
 
 // Judged records v as the sample's verdict, as a run file keeps it: the

@@ -36,8 +36,9 @@ func goldenSamples() []Sample {
 	episode.Completion, episode.SQL = "done", "SELECT 1"
 	episode.Outcome, episode.Reward = sqlgym.OutcomeCorrect, &one
 	episode.Trajectory = []Turn{
-		{Role: "assistant", ToolCalls: []ToolCall{{ID: "c1", Name: "run_sql", Arguments: `{"sql":"SELECT 1"}`}}},
-		{Role: "tool", Content: "1 row", ToolCallID: "c1", Name: "run_sql"},
+		{sqlgym.Message{Role: "assistant", ToolCalls: []sqlgym.ToolCall{{ID: "c1", Name: "run_sql", Arguments: `{"sql":"SELECT 1"}`}}}},
+		{sqlgym.Message{Role: "tool", Content: "1 row", ToolCallID: "c1", Name: "run_sql"}},
+		{sqlgym.Message{Role: "assistant", Content: "done", ToolCalls: []sqlgym.ToolCall{{Name: "submit", Arguments: "{"}}}},
 	}
 	episode.Extra = map[string]any{"agent_turns": 2, "agent_submitted": true}
 

@@ -310,7 +310,7 @@ func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
 	}
 	reply := agent.Reply{Content: req.Message.Content, FinishReason: req.FinishReason, CompletionTokens: req.CompletionTokens, Partial: req.Partial}
 	for _, tc := range req.Message.ToolCalls {
-		reply.ToolCalls = append(reply.ToolCalls, model.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: argumentsText(tc.Function.Arguments)})
+		reply.ToolCalls = append(reply.ToolCalls, sqlgym.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: argumentsText(tc.Function.Arguments)})
 	}
 	res, err := s.step(r.Context(), ep, reply)
 	if errors.Is(err, agent.ErrPartial) {
@@ -416,7 +416,7 @@ func (s *Server) underSlot(ctx context.Context, db string, fn func(ctx context.C
 	return fn(hctx)
 }
 
-func toWire(msgs []model.Message) []WireMessage {
+func toWire(msgs []sqlgym.Message) []WireMessage {
 	out := make([]WireMessage, len(msgs))
 	for i, m := range msgs {
 		wm := WireMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
