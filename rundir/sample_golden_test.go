@@ -74,7 +74,7 @@ func TestSamplesFileGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join("testdata", "samples.golden.jsonl")
-	if *update {
+	if *update || os.Getenv("SQLGYM_UPDATE_GOLDEN") == "1" {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,7 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata/*.golden from th
 func checkWireGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *updateGolden {
+	if *updateGolden || os.Getenv("SQLGYM_UPDATE_GOLDEN") == "1" {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -64,7 +64,7 @@ func checkGolden(t *testing.T, name string, vs ...any) {
 		}
 	}
 	path := filepath.Join("testdata", name)
-	if *updateGolden {
+	if *updateGolden || os.Getenv("SQLGYM_UPDATE_GOLDEN") == "1" {
 		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
