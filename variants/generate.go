@@ -108,6 +108,8 @@ type Generator struct {
 
 	golds      []string
 	goldStates map[string]goldState
+	// anti is the columns the golds read through NOT IN (antiJoined).
+	anti map[string]bool
 }
 
 // DBResult is what a generation found for one database.
@@ -274,6 +276,7 @@ func NewGenerator(ctx context.Context, dbs verify.Databases, name, url string, t
 			}
 		}
 	}
+	g.anti = antiJoined(g.golds)
 	return g, nil
 }
 

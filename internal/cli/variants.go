@@ -59,8 +59,9 @@ need, and slots left over get candidates fuzzed from every gold's edits, kept by
 greedy set cover. Every change keeps the schema's constraints, the keys and
 foreign keys the data implies where none are declared (--implied-keys=false
 keeps the declared ones only), and the column's own data: a NULL only where the
-column holds one, a repeated name only where names repeat (--unseen-values
-lifts that). Every gold still runs, deterministically, on every variant.
+column holds one or in a declared foreign key that may be NULL (unless a gold
+reads that column through NOT IN), a repeated name only where names repeat
+(--unseen-values lifts that). Every gold still runs, deterministically, on every variant.
 
 --out DIR receives DIR/NAME/NAME.sqlite (a copy of the original) and
 DIR/NAME/NAME_vK.sqlite (Spider's test-suite layout); a DuckDB database's
