@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/baseline"
 	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/schema"
@@ -141,7 +142,7 @@ func (b *BaselineActor) look(ep *Episode, tables []string) Reply {
 	r := Reply{Content: "Look at the tables the retrieved query reads.", FinishReason: model.FinishToolCalls}
 	for _, t := range tables {
 		args, _ := json.Marshal(map[string]string{"name": t})
-		r.ToolCalls = append(r.ToolCalls, model.ToolCall{Name: ToolDescribeTable, Arguments: string(args)})
+		r.ToolCalls = append(r.ToolCalls, sqlgym.ToolCall{Name: ToolDescribeTable, Arguments: string(args)})
 	}
 	return r
 }
@@ -157,7 +158,7 @@ func act(ep *Episode, tool, sql, why string) Reply {
 	}
 	args, _ := json.Marshal(map[string]string{"sql": sql})
 	return Reply{Content: why, FinishReason: model.FinishToolCalls,
-		ToolCalls: []model.ToolCall{{Name: tool, Arguments: string(args)}}}
+		ToolCalls: []sqlgym.ToolCall{{Name: tool, Arguments: string(args)}}}
 }
 
 // fixLiterals rewrites each plain '...' literal of sql that equals a known

@@ -24,7 +24,7 @@ var ErrPartial = errors.New("a partial step carries exactly one tool call, under
 type Reply struct {
 	Content      string
 	Reasoning    string
-	ToolCalls    []model.ToolCall
+	ToolCalls    []sqlgym.ToolCall
 	FinishReason string
 	// Token counts and latency, when known (zero from a trainer).
 	PromptTokens     int
@@ -42,7 +42,7 @@ type Reply struct {
 // StepResult is what one step returns: the observations to show the
 // model, and the verdict once the episode is done.
 type StepResult struct {
-	Observations []model.Message
+	Observations []sqlgym.Message
 	Done         bool
 	// Result is the verdict on the submitted query; set when Done.
 	Result *verify.Result
@@ -75,7 +75,7 @@ type Episode struct {
 	promptHash string
 
 	mu      sync.Mutex
-	msgs    []model.Message
+	msgs    []sqlgym.Message
 	opening int // how many of msgs are the opening prompt
 	turns   int
 	calls   int // tool calls that came as partial replies
@@ -113,17 +113,17 @@ func (ep *Episode) Schema() *sqlgym.Schema { return ep.schema }
 
 // Messages is the conversation so far: the opening messages, then each
 // assistant message and its observations. The next model call sends it.
-func (ep *Episode) Messages() []model.Message {
+func (ep *Episode) Messages() []sqlgym.Message {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
-	return append([]model.Message(nil), ep.msgs...)
+	return append([]sqlgym.Message(nil), ep.msgs...)
 }
 
 // Opening is the episode's first messages (system and user).
-func (ep *Episode) Opening() []model.Message {
+func (ep *Episode) Opening() []sqlgym.Message {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
-	return append([]model.Message(nil), ep.msgs[:ep.opening]...)
+	return append([]sqlgym.Message(nil), ep.msgs[:ep.opening]...)
 }
 
 // Tools is what the model is offered: the four tools, or none for the
@@ -191,7 +191,7 @@ func (ep *Episode) Step(ctx context.Context, r Reply) (StepResult, error) {
 	ep.prompt = max(ep.prompt, r.PromptTokens)
 	ep.latency += r.Latency
 	ep.reasoning = append(ep.reasoning, r.Reasoning)
-	calls := make([]model.ToolCall, len(r.ToolCalls))
+	calls := make([]sqlgym.ToolCall, len(r.ToolCalls))
 	for i, tc := range r.ToolCalls {
 		if tc.ID == "" {
 			// The observation must name the call it answers.
@@ -199,14 +199,14 @@ func (ep *Episode) Step(ctx context.Context, r Reply) (StepResult, error) {
 		}
 		calls[i] = tc
 	}
-	ep.msgs = append(ep.msgs, model.Message{Role: model.RoleAssistant, Content: r.Content, ToolCalls: calls})
+	ep.msgs = append(ep.msgs, sqlgym.Message{Role: model.RoleAssistant, Content: r.Content, ToolCalls: calls})
 
 	if r.FinishReason == model.FinishLength {
 		ep.finalFinish = model.FinishLength
 		ep.finish(ep.fixed(sqlgym.OutcomeTruncated, "an assistant turn was cut off by the token limit (finish_reason length)"))
 		return ep.stepResult(nil), nil
 	}
-	var obs []model.Message
+	var obs []sqlgym.Message
 	var infra error
 	if ep.cfg.Protocol == ProtocolTools {
 		obs, infra = ep.toolTurn(ctx, calls)
@@ -235,7 +235,7 @@ func (ep *Episode) Step(ctx context.Context, r Reply) (StepResult, error) {
 	return ep.stepResult(obs), nil
 }
 
-func (ep *Episode) stepResult(obs []model.Message) StepResult {
+func (ep *Episode) stepResult(obs []sqlgym.Message) StepResult {
 	return StepResult{Observations: obs, Done: ep.done, Result: ep.result}
 }
 
@@ -254,7 +254,7 @@ const lastTurnText = "This is your last turn: submit your final query now."
 
 // lastTurnNote tells the model its next message is its last, in the last
 // observation it gets.
-func lastTurnNote(obs []model.Message, p Protocol) []model.Message {
+func lastTurnNote(obs []sqlgym.Message, p Protocol) []sqlgym.Message {
 	if len(obs) == 0 {
 		return obs
 	}
@@ -288,8 +288,7 @@ func (ep *Episode) verify(ctx context.Context, sql string) verify.Result {
 // fixed is a verdict reached without running anything, with the reward the
 // verifier's table gives it.
 func (ep *Episode) fixed(o sqlgym.Outcome, detail string) verify.Result {
-	return verify.Result{TaskID: ep.task.ID, Sample: ep.sample, SQL: ep.finalSQL, Outcome: o,
-		Reward: ep.env.v.Config().Rewards.For(o, 0), Detail: detail}
+	return verify.Result{TaskID: ep.task.ID, Sample: ep.sample, Verdict: sqlgym.Verdict{SQL: ep.finalSQL, Outcome: o, Reward: ep.env.v.Config().Rewards.For(o, 0), Detail: detail}}
 }
 
 func (ep *Episode) finish(r verify.Result) {
@@ -299,15 +298,15 @@ func (ep *Episode) finish(r verify.Result) {
 
 // toolTurn answers each tool call of an assistant message with a tool
 // message. A submission ends the turn: calls after it are not run.
-func (ep *Episode) toolTurn(ctx context.Context, calls []model.ToolCall) ([]model.Message, error) {
+func (ep *Episode) toolTurn(ctx context.Context, calls []sqlgym.ToolCall) ([]sqlgym.Message, error) {
 	if len(calls) == 0 {
 		ep.noAction++
-		return []model.Message{{Role: model.RoleUser, Content: "No tool call found in your message. Call run_sql to try a query, or submit with your final query."}}, nil
+		return []sqlgym.Message{{Role: model.RoleUser, Content: "No tool call found in your message. Call run_sql to try a query, or submit with your final query."}}, nil
 	}
-	var obs []model.Message
+	var obs []sqlgym.Message
 	for i, tc := range calls {
 		reply := func(text string) {
-			obs = append(obs, model.Message{Role: model.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: text})
+			obs = append(obs, sqlgym.Message{Role: model.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: text})
 		}
 		if ep.submitted {
 			reply("Not run: the query was already submitted.")
@@ -376,19 +375,19 @@ func (ep *Episode) call(ctx context.Context, name string, args map[string]any) (
 // textTurn acts on the tags of a text-protocol reply: a <solution>
 // submits (the queries of the same reply are not run), otherwise each
 // <sql> runs. The observations go back as one user message.
-func (ep *Episode) textTurn(ctx context.Context, content string) ([]model.Message, error) {
+func (ep *Episode) textTurn(ctx context.Context, content string) ([]sqlgym.Message, error) {
 	a := parseText(visibleText(content))
 	if a.submitted {
 		if a.solution == "" {
 			ep.broken++
-			return []model.Message{{Role: model.RoleUser, Content: observation("Error: the <solution> tag is empty; nothing was submitted.")}}, nil
+			return []sqlgym.Message{{Role: model.RoleUser, Content: observation("Error: the <solution> tag is empty; nothing was submitted.")}}, nil
 		}
 		ep.submitted, ep.finalSQL = true, a.solution
 		return nil, nil
 	}
 	if len(a.runs) == 0 {
 		ep.noAction++
-		return []model.Message{{Role: model.RoleUser, Content: observation("No <sql> or <solution> tag found. Write <sql>QUERY</sql> to run a query, or <solution>QUERY</solution> to submit your final query.")}}, nil
+		return []sqlgym.Message{{Role: model.RoleUser, Content: observation("No <sql> or <solution> tag found. Write <sql>QUERY</sql> to run a query, or <solution>QUERY</solution> to submit your final query.")}}, nil
 	}
 	var parts []string
 	for i, q := range a.runs {
@@ -402,12 +401,12 @@ func (ep *Episode) textTurn(ctx context.Context, content string) ([]model.Messag
 		default:
 			text, err := ep.run(ctx, q)
 			if err != nil {
-				return []model.Message{{Role: model.RoleUser, Content: strings.Join(parts, "\n")}}, err
+				return []sqlgym.Message{{Role: model.RoleUser, Content: strings.Join(parts, "\n")}}, err
 			}
 			parts = append(parts, observation(text))
 		}
 	}
-	return []model.Message{{Role: model.RoleUser, Content: strings.Join(parts, "\n")}}, nil
+	return []sqlgym.Message{{Role: model.RoleUser, Content: strings.Join(parts, "\n")}}, nil
 }
 
 func observation(text string) string { return "<observation>\n" + text + "\n</observation>" }

@@ -6,12 +6,11 @@ import (
 	"testing"
 
 	"github.com/sqlgym/sqlgym"
-	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/verify"
 )
 
 func runSQL(sql string) Reply {
-	return Reply{ToolCalls: []model.ToolCall{{ID: "c1", Name: ToolRunSQL, Arguments: args("sql", sql)}}}
+	return Reply{ToolCalls: []sqlgym.ToolCall{{ID: "c1", Name: ToolRunSQL, Arguments: args("sql", sql)}}}
 }
 
 func stepObs(t *testing.T, ep *Episode, r Reply) string {
@@ -68,7 +67,7 @@ func TestRunSQLUsesVerifierLimits(t *testing.T) {
 		t.Errorf("observation = %q", obs)
 	}
 	// The verifier judges a submission of the same query as a timeout.
-	res, err := ep.Step(context.Background(), Reply{ToolCalls: []model.ToolCall{{Name: ToolSubmit, Arguments: args("sql", "SELECT COUNT(*) FROM orders a, orders b, orders c")}}})
+	res, err := ep.Step(context.Background(), Reply{ToolCalls: []sqlgym.ToolCall{{Name: ToolSubmit, Arguments: args("sql", "SELECT COUNT(*) FROM orders a, orders b, orders c")}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +85,7 @@ func TestRunSQLUsesVerifierLimits(t *testing.T) {
 func TestDescribeTable(t *testing.T) {
 	env := newEnv(t, Config{DescribeRows: 2}, verify.Config{})
 	ep := start(t, env, taskDelivered)
-	obs := stepObs(t, ep, Reply{ToolCalls: []model.ToolCall{{Name: ToolDescribeTable, Arguments: args("name", "ORDER_ITEMS")}}})
+	obs := stepObs(t, ep, Reply{ToolCalls: []sqlgym.ToolCall{{Name: ToolDescribeTable, Arguments: args("name", "ORDER_ITEMS")}}})
 	for _, want := range []string{"table order_items (", "  quantity INTEGER NOT NULL", "primary key: order_item_id",
 		"foreign key: order_id -> orders(order_id)", "first 2 rows:\norder_item_id | order_id"} {
 		if !strings.Contains(obs, want) {

@@ -82,14 +82,10 @@ func (ep *Episode) Trajectory() []rundir.Turn {
 	return turns(ep.msgs[ep.opening:])
 }
 
-func turns(msgs []model.Message) []rundir.Turn {
+func turns(msgs []sqlgym.Message) []rundir.Turn {
 	out := make([]rundir.Turn, len(msgs))
 	for i, m := range msgs {
-		t := rundir.Turn{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
-		for _, tc := range m.ToolCalls {
-			t.ToolCalls = append(t.ToolCalls, rundir.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
-		}
-		out[i] = t
+		out[i] = rundir.Turn{Message: m}
 	}
 	return out
 }
@@ -123,17 +119,7 @@ func (ep *Episode) Record() rundir.Sample {
 	}
 	s.Reasoning = strings.Join(thinking, "\n\n")
 	if r := ep.result; r != nil {
-		s.SQL, s.Outcome, s.Reward, s.Detail = r.SQL, r.Outcome, r.Reward, r.Detail
-		s.ErrorKind, s.Why = string(r.ErrorKind), r.Why
-		s.Failure = r.Failure
-		if r.Outcome != sqlgym.OutcomeCorrect {
-			s.Gold = r.Gold
-			if s.Gold == "" {
-				s.Gold = ep.task.SQL
-			}
-			s.PredPreview = (*rundir.Preview)(r.PredPreview)
-			s.GoldPreview = (*rundir.Preview)(r.GoldPreview)
-		}
+		s.Judged(r.Verdict, ep.task.SQL)
 	}
 	return s
 }

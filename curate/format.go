@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/sqlgym/sqlgym"
-	"github.com/sqlgym/sqlgym/dataset"
 	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/rundir"
 )
@@ -70,7 +69,7 @@ func Answer(sql string) string {
 	return "```sql\n" + strings.TrimSpace(sql) + "\n```"
 }
 
-func promptMessages(p []dataset.Message) []Message {
+func promptMessages(p []sqlgym.Message) []Message {
 	out := make([]Message, len(p))
 	for i, m := range p {
 		out[i] = Message{Role: m.Role, Content: m.Content}

@@ -29,7 +29,7 @@ func samples(byTask map[string][]ans) []rundir.Sample {
 	slices.Sort(ids)
 	for _, id := range ids {
 		for j, a := range byTask[id] {
-			s := rundir.Sample{TaskID: id, Sample: j, SQL: a.sql, Outcome: sqlgym.OutcomeWrong}
+			s := rundir.Sample{TaskID: id, Sample: j, Verdict: sqlgym.Verdict{SQL: a.sql, Outcome: sqlgym.OutcomeWrong}}
 			if a.ok {
 				s.Outcome = sqlgym.OutcomeCorrect
 			} else if a.class != "" {

@@ -20,11 +20,7 @@ func RenderAgent(ctx context.Context, op *agent.Opener, tasks []sqlgym.Task) ([]
 		if err != nil {
 			return nil, fmt.Errorf("task %s: %w", t.ID, err)
 		}
-		ex := Example{Task: *t, PromptHash: o.Hash, Protocol: string(op.Protocol()), Tools: o.Tools}
-		for _, m := range o.Messages {
-			ex.Prompt = append(ex.Prompt, Message{Role: m.Role, Content: m.Content})
-		}
-		out = append(out, ex)
+		out = append(out, Example{Task: *t, Prompt: o.Messages, PromptHash: o.Hash, Protocol: string(op.Protocol()), Tools: o.Tools})
 	}
 	return out, nil
 }

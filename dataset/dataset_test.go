@@ -16,12 +16,13 @@ import (
 	"github.com/sqlgym/sqlgym/dataset"
 	"github.com/sqlgym/sqlgym/prompt"
 	"github.com/sqlgym/sqlgym/rundir"
+	"github.com/sqlgym/sqlgym/schema"
 )
 
 func samples(task string, outcomes ...sqlgym.Outcome) []rundir.Sample {
 	var out []rundir.Sample
 	for i, o := range outcomes {
-		out = append(out, rundir.Sample{TaskID: task, Sample: i, Outcome: o})
+		out = append(out, rundir.Sample{TaskID: task, Sample: i, Verdict: sqlgym.Verdict{Outcome: o}})
 	}
 	return out
 }
@@ -110,10 +111,11 @@ func shopExamples(t *testing.T) ([]sqlgym.Task, []dataset.Example, string) {
 		t.Fatal(err)
 	}
 	eng, _ := cat.Engine(ctx, "shop")
-	schemaText, err := prompt.SchemaText(ctx, eng)
+	sch, err := schema.Load(ctx, eng, prompt.SchemaSamples)
 	if err != nil {
 		t.Fatal(err)
 	}
+	schemaText := schema.Render(sch, schema.Options{})
 	return tasks, exs, schemaText
 }
 

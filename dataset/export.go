@@ -3,7 +3,6 @@ package dataset
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 
 	"github.com/sqlgym/sqlgym"
@@ -23,16 +22,10 @@ type Engines interface {
 	Engine(ctx context.Context, name string) (sqlgym.Engine, error)
 }
 
-// Message is one chat message of an exported prompt.
-type Message struct {
-	Role    string `json:"role" parquet:"role"`
-	Content string `json:"content" parquet:"content"`
-}
-
 // Example is one task rendered for training.
 type Example struct {
 	Task       sqlgym.Task
-	Prompt     []Message
+	Prompt     []sqlgym.Message
 	PromptHash string
 	// Protocol is the episode protocol of an agent-mode example (export
 	// --agent), empty for a single-turn one; Tools are its tools.
@@ -67,8 +60,8 @@ func Split(tasks []sqlgym.Task, include bool) (keep []sqlgym.Task, heldOut int) 
 	return keep, heldOut
 }
 
-// Render renders each task's prompt with tmpl, on its database's schema
-// as prompt.SchemaText renders it (loaded once per database).
+// Render renders each task's prompt with tmpl on its database's whole
+// schema, through the prompt renderer evaluation scores with.
 func Render(ctx context.Context, dbs Engines, tmpl *prompt.Template, tasks []sqlgym.Task) ([]Example, error) {
 	return RenderSchema(ctx, dbs, tmpl, nil, tasks)
 }
@@ -80,50 +73,15 @@ func RenderSchema(ctx context.Context, dbs Engines, tmpl *prompt.Template, src *
 	if src != nil && src.Mode().Diagnostic() {
 		return nil, ErrOracle
 	}
-	if src != nil && src.Mode() == link.ModeFull {
-		src = nil
-	}
-	type schemaText struct {
-		text    string
-		dialect sqlgym.Dialect
-	}
-	schemas := map[string]schemaText{}
+	r := prompt.NewRenderer(dbs, tmpl, src)
 	out := make([]Example, 0, len(tasks))
 	for i := range tasks {
 		t := &tasks[i]
-		st, ok := schemas[t.DB]
-		if src != nil {
-			eng, err := dbs.Engine(ctx, t.DB)
-			if err != nil {
-				return nil, fmt.Errorf("task %s: %w", t.ID, err)
-			}
-			text, _, err := src.Text(ctx, eng, t)
-			if err != nil {
-				return nil, fmt.Errorf("schema of database %s: %w", t.DB, err)
-			}
-			st, ok = schemaText{text, eng.Dialect()}, true
-		}
-		if !ok {
-			eng, err := dbs.Engine(ctx, t.DB)
-			if err != nil {
-				return nil, fmt.Errorf("task %s: %w", t.ID, err)
-			}
-			text, err := prompt.SchemaText(ctx, eng)
-			if err != nil {
-				return nil, fmt.Errorf("schema of database %s: %w", t.DB, err)
-			}
-			st = schemaText{text, eng.Dialect()}
-			schemas[t.DB] = st
-		}
-		p, err := tmpl.Render(prompt.InputFor(t, st.text, st.dialect))
+		p, err := r.Render(ctx, t)
 		if err != nil {
-			return nil, fmt.Errorf("task %s: %w", t.ID, err)
+			return nil, err
 		}
-		ex := Example{Task: *t, PromptHash: p.Hash}
-		for _, m := range p.Messages {
-			ex.Prompt = append(ex.Prompt, Message{Role: m.Role, Content: m.Content})
-		}
-		out = append(out, ex)
+		out = append(out, Example{Task: *t, Prompt: p.Messages, PromptHash: p.Hash})
 	}
 	return out, nil
 }
@@ -132,13 +90,13 @@ func RenderSchema(ctx context.Context, dbs Engines, tmpl *prompt.Template, src *
 // (GRPOTrainer applies the model's chat template to it) and the columns
 // the reward function receives as keyword arguments.
 type TRLRow struct {
-	Prompt     []Message `json:"prompt"`
-	TaskID     string    `json:"task_id"`
-	DB         string    `json:"db"`
-	GoldSQL    string    `json:"gold_sql"`
-	Split      string    `json:"split"`
-	PassRate   *float64  `json:"pass_rate,omitempty"`
-	PromptHash string    `json:"prompt_hash"`
+	Prompt     []sqlgym.Message `json:"prompt"`
+	TaskID     string           `json:"task_id"`
+	DB         string           `json:"db"`
+	GoldSQL    string           `json:"gold_sql"`
+	Split      string           `json:"split"`
+	PassRate   *float64         `json:"pass_rate,omitempty"`
+	PromptHash string           `json:"prompt_hash"`
 	// Label is what OpenRLHF's --data.label_key sends to /get_reward: the
 	// task id, or on held-out rows {"task_id", "mode": "eval"} so the
 	// server scores them as validation.

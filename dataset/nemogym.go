@@ -3,6 +3,8 @@ package dataset
 import (
 	"encoding/json"
 	"io"
+
+	"github.com/sqlgym/sqlgym"
 )
 
 // NemoGymRow is one line of the NeMo-Gym export: the Responses-API
@@ -23,8 +25,8 @@ type NemoGymRow struct {
 
 // NemoGymParams is the part of a Responses-API request the export fills.
 type NemoGymParams struct {
-	Input []Message       `json:"input"`
-	Tools []ResponsesTool `json:"tools,omitempty"`
+	Input []sqlgym.Message `json:"input"`
+	Tools []ResponsesTool  `json:"tools,omitempty"`
 }
 
 // ResponsesTool is a function tool in the Responses-API shape (flat, no

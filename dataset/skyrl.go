@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/sqlgym/sqlgym"
 )
 
 // SkyRLEnvClass is the skyrl-gym environment id sqlgym_skyrl.py registers.
@@ -15,14 +17,14 @@ const SkyRLEnvClass = "sqlgym"
 // environment as its extras (NovaSky-AI/SkyRL skyrl/train/dataset/
 // dataset.py:86-94).
 type SkyRLRow struct {
-	Prompt     []Message `json:"prompt"`
-	EnvClass   string    `json:"env_class"`
-	TaskID     string    `json:"task_id"`
-	DB         string    `json:"db"`
-	Split      string    `json:"split"`
-	Protocol   string    `json:"protocol"`
-	PassRate   *float64  `json:"pass_rate,omitempty"`
-	PromptHash string    `json:"prompt_hash"`
+	Prompt     []sqlgym.Message `json:"prompt"`
+	EnvClass   string           `json:"env_class"`
+	TaskID     string           `json:"task_id"`
+	DB         string           `json:"db"`
+	Split      string           `json:"split"`
+	Protocol   string           `json:"protocol"`
+	PassRate   *float64         `json:"pass_rate,omitempty"`
+	PromptHash string           `json:"prompt_hash"`
 }
 
 // WriteSkyRL writes agent-mode examples as SkyRL JSONL.

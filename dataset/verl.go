@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/internal/atomicfile"
 )
 
@@ -13,11 +14,11 @@ const DataSource = "sqlgym"
 
 // VerlRow is one row of verl's RL dataset layout.
 type VerlRow struct {
-	DataSource  string          `parquet:"data_source"`
-	Prompt      []Message       `parquet:"prompt,list"`
-	Ability     string          `parquet:"ability"`
-	RewardModel VerlRewardModel `parquet:"reward_model"`
-	ExtraInfo   VerlExtraInfo   `parquet:"extra_info"`
+	DataSource  string           `parquet:"data_source"`
+	Prompt      []sqlgym.Message `parquet:"prompt,list"`
+	Ability     string           `parquet:"ability"`
+	RewardModel VerlRewardModel  `parquet:"reward_model"`
+	ExtraInfo   VerlExtraInfo    `parquet:"extra_info"`
 }
 
 // VerlRewardModel says how a row is rewarded: by rule, against the gold.
@@ -78,7 +79,7 @@ const AgentName = "sqlgym_agent"
 type VerlAgentRow struct {
 	DataSource  string             `parquet:"data_source"`
 	AgentName   string             `parquet:"agent_name"`
-	Prompt      []Message          `parquet:"prompt,list"`
+	Prompt      []sqlgym.Message   `parquet:"prompt,list"`
 	Ability     string             `parquet:"ability"`
 	RewardModel VerlRewardModel    `parquet:"reward_model"`
 	ExtraInfo   VerlAgentExtraInfo `parquet:"extra_info"`

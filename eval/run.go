@@ -346,7 +346,7 @@ func (r *runner) rejudge(ctx context.Context, samples []rundir.Sample) error {
 		for i := range batch {
 			s := batch[i]
 			t, _ := r.v.Task(s.TaskID)
-			judged(&s, t, results[i])
+			s.Judged(results[i].Verdict, taskSQL(t))
 			if err := r.app.Append(&s); err != nil {
 				return err
 			}
@@ -423,7 +423,7 @@ func (r *runner) draw(ctx context.Context, u unit) error {
 			Completion: c.Text, Reasoning: c.Reasoning, FinishReason: c.FinishReason,
 			LatencyMS: lat.Milliseconds(), PromptTokens: c.PromptTokens, CompletionTokens: c.CompletionTokens,
 		}
-		judged(&s, u.task, results[i])
+		s.Judged(results[i].Verdict, taskSQL(u.task))
 		if err := r.app.Append(&s); err != nil {
 			return err
 		}
@@ -487,21 +487,6 @@ func (r *runner) lose(u unit, counter *int, err error) {
 // judged copies a verdict into a sample. A sample that is not correct
 // keeps the gold it was judged against (the task's, when the verifier
 // named none) and, when the queries ran, the first rows of each.
-func judged(s *rundir.Sample, t *sqlgym.Task, vr verify.Result) {
-	s.SQL, s.Outcome, s.Reward, s.Detail = vr.SQL, vr.Outcome, vr.Reward, vr.Detail
-	s.ErrorKind, s.Why, s.Variant = string(vr.ErrorKind), vr.Why, vr.Variant
-	s.Gold, s.PredPreview, s.GoldPreview, s.Failure = "", nil, nil, vr.Failure
-	if vr.Outcome == sqlgym.OutcomeCorrect {
-		return
-	}
-	s.Gold = vr.Gold
-	if s.Gold == "" && t != nil {
-		s.Gold = t.SQL
-	}
-	s.PredPreview = (*rundir.Preview)(vr.PredPreview)
-	s.GoldPreview = (*rundir.Preview)(vr.GoldPreview)
-}
-
 // redactAll is redact.URL of every URL.
 func redactAll(urls []string) []string {
 	if urls == nil {
@@ -512,4 +497,13 @@ func redactAll(urls []string) []string {
 		out[i] = redact.URL(u)
 	}
 	return out
+}
+
+// taskSQL is the task's gold, a failed sample's gold when the verifier
+// names none; "" without a task.
+func taskSQL(t *sqlgym.Task) string {
+	if t == nil {
+		return ""
+	}
+	return t.SQL
 }

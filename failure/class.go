@@ -1,8 +1,11 @@
 package failure
 
+import "github.com/sqlgym/sqlgym"
+
 // Class names one kind of failure. Classes are stable strings: they are
-// kept in run folders and compared between runs.
-type Class string
+// kept in run folders and compared between runs. The type is the domain's
+// (a verdict carries it); this package names the classes.
+type Class = sqlgym.FailureClass
 
 // Answers that do not run (or never became a query).
 const (
@@ -48,8 +51,8 @@ var Classes = []Class{
 	FilterDiffers, ExtraRows, MissingRows, WrongValues,
 }
 
-// Runs reports whether answers of the class ran and returned rows.
-func (c Class) Runs() bool {
+// Runs reports whether answers of class c ran and returned rows.
+func Runs(c Class) bool {
 	switch c {
 	case WrongColumns, EmptyResult, Rounding, MissingDistinct, DuplicatedRows, Ordering, WrongTable, WrongGrain,
 		FilterDiffers, ExtraRows, MissingRows, WrongValues:
@@ -59,7 +62,7 @@ func (c Class) Runs() bool {
 }
 
 // Relation is how the candidate's rows, as a multiset, stand to the gold's.
-type Relation string
+type Relation = sqlgym.RowRelation
 
 const (
 	RelEqual    Relation = "equal"    // same rows, same counts (order or format differs)
@@ -69,13 +72,6 @@ const (
 	RelDisjoint Relation = "disjoint" // no row in common
 )
 
-// Failure is the class of one failed answer and what supports it.
-type Failure struct {
-	Class Class `json:"class"`
-	// Detail says in a sentence what differs ("GROUP BY customer_id, gold
-	// groups by city").
-	Detail string `json:"detail,omitempty"`
-	// Rows is the row relation, for answers that ran with the gold's
-	// column count.
-	Rows Relation `json:"rows,omitempty"`
-}
+// Failure is the class of one failed answer and what supports it (the
+// domain's type, which a verdict carries).
+type Failure = sqlgym.Failure

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sqlgym/sqlgym"
 )
 
 // Connection failures in a row open the breaker: the call then fails with
@@ -23,7 +25,7 @@ func TestBreakerOpensOnConnectionFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := Request{Messages: []Message{{Role: "user", Content: "hi"}}}
+	req := Request{Messages: []sqlgym.Message{{Role: "user", Content: "hi"}}}
 	_, err = c.Chat(context.Background(), req)
 	var me *Error
 	if !errors.Is(err, ErrServerGone) || !errors.As(err, &me) || !me.Infra {

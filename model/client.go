@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/internal/retry"
 )
 
@@ -302,7 +303,7 @@ func decodeAnswer(data []byte, latency time.Duration) (*Response, error) {
 			ch.Reasoning = deref(wc.Message.Reasoning)
 		}
 		for _, tc := range wc.Message.ToolCalls {
-			ch.ToolCalls = append(ch.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: string(tc.Function.Arguments)})
+			ch.ToolCalls = append(ch.ToolCalls, sqlgym.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: string(tc.Function.Arguments)})
 		}
 		resp.Choices = append(resp.Choices, ch)
 	}

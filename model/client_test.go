@@ -120,9 +120,9 @@ func TestChatSendsToolTurns(t *testing.T) {
 		writeJSON(w, 200, vllmAnswer(1, "done"))
 	})
 	c, _ := newTestClient(t, srv.base())
-	msgs := append(append([]Message(nil), userAsks...),
-		Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "call_1", Name: "run_sql", Arguments: `{"sql":"SELECT count(*) FROM singer"}`}}},
-		Message{Role: RoleTool, ToolCallID: "call_1", Name: "run_sql", Content: "count(*)\n6"},
+	msgs := append(append([]sqlgym.Message(nil), userAsks...),
+		sqlgym.Message{Role: RoleAssistant, ToolCalls: []sqlgym.ToolCall{{ID: "call_1", Name: "run_sql", Arguments: `{"sql":"SELECT count(*) FROM singer"}`}}},
+		sqlgym.Message{Role: RoleTool, ToolCallID: "call_1", Name: "run_sql", Content: "count(*)\n6"},
 	)
 	if _, err := c.Chat(context.Background(), Request{Messages: msgs}); err != nil {
 		t.Fatal(err)
@@ -172,7 +172,7 @@ func TestChatDecodesServerVariants(t *testing.T) {
 		{
 			name:   "OpenAI tool_calls",
 			answer: `{"id":"chatcmpl-B9","object":"chat.completion","created":1732900000,"model":"gpt-4o-mini-2024-07-18","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_abc123","type":"function","function":{"name":"run_sql","arguments":"{\"sql\": \"SELECT count(*) FROM singer\"}"}},{"id":"call_def456","type":"function","function":{"name":"list_tables","arguments":"{}"}}],"refusal":null,"annotations":[]},"logprobs":null,"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":80,"completion_tokens":30,"total_tokens":110,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}},"service_tier":"default","system_fingerprint":"fp_0ba0d124f1"}`,
-			want: []Choice{{FinishReason: "tool_calls", PromptTokens: 80, CompletionTokens: 30, ToolCalls: []ToolCall{
+			want: []Choice{{FinishReason: "tool_calls", PromptTokens: 80, CompletionTokens: 30, ToolCalls: []sqlgym.ToolCall{
 				{ID: "call_abc123", Name: "run_sql", Arguments: `{"sql": "SELECT count(*) FROM singer"}`},
 				{ID: "call_def456", Name: "list_tables", Arguments: `{}`},
 			}}},
@@ -180,7 +180,7 @@ func TestChatDecodesServerVariants(t *testing.T) {
 		{
 			name:   "arguments sent as an object",
 			answer: `{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"","tool_calls":[{"id":"call_9","function":{"name":"run_sql","arguments":{"sql":"SELECT 1"}}}]},"finish_reason":"tool_calls"}]}`,
-			want:   []Choice{{FinishReason: "tool_calls", ToolCalls: []ToolCall{{ID: "call_9", Name: "run_sql", Arguments: `{"sql":"SELECT 1"}`}}}},
+			want:   []Choice{{FinishReason: "tool_calls", ToolCalls: []sqlgym.ToolCall{{ID: "call_9", Name: "run_sql", Arguments: `{"sql":"SELECT 1"}`}}}},
 		},
 		{
 			name:   "content as text parts",

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"time"
+
+	"github.com/sqlgym/sqlgym"
 )
 
 // Policy turns a rendered prompt into k completions.
@@ -17,7 +19,7 @@ type Policy interface {
 // so results can say which prompt produced them.
 type Prompt struct {
 	TaskID   string
-	Messages []Message
+	Messages []sqlgym.Message
 	Hash     string
 }
 

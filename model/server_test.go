@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sqlgym/sqlgym"
 )
 
 // fakeServer is an httptest server speaking the OpenAI wire protocol. It
@@ -125,7 +127,7 @@ func vllmAnswer(k int, prefix string) string {
 		fmt.Sprintf(`],"usage":{"prompt_tokens":42,"total_tokens":%d,"completion_tokens":%d,"prompt_tokens_details":null},"prompt_logprobs":null,"kv_transfer_params":null}`, 42+9*k+1, 9*k+1)
 }
 
-var userAsks = []Message{
+var userAsks = []sqlgym.Message{
 	{Role: RoleSystem, Content: "Write one SQLite query."},
 	{Role: RoleUser, Content: "How many singers are there?"},
 }

@@ -3,6 +3,8 @@ package model
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/sqlgym/sqlgym"
 )
 
 // Roles of chat messages.
@@ -21,25 +23,6 @@ const (
 	FinishToolCalls = "tool_calls"
 )
 
-// Message is one turn of a chat. An assistant turn may carry ToolCalls; the
-// answer to one of them is a RoleTool message whose ToolCallID names it.
-type Message struct {
-	Role       string     `json:"role"`
-	Content    string     `json:"content"`
-	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
-	Name       string     `json:"name,omitempty"`
-}
-
-// ToolCall is a function call the model asked for. Arguments is the JSON
-// text the model wrote, unparsed: it may be invalid, and that is the
-// model's mistake for the caller to score.
-type ToolCall struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
-
 // Tool is a function the model may call. Parameters is a JSON Schema object.
 type Tool struct {
 	Name        string          `json:"name"`
@@ -52,7 +35,7 @@ type Tool struct {
 type Request struct {
 	// Model overrides the client's model for this request.
 	Model    string
-	Messages []Message
+	Messages []sqlgym.Message
 	// N is the number of samples asked for in one request (0 means 1).
 	// Chat sends it as is; Sample copes with servers that ignore it.
 	N           int
@@ -94,7 +77,7 @@ type Choice struct {
 	// which case any <think> block stays in Content.
 	Reasoning    string
 	FinishReason string
-	ToolCalls    []ToolCall
+	ToolCalls    []sqlgym.ToolCall
 	// Latency is the round trip of the request that produced this choice.
 	Latency time.Duration
 	// PromptTokens is the prompt's length as the server counted it.

@@ -76,21 +76,21 @@ func (t *Template) Hash() string { return t.hash }
 // Render renders one task. The prompt's Hash covers the rendered messages,
 // so two samples with the same hash saw exactly the same text.
 func (t *Template) Render(in Input) (model.Prompt, error) {
-	var msgs []model.Message
+	var msgs []sqlgym.Message
 	if t.tmpl.Lookup("system") != nil {
 		s, err := t.exec("system", in)
 		if err != nil {
 			return model.Prompt{}, err
 		}
 		if s = strings.TrimSpace(s); s != "" {
-			msgs = append(msgs, model.Message{Role: model.RoleSystem, Content: s})
+			msgs = append(msgs, sqlgym.Message{Role: model.RoleSystem, Content: s})
 		}
 	}
 	u, err := t.exec("user", in)
 	if err != nil {
 		return model.Prompt{}, err
 	}
-	msgs = append(msgs, model.Message{Role: model.RoleUser, Content: strings.TrimSpace(u)})
+	msgs = append(msgs, sqlgym.Message{Role: model.RoleUser, Content: strings.TrimSpace(u)})
 	return model.Prompt{TaskID: in.TaskID, Messages: msgs, Hash: HashMessages(msgs)}, nil
 }
 
@@ -103,7 +103,7 @@ func (t *Template) exec(block string, in Input) (string, error) {
 }
 
 // HashMessages is a short digest of chat messages.
-func HashMessages(msgs []model.Message) string {
+func HashMessages(msgs []sqlgym.Message) string {
 	b, _ := json.Marshal(msgs)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])

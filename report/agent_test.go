@@ -11,16 +11,16 @@ import (
 
 func TestAgentSummary(t *testing.T) {
 	ep := func(id string, o sqlgym.Outcome, turns, queries, errs int, crashFixed, submitted bool) rundir.Sample {
-		return rundir.Sample{TaskID: id, Outcome: o, Extra: map[string]any{
+		return rundir.Sample{TaskID: id, Extra: map[string]any{
 			"agent_turns": turns, "agent_queries": queries, "agent_query_errors": errs, "agent_broken_calls": 1,
-			"agent_submitted": submitted, "agent_submit_last": false, "agent_crash_fixed": crashFixed}}
+			"agent_submitted": submitted, "agent_submit_last": false, "agent_crash_fixed": crashFixed}, Verdict: sqlgym.Verdict{Outcome: o}}
 	}
 	samples := []rundir.Sample{
 		ep("a", sqlgym.OutcomeCorrect, 4, 2, 1, true, true),
 		ep("b", sqlgym.OutcomeWrong, 2, 1, 0, false, true),
 		ep("c", sqlgym.OutcomeError, 3, 3, 3, false, true),
 		ep("d", sqlgym.OutcomeNoQuery, 4, 4, 0, false, false),
-		{TaskID: "e", Outcome: sqlgym.OutcomeTimeout}, // not an episode
+		{TaskID: "e", Verdict: sqlgym.Verdict{Outcome: sqlgym.OutcomeTimeout}}, // not an episode
 	}
 	// Counters read back from samples.jsonl are float64s.
 	b, _ := json.Marshal(samples[1])

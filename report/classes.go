@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sqlgym/sqlgym/failure"
 	"github.com/sqlgym/sqlgym/rundir"
 	"github.com/sqlgym/sqlgym/sqltext"
 )
@@ -95,7 +96,7 @@ func classCounts(samples []rundir.Sample, distinct []Failure) []ClassCount {
 		c := string(s.Failure.Class)
 		cc := by[c]
 		if cc == nil {
-			cc = &ClassCount{Class: c, Runs: s.Failure.Class.Runs(), Examples: []Failure{}}
+			cc = &ClassCount{Class: c, Runs: failure.Runs(s.Failure.Class), Examples: []Failure{}}
 			by[c] = cc
 			tasks[c] = map[string]bool{}
 		}

@@ -18,12 +18,12 @@ func TestFailuresByTaskAndDistinctSQL(t *testing.T) {
 	root := t.TempDir()
 	cls := func(c failure.Class) *failure.Failure { return &failure.Failure{Class: c, Detail: string(c)} }
 	samples := []rundir.Sample{
-		{TaskID: "a", Sample: 0, SQL: "SELECT x FROM t", Outcome: sqlgym.OutcomeWrong, Failure: cls(failure.ExtraRows)},
-		{TaskID: "a", Sample: 1, SQL: "select  x\nfrom t", Outcome: sqlgym.OutcomeWrong, Failure: cls(failure.ExtraRows)},
-		{TaskID: "a", Sample: 2, SQL: "SELECT x FROM t", Outcome: sqlgym.OutcomeTimeout, Failure: cls(failure.Timeout)},
-		{TaskID: "a", Sample: 3, SQL: "SELECT y FROM t", Outcome: sqlgym.OutcomeWrong, Failure: cls(failure.ExtraRows)},
-		{TaskID: "b", Sample: 0, SQL: "SELECT x FROM t", Outcome: sqlgym.OutcomeWrong, Failure: cls(failure.ExtraRows)},
-		{TaskID: "b", Sample: 1, SQL: "SELECT 1", Outcome: sqlgym.OutcomeCorrect},
+		{TaskID: "a", Sample: 0, Verdict: sqlgym.Verdict{SQL: "SELECT x FROM t", Outcome: sqlgym.OutcomeWrong, Failure: cls(failure.ExtraRows)}},
+		{TaskID: "a", Sample: 1, Verdict: sqlgym.Verdict{SQL: "select  x\nfrom t", Outcome: sqlgym.OutcomeWrong, Failure: cls(failure.ExtraRows)}},
+		{TaskID: "a", Sample: 2, Verdict: sqlgym.Verdict{SQL: "SELECT x FROM t", Outcome: sqlgym.OutcomeTimeout, Failure: cls(failure.Timeout)}},
+		{TaskID: "a", Sample: 3, Verdict: sqlgym.Verdict{SQL: "SELECT y FROM t", Outcome: sqlgym.OutcomeWrong, Failure: cls(failure.ExtraRows)}},
+		{TaskID: "b", Sample: 0, Verdict: sqlgym.Verdict{SQL: "SELECT x FROM t", Outcome: sqlgym.OutcomeWrong, Failure: cls(failure.ExtraRows)}},
+		{TaskID: "b", Sample: 1, Verdict: sqlgym.Verdict{SQL: "SELECT 1", Outcome: sqlgym.OutcomeCorrect}},
 	}
 	r := load(t, writeRun(t, filepath.Join(root, "run"), manifest(4), samples))
 	type got struct {

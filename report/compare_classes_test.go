@@ -15,10 +15,10 @@ import (
 func TestCompareFailureClassesFixed(t *testing.T) {
 	root := t.TempDir()
 	fail := func(id string, n int, c failure.Class) rundir.Sample {
-		return rundir.Sample{TaskID: id, Sample: n, SQL: "SELECT " + id, Outcome: sqlgym.OutcomeWrong, Failure: &failure.Failure{Class: c}}
+		return rundir.Sample{TaskID: id, Sample: n, Verdict: sqlgym.Verdict{SQL: "SELECT " + id, Outcome: sqlgym.OutcomeWrong, Failure: &failure.Failure{Class: c}}}
 	}
 	ok := func(id string, n int) rundir.Sample {
-		return rundir.Sample{TaskID: id, Sample: n, SQL: "SELECT 1", Outcome: sqlgym.OutcomeCorrect}
+		return rundir.Sample{TaskID: id, Sample: n, Verdict: sqlgym.Verdict{SQL: "SELECT 1", Outcome: sqlgym.OutcomeCorrect}}
 	}
 	base := load(t, writeRun(t, filepath.Join(root, "base"), manifest(2), []rundir.Sample{
 		fail("a", 0, failure.WrongGrain), fail("a", 1, failure.WrongGrain), fail("b", 0, failure.MissingColumn), ok("b", 1)}))

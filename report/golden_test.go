@@ -36,14 +36,14 @@ func fixtureRun(t *testing.T, name string, shift int) *Run {
 	for i, tk := range tasks {
 		c := (i + shift) % 5
 		for j := range 4 {
-			s := rundir.Sample{TaskID: tk.ID, Sample: j, DB: tk.DB, SQL: "SELECT name FROM t" + fmt.Sprint(i), Outcome: sqlgym.OutcomeCorrect}
+			s := rundir.Sample{TaskID: tk.ID, Sample: j, DB: tk.DB, Verdict: sqlgym.Verdict{SQL: "SELECT name FROM t" + fmt.Sprint(i), Outcome: sqlgym.OutcomeCorrect}}
 			if j >= c {
 				switch (i + j) % 4 {
 				case 0:
 					s.Outcome, s.Why, s.Detail = sqlgym.OutcomeWrong, "row_count", "3 rows, gold has 2"
 					s.SQL = "SELECT '<script>alert(1)</script>' AS x -- | pipe `tick`"
-					s.PredPreview = &rundir.Preview{Columns: []string{"x"}, Rows: [][]string{{"<script>alert(1)</script>"}, {"a|b"}}, More: true}
-					s.GoldPreview = &rundir.Preview{Columns: []string{"name"}, Rows: [][]string{{"<img src=x onerror=alert(2)>"}}}
+					s.PredPreview = &sqlgym.Preview{Columns: []string{"x"}, Rows: [][]string{{"<script>alert(1)</script>"}, {"a|b"}}, More: true}
+					s.GoldPreview = &sqlgym.Preview{Columns: []string{"name"}, Rows: [][]string{{"<img src=x onerror=alert(2)>"}}}
 					s.Failure = &failure.Failure{Class: failure.ExtraRows, Rows: failure.RelSuperset, Detail: "every gold row and more <b>"}
 				case 1:
 					s.Outcome, s.ErrorKind, s.Detail = sqlgym.OutcomeError, "no_such_column", "no such column: nme"

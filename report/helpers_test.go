@@ -41,7 +41,7 @@ func samplesOf(tasks []task) []rundir.Sample {
 	var out []rundir.Sample
 	for _, tk := range tasks {
 		for i, o := range tk.outcomes {
-			s := rundir.Sample{TaskID: tk.id, Sample: i, DB: tk.db, Outcome: o, SQL: "SELECT " + tk.id}
+			s := rundir.Sample{TaskID: tk.id, Sample: i, DB: tk.db, Verdict: sqlgym.Verdict{Outcome: o, SQL: "SELECT " + tk.id}}
 			switch o {
 			case sqlgym.OutcomeWrong:
 				s.Why = "row_count"

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/sqlgym/sqlgym/rundir"
+	"github.com/sqlgym/sqlgym"
 )
 
 // Markdown writes the run's report as GitHub-flavoured Markdown, for a pull
@@ -122,7 +122,7 @@ func mdGroups(w io.Writer, title, what string, rows []groupRow) {
 	fmt.Fprintln(w)
 }
 
-func mdPreview(w io.Writer, title string, p *rundir.Preview) {
+func mdPreview(w io.Writer, title string, p *sqlgym.Preview) {
 	if p == nil || len(p.Columns) == 0 {
 		return
 	}

@@ -73,8 +73,8 @@ type Failure struct {
 	Gold     string `json:"gold,omitempty"`
 	// PredPreview and GoldPreview are the first rows each query returned,
 	// when the run recorded them.
-	PredPreview *rundir.Preview `json:"pred_preview,omitempty"`
-	GoldPreview *rundir.Preview `json:"gold_preview,omitempty"`
+	PredPreview *sqlgym.Preview `json:"pred_preview,omitempty"`
+	GoldPreview *sqlgym.Preview `json:"gold_preview,omitempty"`
 }
 
 // Name is the run folder's base name, how reports refer to the run.
@@ -207,7 +207,7 @@ func failures(samples []rundir.Sample, info map[string]sqlgym.Task) []Failure {
 		if s.Outcome == sqlgym.OutcomeWrong {
 			f.Kind = s.Why
 		} else {
-			f.Kind = s.ErrorKind
+			f.Kind = string(s.ErrorKind)
 		}
 		if t, ok := info[s.TaskID]; ok {
 			f.Question = t.Question

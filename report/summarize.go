@@ -121,7 +121,7 @@ func summarize(counts []TaskResult, samples []rundir.Sample, k int) (rundir.Summ
 		}
 		switch s.Outcome {
 		case sqlgym.OutcomeError:
-			sum.ErrorKinds = inc(sum.ErrorKinds, orUnknown(s.ErrorKind))
+			sum.ErrorKinds = inc(sum.ErrorKinds, orUnknown(string(s.ErrorKind)))
 		case sqlgym.OutcomeWrong:
 			sum.WrongWhy = inc(sum.WrongWhy, orUnknown(s.Why))
 		}

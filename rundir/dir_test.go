@@ -17,7 +17,7 @@ func TestAppendResumeAfterTornLine(t *testing.T) {
 		t.Fatalf("fresh run: %v %v", prev, err)
 	}
 	for i := 0; i < 3; i++ {
-		if err := a.Append(&Sample{TaskID: "t1", Sample: i, Outcome: sqlgym.OutcomeCorrect}); err != nil {
+		if err := a.Append(&Sample{TaskID: "t1", Sample: i, Verdict: sqlgym.Verdict{Outcome: sqlgym.OutcomeCorrect}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -36,7 +36,7 @@ func TestAppendResumeAfterTornLine(t *testing.T) {
 	if err != nil || len(prev) != 3 {
 		t.Fatalf("resume: %d samples, %v", len(prev), err)
 	}
-	if err := a.Append(&Sample{TaskID: "t1", Sample: 3, Outcome: sqlgym.OutcomeWrong}); err != nil {
+	if err := a.Append(&Sample{TaskID: "t1", Sample: 3, Verdict: sqlgym.Verdict{Outcome: sqlgym.OutcomeWrong}}); err != nil {
 		t.Fatal(err)
 	}
 	a.Close()
@@ -53,8 +53,8 @@ func TestAppendResumeAfterTornLine(t *testing.T) {
 func TestDuplicateKeyCountsOnce(t *testing.T) {
 	dir := t.TempDir()
 	a, _, _ := OpenAppender(dir)
-	a.Append(&Sample{TaskID: "t", Sample: 0, Outcome: sqlgym.OutcomeInfraError})
-	a.Append(&Sample{TaskID: "t", Sample: 0, Outcome: sqlgym.OutcomeCorrect})
+	a.Append(&Sample{TaskID: "t", Sample: 0, Verdict: sqlgym.Verdict{Outcome: sqlgym.OutcomeInfraError}})
+	a.Append(&Sample{TaskID: "t", Sample: 0, Verdict: sqlgym.Verdict{Outcome: sqlgym.OutcomeCorrect}})
 	a.Close()
 	got, _ := ReadSamples(dir)
 	if len(got) != 1 || got[0].Outcome != sqlgym.OutcomeCorrect {

@@ -1,38 +1,26 @@
 package rundir
 
 import (
+	"bytes"
+
 	"github.com/sqlgym/sqlgym"
-	"github.com/sqlgym/sqlgym/failure"
+	"github.com/sqlgym/sqlgym/internal/jsonl"
 )
 
 // Sample is one line of samples.jsonl: one sampled answer to one task and
 // its verdict.
 type Sample struct {
-	TaskID       string         `json:"task_id"`
-	Sample       int            `json:"sample"`
-	DB           string         `json:"db,omitempty"`
-	PromptHash   string         `json:"prompt_hash"`
-	Completion   string         `json:"completion"`
-	Reasoning    string         `json:"reasoning,omitempty"`
-	FinishReason string         `json:"finish_reason,omitempty"`
-	SQL          string         `json:"sql"`
-	Outcome      sqlgym.Outcome `json:"outcome"`
-	Reward       *float64       `json:"reward"`
-	Detail       string         `json:"detail,omitempty"`
-	ErrorKind    string         `json:"error_kind,omitempty"`
-	Why          string         `json:"why,omitempty"`
-	// Gold is the gold SQL the sample was judged against; PredPreview and
-	// GoldPreview are the first rows each returned (set on failures, so a
-	// report can show them without the database).
-	Gold        string   `json:"gold,omitempty"`
-	PredPreview *Preview `json:"pred_preview,omitempty"`
-	GoldPreview *Preview `json:"gold_preview,omitempty"`
-	// Failure is the class of a scored sample that was not correct (see
-	// package failure).
-	Failure *failure.Failure `json:"failure,omitempty"`
-	// Variant is the variant database that decided a sample right on the
-	// original (verify.Result.Variant).
-	Variant string `json:"variant,omitempty"`
+	TaskID       string `json:"task_id"`
+	Sample       int    `json:"sample"`
+	DB           string `json:"db,omitempty"`
+	PromptHash   string `json:"prompt_hash"`
+	Completion   string `json:"completion"`
+	Reasoning    string `json:"reasoning,omitempty"`
+	FinishReason string `json:"finish_reason,omitempty"`
+	// Verdict is the sample's judgement; a run file leaves out its
+	// score, modes and components, and its previews and
+	// gold on correct answers (Judged).
+	sqlgym.Verdict
 	// LatencyMS is the model's time to answer.
 	LatencyMS        int64 `json:"latency_ms"`
 	PromptTokens     int   `json:"prompt_tokens,omitempty"`
@@ -54,18 +42,61 @@ type Key struct {
 // Key returns the sample's key.
 func (s *Sample) Key() Key { return Key{s.TaskID, s.Sample} }
 
-// Turn is one message of an agent episode.
+// Turn is one message of an agent episode, written as trajectories in
+// run files always have been (MarshalJSON).
 type Turn struct {
-	Role       string     `json:"role"`
-	Content    string     `json:"content,omitempty"`
-	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
-	Name       string     `json:"name,omitempty"`
+	sqlgym.Message
 }
 
-// ToolCall is one tool call the model made.
-type ToolCall struct {
+// turnJSON is a Turn in samples.jsonl: unlike a prompt's messages, an
+// empty content and a tool call's empty id are left out.
+type turnJSON struct {
+	Role       string         `json:"role"`
+	Content    string         `json:"content,omitempty"`
+	ToolCalls  []toolCallJSON `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+	Name       string         `json:"name,omitempty"`
+}
+
+type toolCallJSON struct {
 	ID        string `json:"id,omitempty"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+}
+
+// MarshalJSON writes the run file's shape of the message.
+func (t Turn) MarshalJSON() ([]byte, error) {
+	w := turnJSON{Role: t.Role, Content: t.Content, ToolCallID: t.ToolCallID, Name: t.Name}
+	for _, tc := range t.ToolCalls {
+		w.ToolCalls = append(w.ToolCalls, toolCallJSON(tc))
+	}
+	return jsonl.Marshal(w)
+}
+
+// Judged records v as the sample's verdict, as a run file keeps it: the
+// gold and both previews only on an answer that was not correct (the gold
+// falls back to taskSQL when the verifier named none), and nothing of the
+// score, modes or components, which reports recompute from the run's mode.
+func (s *Sample) Judged(v sqlgym.Verdict, taskSQL string) {
+	v.Score, v.Modes, v.Components = nil, nil, nil
+	if v.Outcome == sqlgym.OutcomeCorrect {
+		v.Gold, v.PredPreview, v.GoldPreview = "", nil, nil
+	} else if v.Gold == "" {
+		v.Gold = taskSQL
+	}
+	s.Verdict = v
+}
+
+// MarshalJSON writes the sample as samples.jsonl always has: the verdict's
+// fields in place, except an empty detail, which run files leave out
+// (verify and serve write it). Every field before "detail" is a number or
+// a string, whose quotes JSON escapes, so the first `,"detail":""` in the
+// encoding is that key and no text of the answer.
+func (s Sample) MarshalJSON() ([]byte, error) {
+	type plain Sample // the fields without this method
+	b, err := jsonl.Marshal(plain(s))
+	if err != nil || s.Detail != "" {
+		return b, err
+	}
+	return bytes.Replace(b, []byte(`,"detail":""`), nil, 1), nil
 }

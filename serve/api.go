@@ -2,6 +2,7 @@ package serve
 
 import (
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/jsonl"
 )
 
 // RewardsRequest is the body of POST /v1/rewards.
@@ -36,8 +37,16 @@ type RewardsResponse struct {
 
 // Result is the verdict on one item. Reward is null when the answer must
 // not be learned from: a reply cut off by the token limit, a gold that
-// fails, a database that could not be used.
+// fails, a database that could not be used. Its JSON (MarshalJSON) is the
+// part of the verdict a trainer reads, reward first; previews, gold and
+// failure class stay in the server.
 type Result struct {
+	sqlgym.Verdict
+}
+
+// resultJSON is a Result as /v1/rewards has always written it: trainers
+// and the Python shims read these names, in this order.
+type resultJSON struct {
 	Reward    *float64         `json:"reward"`
 	Outcome   sqlgym.Outcome   `json:"outcome"`
 	SQL       string           `json:"sql"`
@@ -46,10 +55,17 @@ type Result struct {
 	Why       string           `json:"why,omitempty"`
 	// Components are the reward components (serve --components) of an
 	// item the outcome rewards; absent otherwise.
-	Components map[string]float64 `json:"components,omitempty"`
+	Components sqlgym.Components `json:"components,omitempty"`
 	// Variant names the variant database an answer right on the original
-	// failed on (verify.Result.Variant).
+	// failed on.
 	Variant string `json:"variant,omitempty"`
+}
+
+// MarshalJSON writes the /v1/rewards shape of the verdict.
+func (r Result) MarshalJSON() ([]byte, error) {
+	v := &r.Verdict
+	return jsonl.Marshal(resultJSON{Reward: v.Reward, Outcome: v.Outcome, SQL: v.SQL, Detail: v.Detail,
+		ErrorKind: v.ErrorKind, Why: v.Why, Components: v.Components, Variant: v.Variant})
 }
 
 // OpenRLHFRequest is the body OpenRLHF's remote reward client posts to

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/agent"
+	"github.com/sqlgym/sqlgym/internal/jsonl"
 	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/verify"
 )
@@ -58,10 +59,19 @@ type StepRequest struct {
 	Partial bool `json:"partial,omitempty"`
 }
 
-// StepResponse answers a step. Reward, Outcome and the rest are set once
-// Done; Reward stays null for outcomes that carry none (truncated,
-// infra_error).
+// StepResponse answers a step. The verdict is set once Done; its reward
+// stays null for outcomes that carry none (truncated, infra_error).
 type StepResponse struct {
+	Observations []WireMessage `json:"observations"`
+	Done         bool          `json:"done"`
+	Turn         int           `json:"turn"`
+	sqlgym.Verdict
+	Stats *agent.Stats `json:"stats,omitempty"`
+}
+
+// stepJSON is a StepResponse as the episode API has always written it:
+// of the verdict, the reward, outcome, SQL and detail.
+type stepJSON struct {
 	Observations []WireMessage  `json:"observations"`
 	Done         bool           `json:"done"`
 	Turn         int            `json:"turn"`
@@ -70,6 +80,12 @@ type StepResponse struct {
 	SQL          string         `json:"sql,omitempty"`
 	Detail       string         `json:"detail,omitempty"`
 	Stats        *agent.Stats   `json:"stats,omitempty"`
+}
+
+// MarshalJSON writes the episode API's shape of a step.
+func (r StepResponse) MarshalJSON() ([]byte, error) {
+	return jsonl.Marshal(stepJSON{Observations: r.Observations, Done: r.Done, Turn: r.Turn,
+		Reward: r.Reward, Outcome: r.Outcome, SQL: r.SQL, Detail: r.Detail, Stats: r.Stats})
 }
 
 // WireMessage is a chat message in the OpenAI shape.
@@ -294,7 +310,7 @@ func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
 	}
 	reply := agent.Reply{Content: req.Message.Content, FinishReason: req.FinishReason, CompletionTokens: req.CompletionTokens, Partial: req.Partial}
 	for _, tc := range req.Message.ToolCalls {
-		reply.ToolCalls = append(reply.ToolCalls, model.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: argumentsText(tc.Function.Arguments)})
+		reply.ToolCalls = append(reply.ToolCalls, sqlgym.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: argumentsText(tc.Function.Arguments)})
 	}
 	res, err := s.step(r.Context(), ep, reply)
 	if errors.Is(err, agent.ErrPartial) {
@@ -316,7 +332,7 @@ func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
 	if res.Done {
 		s.eps.drop(id)
 		st := ep.Stats()
-		out.Reward, out.Outcome, out.SQL, out.Detail, out.Stats = res.Result.Reward, res.Result.Outcome, res.Result.SQL, res.Result.Detail, &st
+		out.Verdict, out.Stats = res.Result.Verdict, &st
 		s.countOutcome(eval, res.Result.Outcome)
 	}
 	s.writeJSON(w, http.StatusOK, out)
@@ -373,7 +389,7 @@ func (s *Server) handleEpisodeDelete(w http.ResponseWriter, r *http.Request) {
 	st := ep.Stats()
 	s.countOutcome(eval, res.Outcome)
 	s.writeJSON(w, http.StatusOK, StepResponse{Observations: []WireMessage{}, Done: true, Turn: ep.Turn(),
-		Reward: res.Reward, Outcome: res.Outcome, SQL: res.SQL, Detail: res.Detail, Stats: &st})
+		Verdict: res.Verdict, Stats: &st})
 }
 
 // underSlot runs fn holding a statement slot of the database (fair.go)
@@ -400,7 +416,7 @@ func (s *Server) underSlot(ctx context.Context, db string, fn func(ctx context.C
 	return fn(hctx)
 }
 
-func toWire(msgs []model.Message) []WireMessage {
+func toWire(msgs []sqlgym.Message) []WireMessage {
 	out := make([]WireMessage, len(msgs))
 	for i, m := range msgs {
 		wm := WireMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}

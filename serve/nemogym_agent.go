@@ -112,7 +112,7 @@ func (s *Server) handleNemoTool(name string) http.HandlerFunc {
 			return
 		}
 		setEpisodeCookie(w, id)
-		reply := agent.Reply{Partial: true, ToolCalls: []model.ToolCall{{Name: name, Arguments: argumentsText(args)}}}
+		reply := agent.Reply{Partial: true, ToolCalls: []sqlgym.ToolCall{{Name: name, Arguments: argumentsText(args)}}}
 		res, err := s.step(r.Context(), ep, reply)
 		if errors.Is(err, agent.ErrDone) {
 			s.writeError(w, http.StatusConflict, "the episode has ended (a submission, or its call budget spent): answer without tool calls")

@@ -160,8 +160,7 @@ func (s *Server) scoreOne(ctx context.Context, it Item) (Result, error) {
 }
 
 func toResult(r verify.Result) Result {
-	res := Result{Reward: r.Reward, Outcome: r.Outcome, SQL: r.SQL, Detail: r.Detail, ErrorKind: r.ErrorKind, Why: r.Why,
-		Components: r.Components, Variant: r.Variant}
+	res := Result{r.Verdict}
 	if r.Abandoned {
 		res.Reward, res.Outcome, res.ErrorKind, res.Why, res.Components = nil, OutcomeUnscored, "", "", nil
 		res.Detail = "unscored: the request's deadline (serve --deadline) passed before this answer was judged; no reward: send it again in a later batch"
@@ -174,8 +173,8 @@ func toResult(r verify.Result) Result {
 const OutcomeUnknownTask sqlgym.Outcome = "unknown_task"
 
 func unknownTask(id string, n int) Result {
-	return Result{Outcome: OutcomeUnknownTask, Detail: fmt.Sprintf(
-		"no task with id %q (the server was started with %d tasks); no reward: export the dataset from the tasks file this server serves, or restart serve with the tasks file the dataset came from", id, n)}
+	return Result{sqlgym.Verdict{Outcome: OutcomeUnknownTask, Detail: fmt.Sprintf(
+		"no task with id %q (the server was started with %d tasks); no reward: export the dataset from the tasks file this server serves, or restart serve with the tasks file the dataset came from", id, n)}}
 }
 
 // OutcomeUnscored is an answer of a request whose deadline passed before

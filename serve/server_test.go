@@ -127,7 +127,7 @@ func TestRewardsMatchVerify(t *testing.T) {
 				a.Task = &sqlgym.Task{ID: "adhoc", DB: it.DB, SQL: it.GoldSQL}
 			}
 			r := v.Verify(context.Background(), a)
-			exp := Result{Reward: r.Reward, Outcome: r.Outcome, SQL: r.SQL, Detail: r.Detail, ErrorKind: r.ErrorKind, Why: r.Why}
+			exp := Result{Verdict: sqlgym.Verdict{Reward: r.Reward, Outcome: r.Outcome, SQL: r.SQL, Detail: r.Detail, ErrorKind: r.ErrorKind, Why: r.Why}}
 			if !reflect.DeepEqual(got.Results[i], exp) {
 				t.Errorf("round %d item %d: server %+v, verify %+v", round, i, got.Results[i], exp)
 			}

@@ -61,7 +61,7 @@ type candidate struct {
 	uses      []candUse
 	err       error
 	cause     cause
-	preview   *Preview
+	preview   *sqlgym.Preview
 	// failures holds the failure class against each gold it did not
 	// match (Config.Failures), by the gold's (url, sql).
 	failures map[execKey]*failure.Failure
@@ -109,125 +109,54 @@ type candUse struct {
 	golds []string
 }
 
+// run judges a batch in five phases, each a function of its own: plan
+// every answer under every mode, take the golds, gather the distinct
+// candidates, run or look them up, and judge the answers.
 func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
-	urls := map[string][]string{} // task DB name -> variant URLs (first is the database itself)
-	urlErr := map[string]error{}
-	variantsOf := func(t *sqlgym.Task, testsuite bool) ([]string, error) {
-		key := t.DB
-		testsuite = testsuite || v.cfg.Variants
-		if testsuite {
-			key = "\x00ts\x00" + t.DB
-		}
-		if u, ok := urls[key]; ok || urlErr[key] != nil {
-			return u, urlErr[key]
-		}
-		var us []string
-		var err error
-		switch {
-		case !testsuite:
-			var u string
-			u, err = v.dbs.Resolve(t.DB)
-			us = []string{u}
-		case len(t.DBVariants) > 0:
-			var u string
-			u, err = v.dbs.Resolve(t.DB)
-			us = []string{u}
-			for _, name := range t.DBVariants {
-				if err != nil {
-					break
-				}
-				var vu string
-				vu, err = v.dbs.Resolve(name)
-				if vu != u {
-					us = append(us, vu)
-				}
-			}
-		default:
-			us, err = v.dbs.Variants(t.DB)
-		}
-		if err != nil {
-			urlErr[key] = err
-			return nil, err
-		}
-		urls[key] = us
-		return us, nil
-	}
-
-	// Plan every answer under every mode. A candidate's key (for the batch
-	// and the cache) is tokenised by its engine's own rules, so that texts
-	// merge only where that engine reads the same statement: do it once
-	// per distinct text and dialect in the batch.
-	type normKey struct {
-		d sqlgym.Dialect
-		q string
-	}
-	// Sized for the batch: growing these maps showed in the profile.
-	norm := make(map[normKey]string, len(jobs))
-	normalize := func(u, q string) string {
-		k := normKey{sqlgym.URLDialect(u), q}
-		n, ok := norm[k]
-		if !ok {
-			n = sqltext.Key(k.d, q)
-			norm[k] = n
-		}
-		return n
-	}
 	modes := v.modes()
-	for _, j := range jobs {
-		for _, m := range modes {
-			ts := m == compare.TestSuite
-			us, err := variantsOf(j.task, ts)
-			if err != nil {
-				j.fail = &earlyFail{sqlgym.OutcomeGoldError, fmt.Sprintf("database %q: %v", j.task.DB, err)}
-				break
-			}
-			p := modePlan{mode: m}
-			pred := j.sql
-			// Both queries as the official test-suite evaluation rewrites
-			// them before running them (see sqltext.TestSuitePred).
-			if ts {
-				pred = sqltext.TestSuitePred(pred, v.cfg.KeepDistinct)
-			}
-			for _, u := range us {
-				// Each database runs the gold written for its engine
-				// (Task.GoldByDialect), so one task set serves a database
-				// loaded into several engines.
-				golds := j.task.GoldsFor(sqlgym.URLDialect(u))
-				if ts {
-					for i, g := range golds {
-						golds[i] = sqltext.TestSuiteGold(g, v.cfg.KeepDistinct)
-					}
-				}
-				p.checks = append(p.checks, variantCheck{url: u, golds: golds, pred: pred, key: execKey{u, normalize(u, pred)}})
-			}
-			j.plans = append(j.plans, p)
-		}
+	newPlanner(v).plan(jobs, modes)
+	golds := v.takeGolds(ctx, goldKeys(jobs))
+	cands, order := gatherCandidates(jobs, golds, v.cfg.Components)
+	v.runCandidates(ctx, v.stage(order, cands, golds, jobs, modes), golds)
+	// Judging reads the finished verdicts only, so answers are judged in
+	// parallel too.
+	if v.cfg.Components {
+		v.loadSchemas(ctx, jobs)
 	}
+	v.parallel(len(jobs), func(i int) { v.judge(jobs[i], golds, cands) })
+}
 
-	// Golds first: the candidates' row budgets depend on them.
-	var goldKeys []execKey
-	seenGold := map[execKey]bool{}
+// goldKeys lists every gold the batch's plans need on each database,
+// once, in the order the plans name them.
+func goldKeys(jobs []*answerJob) []execKey {
+	var keys []execKey
+	seen := map[execKey]bool{}
 	for _, j := range jobs {
 		for _, p := range j.plans {
 			for _, c := range p.checks {
 				for _, g := range c.golds {
 					k := execKey{c.url, g}
-					if !seenGold[k] {
-						seenGold[k] = true
-						goldKeys = append(goldKeys, k)
+					if !seen[k] {
+						seen[k] = true
+						keys = append(keys, k)
 					}
 				}
 			}
 		}
 	}
-	goldRes := make(map[execKey]goldOut, len(goldKeys))
-	// Golds the verifier keeps (every batch of a training loop but the
-	// first) are taken here at once; only the others need a parallel
-	// phase, whose goroutines would cost more than the look-ups.
-	missing := goldKeys[:0:0]
-	for _, k := range goldKeys {
+	return keys
+}
+
+// takeGolds gives each gold's result, first because the candidates' row
+// budgets depend on them. Golds the verifier keeps (every batch of a
+// training loop but the first) are taken at once; only the others need a
+// parallel phase, whose goroutines would cost more than the look-ups.
+func (v *Verifier) takeGolds(ctx context.Context, keys []execKey) map[execKey]goldOut {
+	out := make(map[execKey]goldOut, len(keys))
+	missing := keys[:0:0]
+	for _, k := range keys {
 		if ge, err, ok := v.golds.Peek(k); ok {
-			goldRes[k] = goldOutOf(ctx, ge, err)
+			out[k] = goldOutOf(ctx, ge, err)
 		} else {
 			missing = append(missing, k)
 		}
@@ -236,26 +165,20 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 	v.parallel(len(missing), func(i int) {
 		k := missing[i]
 		ge, err := v.gold(ctx, k.url, k.sql)
-		out := goldOutOf(ctx, ge, err)
+		gr := goldOutOf(ctx, ge, err)
 		mu.Lock()
-		goldRes[k] = out
+		out[k] = gr
 		mu.Unlock()
 	})
-	// An answer whose key is a gold's, on the same database,
-	// is that gold: it is judged on the gold's result, not run again.
-	goldByText := map[execKey]goldOut{}
-	for k, gr := range goldRes {
-		// A gold without an error has its entry (v.gold returns none only
-		// with an error), which keys its text once.
-		if gr.err == nil {
-			goldByText[execKey{k.url, gr.ge.key(k.url, k.sql)}] = gr
-		}
-	}
+	return out
+}
 
-	// Distinct candidates, each with the largest row budget any use needs
-	// and every (mode, task, variant) it is judged for.
-	cands := make(map[execKey]*candidate, len(jobs))
-	var order []*candidate
+// gatherCandidates makes the batch's distinct candidates, each with the
+// largest row budget any use needs (all rows with components) and every
+// (mode, task, variant) it is judged for; order is the candidates in the
+// order the answers first name them.
+func gatherCandidates(jobs []*answerJob, golds map[execKey]goldOut, components bool) (cands map[execKey]*candidate, order []*candidate) {
+	cands = make(map[execKey]*candidate, len(jobs))
 	for _, j := range jobs {
 		for _, p := range j.plans {
 			for _, c := range p.checks {
@@ -272,12 +195,12 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 					cd.uses = append(cd.uses, candUse{p.mode, j.task, c.url, c.golds})
 				}
 				for _, g := range c.golds {
-					gr := goldRes[execKey{c.url, g}]
+					gr := golds[execKey{c.url, g}]
 					if gr.err != nil {
 						continue
 					}
 					n := compare.StopAfter(p.mode, gr.rs)
-					if n <= 0 || v.cfg.Components {
+					if n <= 0 || components {
 						cd.readAll = true
 					} else if n > cd.stopAfter {
 						cd.stopAfter = n
@@ -286,87 +209,118 @@ func (v *Verifier) run(ctx context.Context, jobs []*answerJob) {
 			}
 		}
 	}
-	// Candidates with a result already (a gold's, or serve's cache) are
-	// only compared; the rest run. Both happen in one parallel phase,
-	// statements first so the longest start early: comparing in this
-	// goroutine instead would leave the other cores idle meanwhile.
-	run := order[:0:0]
-	type known struct {
-		cd *candidate
-		rs *sqlgym.ResultSet
+	return cands, order
+}
+
+// stages are the candidates of a batch by how they are judged: ready
+// ones have a result already (a gold's, or serve's cache) and are only
+// compared; run ones run now; later ones, on variant databases, run only
+// if a counterpart on the original could still make an answer correct.
+type stages struct {
+	ready        []known
+	run, later   []*candidate
+	counterparts map[execKey][]execKey
+	cands        map[execKey]*candidate
+}
+
+// known is a candidate with its result already at hand.
+type known struct {
+	cd *candidate
+	rs *sqlgym.ResultSet
+}
+
+// stage sorts the candidates into stages.
+func (v *Verifier) stage(order []*candidate, cands map[execKey]*candidate, golds map[execKey]goldOut, jobs []*answerJob, modes []compare.Mode) stages {
+	// An answer whose key is a gold's, on the same database, is that
+	// gold: it is judged on the gold's result, not run again.
+	goldByText := map[execKey]goldOut{}
+	for k, gr := range golds {
+		// A gold without an error has its entry (v.gold returns none only
+		// with an error), which keys its text once.
+		if gr.err == nil {
+			goldByText[execKey{k.url, gr.ge.key(k.url, k.sql)}] = gr
+		}
 	}
-	var ready []known
+	st := stages{run: order[:0:0], counterparts: map[execKey][]execKey{}, cands: cands}
 	for _, cd := range order {
 		if gr, ok := goldByText[cd.key]; ok && !cd.rerun {
-			ready = append(ready, known{cd, gr.rs})
+			st.ready = append(st.ready, known{cd, gr.rs})
 			continue
 		}
 		if c := v.cfg.Cache; c != nil {
 			// Statements an earlier batch ran need not run again.
 			if rs, err, ok := c.get(cd.key, cd.readAll, cd.stopAfter); ok {
 				cd.err, cd.cause = err, causeOf(context.Background(), err)
-				ready = append(ready, known{cd, rs})
+				st.ready = append(st.ready, known{cd, rs})
 				continue
 			}
 		}
-		run = append(run, cd)
+		st.run = append(st.run, cd)
 	}
 	// Under Config.Variants an answer must match on the original and on
 	// every variant, so a statement runs on the variants only after it
 	// matched on the original: most wrong answers then cost one run, not
 	// one per variant. F1's partial credit is the least score over all
 	// databases, so it needs every run.
-	var later []*candidate
-	counterparts := map[execKey][]execKey{}
 	if v.cfg.Variants && !slices.Contains(modes, compare.F1) {
-		first := map[execKey]bool{}
-		for _, j := range jobs {
-			for _, p := range j.plans {
-				if len(p.checks) == 0 {
-					continue
-				}
-				first[p.checks[0].key] = true
-				for _, c := range p.checks[1:] {
-					counterparts[c.key] = append(counterparts[c.key], p.checks[0].key)
-				}
-			}
-		}
-		now := run[:0:0]
-		for _, cd := range run {
-			if first[cd.key] || len(counterparts[cd.key]) == 0 {
-				now = append(now, cd)
-			} else {
-				later = append(later, cd)
-			}
-		}
-		run = now
+		st.run, st.later = deferVariants(st.run, jobs, st.counterparts)
 	}
-	v.parallel(len(run)+len(ready), func(i int) {
-		if i < len(run) {
-			v.runCandidate(ctx, run[i], goldRes)
+	return st
+}
+
+// deferVariants splits run into the candidates to run now and those on a
+// variant database whose answers also use a candidate on the original
+// (recorded in counterparts, by the variant candidate's key).
+func deferVariants(run []*candidate, jobs []*answerJob, counterparts map[execKey][]execKey) (now, later []*candidate) {
+	first := map[execKey]bool{}
+	for _, j := range jobs {
+		for _, p := range j.plans {
+			if len(p.checks) == 0 {
+				continue
+			}
+			first[p.checks[0].key] = true
+			for _, c := range p.checks[1:] {
+				counterparts[c.key] = append(counterparts[c.key], p.checks[0].key)
+			}
+		}
+	}
+	now = run[:0:0]
+	for _, cd := range run {
+		if first[cd.key] || len(counterparts[cd.key]) == 0 {
+			now = append(now, cd)
+		} else {
+			later = append(later, cd)
+		}
+	}
+	return now, later
+}
+
+// runCandidates runs the stages: the statements to run and the results
+// to compare in one parallel phase, statements first so the longest
+// start early (comparing in this goroutine instead would leave the other
+// cores idle meanwhile); then the later ones that can still matter, the
+// rest marked skipped.
+func (v *Verifier) runCandidates(ctx context.Context, st stages, golds map[execKey]goldOut) {
+	v.parallel(len(st.run)+len(st.ready), func(i int) {
+		if i < len(st.run) {
+			v.runCandidate(ctx, st.run[i], golds)
 			return
 		}
-		k := ready[i-len(run)]
-		v.digest(k.cd, k.rs, goldRes)
+		k := st.ready[i-len(st.run)]
+		v.digest(k.cd, k.rs, golds)
 	})
-	if len(later) > 0 {
-		var again []*candidate
-		for _, cd := range later {
-			if matchedSomewhere(cands, counterparts[cd.key]) {
-				again = append(again, cd)
-			} else {
-				cd.skipped = true
-			}
+	if len(st.later) == 0 {
+		return
+	}
+	var again []*candidate
+	for _, cd := range st.later {
+		if matchedSomewhere(st.cands, st.counterparts[cd.key]) {
+			again = append(again, cd)
+		} else {
+			cd.skipped = true
 		}
-		v.parallel(len(again), func(i int) { v.runCandidate(ctx, again[i], goldRes) })
 	}
-
-	// Judging reads the finished verdicts only, so answers are judged in
-	// parallel too.
-	if v.cfg.Components {
-		v.loadSchemas(ctx, jobs)
-	}
-	v.parallel(len(jobs), func(i int) { v.judge(jobs[i], goldRes, cands) })
+	v.parallel(len(again), func(i int) { v.runCandidate(ctx, again[i], golds) })
 }
 
 // matchedSomewhere reports whether any of the candidates, or a failure
@@ -453,7 +407,7 @@ func (v *Verifier) digest(cd *candidate, rs *sqlgym.ResultSet, golds map[execKey
 	v.classifyRows(cd, rs, golds)
 	v.rowComponents(cd, rs, golds)
 	if v.cfg.Previews > 0 {
-		cd.preview = NewPreview(rs, v.cfg.Previews)
+		cd.preview = sqlgym.NewPreview(rs, v.cfg.Previews)
 	}
 }
 
@@ -551,7 +505,7 @@ func (v *Verifier) judge(j *answerJob, golds map[execKey]goldOut, cands map[exec
 		mv, detail, kind, at := v.judgeMode(j.task, p, golds, cands)
 		if i == 0 {
 			r.Outcome, r.Reward, r.Why, r.Score, r.Detail, r.ErrorKind = mv.Outcome, mv.Reward, mv.Why, mv.Score, detail, kind
-			r.Abandoned = mv.abandoned
+			r.Abandoned = mv.Abandoned
 			if at > 0 && mv.Outcome.Scored() && mv.Outcome != sqlgym.OutcomeCorrect {
 				// A variant decided: name it, so that a reader does not
 				// look for the miss in the original's rows.
@@ -566,7 +520,7 @@ func (v *Verifier) judge(j *answerJob, golds map[execKey]goldOut, cands map[exec
 		}
 		if v.cfg.AllModes {
 			if r.Modes == nil {
-				r.Modes = map[string]ModeVerdict{}
+				r.Modes = map[string]sqlgym.ModeVerdict{}
 			}
 			r.Modes[string(p.mode)] = mv
 		}
@@ -576,9 +530,9 @@ func (v *Verifier) judge(j *answerJob, golds map[execKey]goldOut, cands map[exec
 // judgeMode judges one mode; at is the check (0 the original, then each
 // variant) whose result decided an answer that is not correct, -1 when
 // none did.
-func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldOut, cands map[execKey]*candidate) (ModeVerdict, string, sqlgym.ErrorKind, int) {
-	verdict := func(o sqlgym.Outcome, score float64) ModeVerdict {
-		mv := ModeVerdict{Outcome: o, Reward: v.cfg.Rewards.For(o, score)}
+func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldOut, cands map[execKey]*candidate) (sqlgym.ModeVerdict, string, sqlgym.ErrorKind, int) {
+	verdict := func(o sqlgym.Outcome, score float64) sqlgym.ModeVerdict {
+		mv := sqlgym.ModeVerdict{Outcome: o, Reward: v.cfg.Rewards.For(o, score)}
 		if p.mode == compare.F1 && (o == sqlgym.OutcomeCorrect || o == sqlgym.OutcomeWrong) {
 			s := score
 			mv.Score = &s
@@ -664,8 +618,8 @@ func (v *Verifier) judgeMode(t *sqlgym.Task, p modePlan, golds map[execKey]goldO
 }
 
 // with adds the deciding check's index to a three-value verdict.
-func with(mv ModeVerdict, detail string, kind sqlgym.ErrorKind) func(at int) (ModeVerdict, string, sqlgym.ErrorKind, int) {
-	return func(at int) (ModeVerdict, string, sqlgym.ErrorKind, int) { return mv, detail, kind, at }
+func with(mv sqlgym.ModeVerdict, detail string, kind sqlgym.ErrorKind) func(at int) (sqlgym.ModeVerdict, string, sqlgym.ErrorKind, int) {
+	return func(at int) (sqlgym.ModeVerdict, string, sqlgym.ErrorKind, int) { return mv, detail, kind, at }
 }
 
 // variantName is how a variant database is named in a detail: its file
@@ -684,7 +638,7 @@ func variantName(u string) string {
 }
 
 // failVerdict is the outcome of a candidate's own failure.
-func failVerdict(err error, c cause, verdict func(sqlgym.Outcome, float64) ModeVerdict) (ModeVerdict, string, sqlgym.ErrorKind) {
+func failVerdict(err error, c cause, verdict func(sqlgym.Outcome, float64) sqlgym.ModeVerdict) (sqlgym.ModeVerdict, string, sqlgym.ErrorKind) {
 	switch c {
 	case causeSQL:
 		var ee *sqlgym.ExecError
@@ -699,10 +653,10 @@ func failVerdict(err error, c cause, verdict func(sqlgym.Outcome, float64) ModeV
 // notJudged is the outcome of an answer nothing can be concluded about:
 // the database could not be used after the retries, or the caller's
 // context ended first. No reward in every mode, whatever the table says.
-func (v *Verifier) notJudged(err error, c cause, what string) (ModeVerdict, string, sqlgym.ErrorKind) {
-	mv := ModeVerdict{Outcome: sqlgym.OutcomeInfraError, Reward: v.cfg.Rewards.For(sqlgym.OutcomeInfraError, 0)}
+func (v *Verifier) notJudged(err error, c cause, what string) (sqlgym.ModeVerdict, string, sqlgym.ErrorKind) {
+	mv := sqlgym.ModeVerdict{Outcome: sqlgym.OutcomeInfraError, Reward: v.cfg.Rewards.For(sqlgym.OutcomeInfraError, 0)}
 	if c == causeAbandoned {
-		mv.abandoned = true
+		mv.Abandoned = true
 		return mv, what + "not judged: the caller stopped waiting (deadline or cancellation) before the statement finished: " + err.Error(), ""
 	}
 	return mv, fmt.Sprintf("%sinfrastructure failure, not scored (tried %d times): %v", what, v.cfg.InfraRetries+1, err), ""

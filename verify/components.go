@@ -59,9 +59,6 @@ var ComponentNames = []string{CompOutcome, CompRows, CompRowPrecision, CompRowRe
 // CompLength is 1.
 const DefaultLengthTarget = 2048
 
-// Components are one answer's component scores by name.
-type Components map[string]float64
-
 // Weights turn components into a reward: the sum of weight x component.
 // The default, outcome=1, is the outcome reward unchanged.
 type Weights map[string]float64
@@ -123,7 +120,7 @@ func (w Weights) String() string {
 // carries no reward (a truncated reply, a broken gold, an outage), since
 // no component may make such a sample learnable; else the weighted sum.
 // Components an answer lacks count 0.
-func (w Weights) Combine(reward *float64, c Components) *float64 {
+func (w Weights) Combine(reward *float64, c sqlgym.Components) *float64 {
 	if reward == nil {
 		return nil
 	}
@@ -238,7 +235,7 @@ func cellKey(v sqlgym.Value) string {
 }
 
 // components of the result comparison, added to c.
-func (st rowStats) into(c Components) {
+func (st rowStats) into(c sqlgym.Components) {
 	p, r := ratio(st.rowHits, st.predRows, st.goldRows), ratio(st.rowHits, st.goldRows, st.predRows)
 	c[CompRowPrecision], c[CompRowRecall], c[CompRows] = p, r, f1(p, r)
 	p, r = ratio(st.cellHits, st.predCells, st.goldCells), ratio(st.cellHits, st.goldCells, st.predCells)

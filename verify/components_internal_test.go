@@ -22,18 +22,18 @@ func TestCompareRowsPartialCredit(t *testing.T) {
 	cases := []struct {
 		name string
 		pred *sqlgym.ResultSet
-		want Components
+		want sqlgym.Components
 	}{
 		{"same rows, columns swapped, 1.0 for 1", rows(
 			[]sqlgym.Value{sqlgym.Text("ann"), sqlgym.Float(1)},
 			[]sqlgym.Value{sqlgym.Text("bob"), sqlgym.Int(2)},
 			[]sqlgym.Value{sqlgym.Text("cy"), sqlgym.Int(3)},
 			[]sqlgym.Value{sqlgym.Text("di"), sqlgym.Int(4)},
-		), Components{CompRows: 1, CompRowPrecision: 1, CompRowRecall: 1, CompCells: 1, CompCardinality: 1}},
+		), sqlgym.Components{CompRows: 1, CompRowPrecision: 1, CompRowRecall: 1, CompCells: 1, CompCardinality: 1}},
 		{"half the rows", rows(
 			[]sqlgym.Value{sqlgym.Int(1), sqlgym.Text("ann")},
 			[]sqlgym.Value{sqlgym.Int(2), sqlgym.Text("bob")},
-		), Components{CompRowPrecision: 1, CompRowRecall: 0.5, CompRows: 2.0 / 3, CompCellPrecision: 1, CompCellRecall: 0.5, CompCardinality: 0.5}},
+		), sqlgym.Components{CompRowPrecision: 1, CompRowRecall: 0.5, CompRows: 2.0 / 3, CompCellPrecision: 1, CompCellRecall: 0.5, CompCardinality: 0.5}},
 		{"one right row among extra ones", rows(
 			[]sqlgym.Value{sqlgym.Int(1), sqlgym.Text("ann")},
 			[]sqlgym.Value{sqlgym.Int(9), sqlgym.Text("zed")},
@@ -43,15 +43,15 @@ func TestCompareRowsPartialCredit(t *testing.T) {
 			[]sqlgym.Value{sqlgym.Int(5), sqlgym.Text("vi")},
 			[]sqlgym.Value{sqlgym.Int(4), sqlgym.Text("ut")},
 			[]sqlgym.Value{sqlgym.Int(3), sqlgym.Text("ta")},
-		), Components{CompRowPrecision: 1.0 / 8, CompRowRecall: 0.25, CompCardinality: 0.5, CompCellRecall: 0.5, CompCellPrecision: 0.25}},
+		), sqlgym.Components{CompRowPrecision: 1.0 / 8, CompRowRecall: 0.25, CompCardinality: 0.5, CompCellRecall: 0.5, CompCellPrecision: 0.25}},
 		{"the names only: no row, half the cells", rows(
 			[]sqlgym.Value{sqlgym.Text("ann")}, []sqlgym.Value{sqlgym.Text("bob")},
 			[]sqlgym.Value{sqlgym.Text("cy")}, []sqlgym.Value{sqlgym.Text("di")},
-		), Components{CompRows: 0, CompCellPrecision: 1, CompCellRecall: 0.5, CompCardinality: 1}},
-		{"nothing", rows(), Components{CompRows: 0, CompCells: 0, CompCardinality: 0}},
+		), sqlgym.Components{CompRows: 0, CompCellPrecision: 1, CompCellRecall: 0.5, CompCardinality: 1}},
+		{"nothing", rows(), sqlgym.Components{CompRows: 0, CompCells: 0, CompCardinality: 0}},
 	}
 	for _, c := range cases {
-		got := Components{}
+		got := sqlgym.Components{}
 		compareRows(newMultiset(c.pred), newMultiset(gold)).into(got)
 		for k, want := range c.want {
 			if !near(got[k], want) {
@@ -60,13 +60,13 @@ func TestCompareRowsPartialCredit(t *testing.T) {
 		}
 	}
 	// Two empty results agree entirely.
-	got := Components{}
+	got := sqlgym.Components{}
 	compareRows(newMultiset(rows()), newMultiset(rows())).into(got)
 	if got[CompRows] != 1 || got[CompCardinality] != 1 || got[CompCells] != 1 {
 		t.Errorf("empty vs empty: %v, want 1s", got)
 	}
 	// NULL matches NULL, not the text NULL.
-	got = Components{}
+	got = sqlgym.Components{}
 	compareRows(newMultiset(rows([]sqlgym.Value{sqlgym.Text("NULL")})), newMultiset(rows([]sqlgym.Value{sqlgym.Null()}))).into(got)
 	if got[CompCells] != 0 {
 		t.Errorf("text NULL matched a NULL: %v", got)
@@ -108,14 +108,14 @@ func TestWeights(t *testing.T) {
 		t.Errorf("weights %v (%s)", w, w.String())
 	}
 	r := 0.1
-	got := w.Combine(&r, Components{CompRows: 0.5, CompSchema: 1, CompCells: 1})
+	got := w.Combine(&r, sqlgym.Components{CompRows: 0.5, CompSchema: 1, CompCells: 1})
 	if got == nil || !near(*got, 0.1+0.25+0.25) {
 		t.Errorf("combined %v, want 0.6", got)
 	}
-	if w.Combine(nil, Components{CompRows: 1}) != nil {
+	if w.Combine(nil, sqlgym.Components{CompRows: 1}) != nil {
 		t.Error("a null outcome reward must stay null whatever the components")
 	}
-	if d, _ := ParseWeights(""); !d.IsDefault() || *d.Combine(&r, Components{CompRows: 1}) != 0.1 {
+	if d, _ := ParseWeights(""); !d.IsDefault() || *d.Combine(&r, sqlgym.Components{CompRows: 1}) != 0.1 {
 		t.Error("the default weights are the outcome reward")
 	}
 	for _, bad := range []string{"rows", "rows=x", "nosuch=1", "rows=NaN"} {

@@ -30,7 +30,7 @@ func (s replyShape) into(r *Result) {
 	if !s.set || r.Components == nil {
 		return
 	}
-	c := make(Components, len(r.Components)+2)
+	c := make(sqlgym.Components, len(r.Components)+2)
 	for k, x := range r.Components {
 		c[k] = x
 	}
@@ -41,11 +41,11 @@ func (s replyShape) into(r *Result) {
 // unrun are the components of an answer decided before anything ran (no
 // query found): its outcome reward and zero for the rest. An outcome
 // without a reward has no components.
-func unrun(reward *float64) Components {
+func unrun(reward *float64) sqlgym.Components {
 	if reward == nil {
 		return nil
 	}
-	return Components{CompOutcome: *reward, CompExecutes: 0, CompRows: 0, CompRowPrecision: 0, CompRowRecall: 0,
+	return sqlgym.Components{CompOutcome: *reward, CompExecutes: 0, CompRows: 0, CompRowPrecision: 0, CompRowRecall: 0,
 		CompCells: 0, CompCellPrecision: 0, CompCellRecall: 0, CompCardinality: 0, CompSchema: 0}
 }
 

@@ -10,7 +10,6 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/sqlgym/sqlgym"
-	"github.com/sqlgym/sqlgym/failure"
 	"github.com/sqlgym/sqlgym/internal/memo"
 	"github.com/sqlgym/sqlgym/sqltext"
 	"github.com/sqlgym/sqlgym/verify/compare"
@@ -108,37 +107,15 @@ type Answer struct {
 	Rerun bool
 }
 
-// Result is the verdict on one answer.
+// Result is the verdict on one answer, with the answer it judges.
 type Result struct {
-	TaskID    string                 `json:"task_id"`
-	Sample    int                    `json:"sample"`
-	SQL       string                 `json:"sql"`
-	Outcome   sqlgym.Outcome         `json:"outcome"`
-	Reward    *float64               `json:"reward"`
-	Detail    string                 `json:"detail"`
-	ErrorKind sqlgym.ErrorKind       `json:"error_kind,omitempty"`
-	Why       string                 `json:"why,omitempty"`
-	Score     *float64               `json:"score,omitempty"`
-	Modes     map[string]ModeVerdict `json:"modes,omitempty"`
-	// Gold, PredPreview and GoldPreview are set with Config.Previews (see
-	// attachPreviews).
-	Gold        string   `json:"gold,omitempty"`
-	PredPreview *Preview `json:"pred_preview,omitempty"`
-	GoldPreview *Preview `json:"gold_preview,omitempty"`
-	// Failure is the class of a scored answer that was not correct, with
-	// Config.Failures.
-	Failure *failure.Failure `json:"failure,omitempty"`
-	// Components are the reward components (Config.Components) of an
-	// answer the outcome rewards; nil for the ones without a reward.
-	Components Components `json:"components,omitempty"`
+	TaskID string `json:"task_id"`
+	Sample int    `json:"sample"`
+	sqlgym.Verdict
 	// Abandoned marks an infra_error that only says the caller stopped
 	// waiting (its deadline or cancellation) before the answer was
 	// judged: the reward server reports such answers as unscored.
 	Abandoned bool `json:"-"`
-	// Variant is the variant database (its URL, password redacted) on
-	// which an answer right on the original failed; empty when the
-	// original decided.
-	Variant string `json:"variant,omitempty"`
 }
 
 // Gate admits statements to a database (Config.Gate). Enter waits for
@@ -146,16 +123,6 @@ type Result struct {
 // turn back; an error means ctx ended first.
 type Gate interface {
 	Enter(ctx context.Context, url string) (leave func(), err error)
-}
-
-// ModeVerdict is one mode's judgement of an answer, for --all-modes.
-type ModeVerdict struct {
-	Outcome sqlgym.Outcome `json:"outcome"`
-	Reward  *float64       `json:"reward"`
-	Why     string         `json:"why,omitempty"`
-	Score   *float64       `json:"score,omitempty"`
-	// abandoned: see Result.Abandoned.
-	abandoned bool
 }
 
 // Verifier judges answers against tasks. It caches gold results for its
@@ -384,7 +351,7 @@ func (r *Result) share(lead *Result, vals []float64) []float64 {
 	r.Reward, vals = clonePtr(lead.Reward, vals)
 	r.Score, vals = clonePtr(lead.Score, vals)
 	if lead.Modes != nil {
-		r.Modes = make(map[string]ModeVerdict, len(lead.Modes))
+		r.Modes = make(map[string]sqlgym.ModeVerdict, len(lead.Modes))
 		for m, mv := range lead.Modes {
 			mv.Reward, vals = clonePtr(mv.Reward, vals)
 			mv.Score, vals = clonePtr(mv.Score, vals)
@@ -417,9 +384,9 @@ func (v *Verifier) finish(r *Result, o sqlgym.Outcome, detail string) {
 	}
 	v.finishFailure(r)
 	if v.cfg.AllModes {
-		r.Modes = map[string]ModeVerdict{}
+		r.Modes = map[string]sqlgym.ModeVerdict{}
 		for _, m := range v.modes() {
-			r.Modes[string(m)] = ModeVerdict{Outcome: o, Reward: r.Reward}
+			r.Modes[string(m)] = sqlgym.ModeVerdict{Outcome: o, Reward: r.Reward}
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/model"
 )
 
@@ -32,7 +33,7 @@ func newOpenAI(name string, opt Options) (*openaiBackend, error) {
 
 func (b *openaiBackend) complete(ctx context.Context, system, user string, seed int) (reply, error) {
 	resp, err := b.c.Chat(ctx, model.Request{
-		Messages:    []model.Message{{Role: model.RoleSystem, Content: system}, {Role: model.RoleUser, Content: user}},
+		Messages:    []sqlgym.Message{{Role: model.RoleSystem, Content: system}, {Role: model.RoleUser, Content: user}},
 		MaxTokens:   b.opt.MaxTokens,
 		Temperature: b.opt.Temperature,
 		Seed:        model.Int(seed),

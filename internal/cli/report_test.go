@@ -46,8 +46,7 @@ func rptWrite(t *testing.T, parent, name string, r rptRun) string {
 	}
 	for i, c := range r.right {
 		for j := range r.k {
-			s := rundir.Sample{TaskID: fmt.Sprintf("t%03d", i), Sample: j, DB: []string{"shop", "zoo"}[i%2],
-				SQL: "SELECT 1", Outcome: sqlgym.OutcomeCorrect}
+			s := rundir.Sample{TaskID: fmt.Sprintf("t%03d", i), Sample: j, DB: []string{"shop", "zoo"}[i%2], Verdict: sqlgym.Verdict{SQL: "SELECT 1", Outcome: sqlgym.OutcomeCorrect}}
 			if j >= c {
 				s.Outcome, s.Why = sqlgym.OutcomeWrong, "values"
 			}

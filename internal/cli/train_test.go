@@ -43,7 +43,7 @@ func trainingRun(t *testing.T) (tasksPath, runDir string) {
 	C, W := sqlgym.OutcomeCorrect, sqlgym.OutcomeWrong
 	for task, outs := range map[string][]sqlgym.Outcome{"a": {C, W, C, W}, "b": {C, C, C, C}, "c": {W, W, W, W}, "h": {C, W}} {
 		for i, o := range outs {
-			if err := app.Append(&rundir.Sample{TaskID: task, Sample: i, Outcome: o}); err != nil {
+			if err := app.Append(&rundir.Sample{TaskID: task, Sample: i, Verdict: sqlgym.Verdict{Outcome: o}}); err != nil {
 				t.Fatal(err)
 			}
 		}

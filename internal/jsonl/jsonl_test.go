@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -170,4 +171,17 @@ func TestLongLinesUpToTheLimit(t *testing.T) {
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// Marshal leaves HTML characters to the encoder that writes its output:
+// escaped by a default encoder, kept by one with SetEscapeHTML(false).
+func TestMarshalLeavesEscapingToTheEncoder(t *testing.T) {
+	b, err := Marshal(map[string]string{"sql": "a < b && c > d"})
+	if err != nil || string(b) != `{"sql":"a < b && c > d"}` {
+		t.Fatalf("Marshal = %s, %v", b, err)
+	}
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(json.RawMessage(b)); err != nil || buf.String() != `{"sql":"a \u003c b \u0026\u0026 c \u003e d"}`+"\n" {
+		t.Fatalf("a default encoder wrote %s (%v)", buf.String(), err)
+	}
 }

@@ -46,7 +46,7 @@ func (w *workload) episode(ctx context.Context, cl *http.Client, target string, 
 		r.err = fmt.Errorf("episode %s not done after submit", ep.ID)
 		return r
 	}
-	r.res = serve.Result{Reward: sr.Reward, Outcome: sr.Outcome, SQL: sr.SQL}
+	r.res = serve.Result{Verdict: sr.Verdict}
 	return r
 }
 
