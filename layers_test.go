@@ -26,10 +26,11 @@ var layers = [][]string{
 	// 3 one engine, one file format, one model client each.
 	{"engine/sqlite", "engine/duckdb", "engine/postgres", "engine/mysql", "engine/enginetest", "rundir", "model", "importer", "eval/evaltest"},
 	// 4 services over one engine or file: the engine registry, schema
-	// linking, prompts, the ledger, the baseline policy, task synthesis.
-	{"engine", "link", "prompt", "ledger", "baseline", "author"},
-	// 5 the judge and where databases come from.
-	{"verify", "catalog"},
+	// linking, the ledger, the baseline policy, task synthesis.
+	{"engine", "link", "ledger", "baseline", "author"},
+	// 5 the judge, where databases come from, and the one prompt
+	// renderer (a task's prompt on its full or linked schema).
+	{"verify", "catalog", "prompt"},
 	// 6 users of the judge: screening, the agent loop, reports of runs.
 	{"screen", "benchdb", "agent", "author/teacher", "report"},
 	// 7 workflows: variant generation, evaluation, serving, datasets, rounds.
