@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -187,5 +188,52 @@ func TestCommandsOnMySQL(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if len(lines) < 20 || !strings.Contains(lines[0], "Database schema (MySQL)") || !strings.Contains(lines[0], "CREATE TABLE orders") {
 		t.Errorf("export wrote %d rows; first:\n%.400s", len(lines), lines[0])
+	}
+}
+
+// TestImportBirdMySQLVerifies imports a BIRD mini-dev made up in the test
+// (its SQLite and MySQL question files side by side, the published
+// layout) and judges answers on MariaDB: the MySQL gold is the one run
+// (the SQLite gold's IIF does not exist there), from the merged task file
+// and from the MySQL file alone.
+func TestImportBirdMySQLVerifies(t *testing.T) {
+	reader, _ := testenv.MySQLReader(t, []string{
+		"CREATE TABLE customers (CustomerID INT PRIMARY KEY, Segment VARCHAR(10), Currency VARCHAR(3))",
+		"INSERT INTO customers VALUES (1, 'SME', 'EUR'), (2, 'LAM', 'CZK'), (3, 'KAM', 'EUR'), (4, 'SME', 'CZK'), (5, 'LAM', 'EUR')",
+	})
+	dir := t.TempDir()
+	q := func(id int, sqlite, mysql string) (string, string) {
+		f := `{"question_id": %d, "db_id": "debit_card", "question": "q%d", "evidence": "", "SQL": %q, "difficulty": "simple"}`
+		return fmt.Sprintf(f, id, id, sqlite), fmt.Sprintf(f, id, id, mysql)
+	}
+	l1, m1 := q(3, "SELECT CAST(SUM(IIF(Currency = 'EUR', 1, 0)) AS FLOAT) / SUM(IIF(Currency = 'CZK', 1, 0)) FROM customers",
+		"SELECT SUM(Currency = 'EUR') / SUM(Currency = 'CZK') FROM customers")
+	l2, m2 := q(9, `SELECT "Segment" FROM customers WHERE CustomerID = 2`, "SELECT `Segment` FROM customers WHERE CustomerID = 2")
+	for name, body := range map[string]string{"mini_dev_sqlite.json": "[" + l1 + "," + l2 + "]", "mini_dev_mysql.json": "[" + m1 + "," + m2 + "]"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	preds := writeFile(t, "preds.jsonl",
+		`{"task_id":"bird_mini_dev_sqlite_3","sql":"SELECT COUNT(CASE WHEN Currency = 'EUR' THEN 1 END) / COUNT(CASE WHEN Currency = 'CZK' THEN 1 END) FROM customers"}`+"\n"+
+			`{"task_id":"bird_mini_dev_sqlite_9","sql":"SELECT Segment FROM customers WHERE Currency = 'CZK' AND CustomerID < 3"}`+"\n")
+	ref := "debit_card=" + testenv.MySQLURL(t, reader)
+	for _, src := range []string{dir, filepath.Join(dir, "mini_dev_mysql.json")} {
+		tasks := filepath.Join(t.TempDir(), "bird.jsonl")
+		code, out, errOut := run(t, "import", "bird", src, "--out", tasks)
+		if code != ExitOK {
+			t.Fatalf("import %s: exit %d\n%s", src, code, errOut)
+		}
+		if src == dir && !strings.Contains(out, "2 tasks carry their MySQL gold too") ||
+			src != dir && !strings.Contains(out, "--db debit_card=mysql://USER:PASS@HOST:3306/BIRD") {
+			t.Errorf("import %s said:\n%s", src, out)
+		}
+		code, out, errOut = run(t, "verify", "--tasks", tasks, "--predictions", preds, "--db", ref, "--json")
+		var res struct {
+			Outcomes map[string]int `json:"outcomes"`
+		}
+		if code != ExitOK || json.Unmarshal([]byte(out), &res) != nil || res.Outcomes["correct"] != 2 {
+			t.Fatalf("verify on MariaDB (tasks from %s): exit %d\n%s\n%s", src, code, out, errOut)
+		}
 	}
 }
