@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -235,5 +236,40 @@ func TestImportBirdMySQLVerifies(t *testing.T) {
 		if code != ExitOK || json.Unmarshal([]byte(out), &res) != nil || res.Outcomes["correct"] != 2 {
 			t.Fatalf("verify on MariaDB (tasks from %s): exit %d\n%s\n%s", src, code, out, errOut)
 		}
+	}
+}
+
+// TestVariantsCommandMySQL makes variants of a toy database on MariaDB:
+// databases NAME_vK made by the administrator and readable by the reader,
+// on which verify --variants rejects the near miss the original rewards;
+// a second run is refused without --replace and works with it.
+func TestVariantsCommandMySQL(t *testing.T) {
+	t.Setenv("SQLGYM_CACHE", t.TempDir())
+	admin := testenv.MySQL(t)
+	reader, _ := testenv.MySQLReader(t, variantsToyStmts())
+	name := testenv.UniqueName("toy")
+	t.Cleanup(func() {
+		dbs, err := mysql.DatabasesLike(context.Background(), admin, "^"+name+"_")
+		if err != nil {
+			t.Errorf("list databases: %v", err)
+		}
+		for _, d := range dbs {
+			testenv.MySQLExec(t, admin, "DROP DATABASE IF EXISTS `"+d+"`")
+		}
+	})
+	adminURL := testenv.MySQLURL(t, admin)
+	urls, args := variantsOnEngine(t, name, name+"="+testenv.MySQLURL(t, reader), "mysql://", "--mysql-admin", adminURL)
+	for i, u := range urls {
+		if want := fmt.Sprintf("%s_v%d", name, i+1); mysql.URLDatabase(u) != want {
+			t.Errorf("variant %d at %s: want database %s", i+1, u, want)
+		}
+	}
+	if left, _ := mysql.DatabasesLike(context.Background(), admin, "^"+name+"_c"); len(left) > 0 {
+		t.Errorf("candidate databases left behind: %v", left)
+	}
+	args[slices.Index(args, "--out")+1] = filepath.Join(t.TempDir(), "v2")
+	code, _, errOut := run(t, args...)
+	if code == ExitOK || !strings.Contains(errOut, "--replace") || !strings.Contains(errOut, name+"_v1") {
+		t.Errorf("second run: exit %d, stderr %q; want a refusal naming the databases and --replace", code, errOut)
 	}
 }
