@@ -13,6 +13,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine"
+	"github.com/sqlgym/sqlgym/engine/mysql"
 	"github.com/sqlgym/sqlgym/schema"
 )
 
@@ -112,7 +113,7 @@ func variantDigests(ctx context.Context, dbs Databases, tasks []sqlgym.Task, nam
 		}
 		var d, id string
 		if loc.Dialect == sqlgym.DialectMySQL {
-			id = mysqlDBName(loc.DSN)
+			id = mysql.URLDatabase(loc.DSN)
 			eng, err := dbs.EngineURL(ctx, u)
 			if err != nil {
 				return err

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"net/url"
 	"strings"
 
 	"github.com/sqlgym/sqlgym"
@@ -75,13 +74,3 @@ func mysqlTableContents(ctx context.Context, eng sqlgym.Engine, t sqlgym.Table) 
 }
 
 func mysqlQuote(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
-
-// mysqlDBName is the database a mysql:// URL names (its path), "" when
-// the URL does not parse.
-func mysqlDBName(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimPrefix(u.Path, "/")
-}
