@@ -24,19 +24,23 @@ const (
 	DefaultMaxRows  = 100_000
 	DefaultMaxBytes = 64 << 20
 	// DefaultVMSteps is SQLite's deterministic budget in virtual-machine
-	// steps: what decides `timeout` on SQLite, whatever the machine's load.
-	// 1e9 steps is 6.25 s of C SQLite at the fastest rate measured (160 M
-	// steps per CPU-second; typical queries run 15-110 M/s), so every
-	// query that finishes within ~5 s on an idle machine fits.
+	// steps (plus the bytes and pages charged, engine/sqlite): what decides
+	// `timeout` on SQLite, whatever the machine's load. 2e8 bounds every
+	// calibrated shape at about 10 s of CPU on an idle machine: the
+	// slowest ordinary queries (joins grouped and sorted on text) run at
+	// 27 ns per step (58 in the worst run recorded), the heavy functions at
+	// 8 ns. The largest answer measured, on the BIRD-sized benchdb, needs
+	// 4e6 (2 % of it); Spider dev golds at most 1e6; golds get 10 times.
 	// docs/sandbox-sqlite.md ("Deterministic budget") records the
 	// calibration.
-	DefaultVMSteps = 1_000_000_000
+	DefaultVMSteps = 200_000_000
 	// DefaultSafetyNet is, on SQLite with a step budget, the wall-clock
 	// time after which a statement is abandoned as an infrastructure
 	// failure (the machine is too busy to finish it), never scored. 300 s
-	// is the full budget at a slow rate (15 M steps/s, the 10th percentile
-	// measured) on a machine with 3 CPU-burning processes per core
-	// (1e9 / 15e6 x 4 = 267 s).
+	// was sized for a budget of 1e9 at a slow rate (15 M steps/s) on a
+	// machine with 3 CPU-burning processes per core (267 s); at 2e8 it
+	// holds the full budget at the slowest rate recorded (58 ns per step,
+	// 11.6 s of CPU) with 25 such processes per core.
 	DefaultSafetyNet = 300 * time.Second
 	// GoldFactor scales every limit for gold queries (GoldLimits): BIRD
 	// golds can need tens of seconds, and a gold over its limit is the

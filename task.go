@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 
 	"github.com/sqlgym/sqlgym/internal/jsonl"
@@ -131,13 +132,19 @@ const taskFileHint = "give --tasks a JSONL task file (sqlgym import and sqlgym a
 
 // ReadTasks reads a JSONL task file. Errors name the file and line:
 // "tasks.jsonl:12: missing \"sql\"". Blank lines are skipped; duplicate ids
-// are an error.
+// are an error. Relative file paths in db_variants are read relative to
+// the file's folder (AnchorVariants).
 func ReadTasks(path string) ([]Task, error) {
 	b, err := ReadTaskBytes(path)
 	if err != nil {
 		return nil, err
 	}
-	return DecodeTasks(bytes.NewReader(b), path)
+	tasks, err := DecodeTasks(bytes.NewReader(b), path)
+	if err != nil {
+		return nil, err
+	}
+	AnchorVariants(tasks, filepath.Dir(path))
+	return tasks, nil
 }
 
 // ReadTaskBytes reads a task file whole, with the hint every command

@@ -8,7 +8,7 @@
 // The built-in shop database (shopdb) is small on purpose, so that every
 // test runs in milliseconds; BIRD's databases are tens to hundreds of
 // megabytes, and there the verifier's cost is dominated by executing
-// queries. This package exists so that `sqlgym bench verify` and the
+// queries. This package exists so that `sqlgym-bench verify` and the
 // verify package's BenchmarkBird* can measure the verifier against the
 // floor (running each distinct query once) at that scale, offline and
 // reproducibly.

@@ -19,7 +19,7 @@ const (
 	DefaultSize = 10 << 20
 	MinSize     = 256 << 10
 	MaxSize     = 1 << 30
-	// DefaultSeed is the seed of the database `sqlgym bench verify` uses
+	// DefaultSeed is the seed of the database `sqlgym-bench verify` uses
 	// unless told otherwise.
 	DefaultSeed = 1
 )

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/sqlgym/sqlgym"
 )
@@ -266,7 +267,8 @@ func contained(ctx context.Context, eng sqlgym.Engine, child, col, parent, key s
 // inferPairKey implies a two-column key for a table left without one
 // (a junction table: singer_in_concert(concert_id, singer_id)): the first
 // pair, in column order, of its foreign-key and key-named columns that is
-// never NULL and never repeated.
+// never NULL and never repeated; failing that, on a table of minPairRows
+// or more, a foreign key and a text column never NULL.
 func (s *Set) inferPairKey(ctx context.Context, eng sqlgym.Engine, t *sqlgym.Table, opt Options) error {
 	if s.Key(t.Name) != nil || t.Rows < 2 {
 		return nil
@@ -284,25 +286,71 @@ func (s *Set) inferPairKey(ctx context.Context, eng sqlgym.Engine, t *sqlgym.Tab
 			cols = append(cols, c.Name)
 		}
 	}
-	for a := 0; a < len(cols); a++ {
-		for b := a + 1; b < len(cols); b++ {
-			x, y := quote(cols[a]), quote(cols[b])
-			q := fmt.Sprintf("SELECT (SELECT COUNT(*) FROM %[3]s WHERE %[1]s IS NULL OR %[2]s IS NULL), "+
-				"(SELECT COUNT(*) FROM (SELECT 1 AS one FROM %[3]s GROUP BY %[1]s, %[2]s HAVING COUNT(*) > 1) AS sg_d)", x, y, quote(t.Name))
-			rs, err := eng.Query(ctx, q, opt.Limits)
-			if err != nil {
-				if !sqlgym.IsInfra(err) {
+	pairs := pairsOf(cols)
+	if t.Rows >= minPairRows {
+		// A child table of a parent (countrylanguage of country) whose
+		// rows a foreign key and one other column tell apart: the pair is
+		// its key (countrycode, language), though the other column is not
+		// named like one. Only a text column that holds no dates (a
+		// label: a balance or a timestamp is unique by chance), and only on tables large enough
+		// that a pair unique by chance is unlikely.
+		for i := range t.Columns {
+			fk := t.Columns[i].Name
+			if !refers[strings.ToLower(fk)] || s.Facts(t.Name, fk).Nulls {
+				continue
+			}
+			for j := range t.Columns {
+				o := t.Columns[j].Name
+				f := s.Facts(t.Name, o)
+				if j == i || class(&t.Columns[j]) != "text" || dateLike(f.Sample) || f.Nulls || f.Distinct < 2 {
 					continue
 				}
-				return fmt.Errorf("verify key %s(%s, %s): %w", t.Name, cols[a], cols[b], err)
-			}
-			if rs.Rows[0][0].Int == 0 && rs.Rows[0][1].Int == 0 {
-				s.Keys = append(s.Keys, Key{Table: t.Name, Columns: []string{cols[a], cols[b]}})
-				return nil
+				pairs = append(pairs, [2]string{fk, o})
 			}
 		}
 	}
+	for _, pr := range pairs {
+		x, y := quote(pr[0]), quote(pr[1])
+		q := fmt.Sprintf("SELECT (SELECT COUNT(*) FROM %[3]s WHERE %[1]s IS NULL OR %[2]s IS NULL), "+
+			"(SELECT COUNT(*) FROM (SELECT 1 AS one FROM %[3]s GROUP BY %[1]s, %[2]s HAVING COUNT(*) > 1) AS sg_d)", x, y, quote(t.Name))
+		rs, err := eng.Query(ctx, q, opt.Limits)
+		if err != nil {
+			if !sqlgym.IsInfra(err) {
+				continue
+			}
+			return fmt.Errorf("verify key %s(%s, %s): %w", t.Name, pr[0], pr[1], err)
+		}
+		if rs.Rows[0][0].Int == 0 && rs.Rows[0][1].Int == 0 {
+			s.Keys = append(s.Keys, Key{Table: t.Name, Columns: []string{pr[0], pr[1]}})
+			return nil
+		}
+	}
 	return nil
+}
+
+// minPairRows is the fewest rows a table needs before a foreign key and a
+// column not named like a key are taken as its key when no pair of
+// key-named columns is one.
+const minPairRows = 20
+
+// dateLike reports whether a text value starts with an ISO date.
+func dateLike(v sqlgym.Value) bool {
+	if v.Kind != sqlgym.KindText || len(v.Str) < 10 {
+		return false
+	}
+	_, err := time.Parse("2006-01-02", v.Str[:10])
+	return err == nil
+}
+
+// pairsOf is every pair of cols, in column order.
+func pairsOf(cols []string) [][2]string {
+	var out [][2]string
+	for a := 0; a < len(cols); a++ {
+		for b := a + 1; b < len(cols); b++ {
+			out = append(out, [2]string{cols[a], cols[b]})
+		}
+	}
+	return out
 }
 
 // targets are the single columns a foreign key may refer to: single-column

@@ -275,3 +275,85 @@ func TestHoldsOn(t *testing.T) {
 		t.Errorf("facts: makers.maker %+v, countries.name %+v", got.Facts("makers", "maker"), got.Facts("countries", "name"))
 	}
 }
+
+// TestInferPairKeyOfReferenceAndLabel implies world_1's countrylanguage
+// key on a toy of its shape: a reference and a text label never repeated
+// together over enough rows, neither named like a key; the same pair on
+// a table too small to tell chance from a key, or with a date in the
+// label's place, is no key.
+func TestInferPairKeyOfReferenceAndLabel(t *testing.T) {
+	mk := func(rows int, label func(i int) string) *constraints.Set {
+		path := filepath.Join(t.TempDir(), "pair.sqlite")
+		stmts := []string{
+			`CREATE TABLE country (code TEXT, name TEXT)`,
+			`INSERT INTO country VALUES ('ABW', 'Aruba'), ('AFG', 'Afghanistan'), ('AGO', 'Angola')`,
+			`CREATE TABLE countrylanguage (countrycode TEXT, language TEXT, percentage REAL)`,
+		}
+		codes := []string{"ABW", "AFG", "AGO"}
+		for i := range rows {
+			stmts = append(stmts, fmt.Sprintf(`INSERT INTO countrylanguage VALUES ('%s', '%s', %d.5)`, codes[i%3], label(i), i))
+		}
+		if err := sqlite.Create(context.Background(), path, stmts); err != nil {
+			t.Fatal(err)
+		}
+		return infer(t, path)
+	}
+	lang := func(i int) string { return fmt.Sprintf("lang%d", i/2) }
+	if got := keyNames(mk(24, lang), false); !got["countrylanguage(countrycode,language)"] {
+		t.Errorf("24 rows: keys %v, want countrylanguage(countrycode,language)", got)
+	}
+	if got := keyNames(mk(12, lang), false); got["countrylanguage(countrycode,language)"] {
+		t.Errorf("12 rows: the pair was implied on a table too small to tell")
+	}
+	day := func(i int) string { return fmt.Sprintf("2024-01-%02d", 1+i/2) }
+	for k := range keyNames(mk(24, day), false) {
+		if strings.HasPrefix(k, "countrylanguage(") {
+			t.Errorf("a reference and a date column taken as a key: %s", k)
+		}
+	}
+}
+
+// TestOptionalReference: a declared foreign key that may be NULL takes
+// NULLs though its data holds none (Observed keeps it nullable); an
+// implied one, and a declared one that is NOT NULL, do not.
+func TestOptionalReference(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "opt.sqlite")
+	stmts := []string{
+		`CREATE TABLE stadium (stadium_id INTEGER PRIMARY KEY, name TEXT)`,
+		`INSERT INTO stadium VALUES (1, 'a'), (2, 'b')`,
+		`CREATE TABLE concert (concert_id INTEGER PRIMARY KEY, stadium_id INTEGER REFERENCES stadium(stadium_id), host_id INTEGER NOT NULL REFERENCES stadium(stadium_id))`,
+		`INSERT INTO concert VALUES (1, 1, 1), (2, 2, 1), (3, 2, 2)`,
+		`CREATE TABLE show (show_id INTEGER PRIMARY KEY, concert_id INTEGER)`,
+		`INSERT INTO show VALUES (1, 1), (2, 3)`,
+	}
+	if err := sqlite.Create(context.Background(), path, stmts); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	eng, err := engine.Open(ctx, "sqlite:"+path, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	s, err := schema.Load(ctx, eng, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := constraints.Infer(ctx, eng, s, constraints.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		table, col string
+		optional   bool
+	}{{"concert", "stadium_id", true}, {"concert", "host_id", false}, {"show", "concert_id", false}} {
+		tab := s.Table(c.table)
+		col := tab.Column(c.col)
+		if got := set.OptionalReference(c.table, col); got != c.optional {
+			t.Errorf("%s.%s: OptionalReference %v, want %v", c.table, c.col, got, c.optional)
+		}
+		if nn, _ := set.Observed(tab, col); nn == c.optional {
+			t.Errorf("%s.%s: Observed never-NULL %v with OptionalReference %v", c.table, c.col, nn, c.optional)
+		}
+	}
+}

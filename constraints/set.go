@@ -120,7 +120,7 @@ func (s *Set) Apply(schema *sqlgym.Schema, implied bool) *sqlgym.Schema {
 }
 
 // Observed says what a column's data shows it keeps, beyond what is
-// declared: never NULL (it holds none), and, for a text column, never
+// declared: never NULL (it holds none, and is no OptionalReference), and, for a text column, never
 // repeated (it holds two values or more and no value twice: a name).
 // Tables of fewer than two rows show nothing. Variants keep both unless
 // asked not to, so proofs may rest on them (ApplyFacts).
@@ -129,9 +129,26 @@ func (s *Set) Observed(t *sqlgym.Table, c *sqlgym.Column) (notNull, unique bool)
 		return false, false
 	}
 	f := s.Facts(t.Name, c.Name)
-	notNull = !f.Nulls && f.Distinct > 0
+	notNull = !f.Nulls && f.Distinct > 0 && !s.OptionalReference(t.Name, c)
 	unique = notNull && class(c) == "text" && !f.Duplicates && f.Distinct >= 2
 	return notNull, unique
+}
+
+// OptionalReference reports whether column c of table is the one column
+// of a declared foreign key that is not declared NOT NULL: the schema's
+// author allows a row without its parent there (a concert of unknown
+// stadium), so a NULL is a possible row even where the data holds none.
+// Implied foreign keys are not: nothing was declared about them.
+func (s *Set) OptionalReference(table string, c *sqlgym.Column) bool {
+	if s == nil || c.NotNull {
+		return false
+	}
+	for _, f := range s.ForeignKeys {
+		if f.Declared && len(f.Columns) == 1 && strings.EqualFold(f.Table, table) && strings.EqualFold(f.Columns[0], c.Name) {
+			return true
+		}
+	}
+	return false
 }
 
 // ApplyFacts marks, in schema (changed in place), the columns Observed

@@ -6,9 +6,11 @@
 // a paired comparison whether the new checkpoint is the best.
 //
 // It trains nothing and scores nothing itself: every sqlgym step is the
-// single command a user would type (eval, band, export, compare), run
-// in-process through the same command tree, so a round's numbers come
-// from the same verifier, prompt renderer and ledger as anyone's. The
+// command a user would type (eval, band, export, compare, serve), run
+// in-process by Commands (internal/cli fills each command's options struct
+// from a typed step and calls its run function; --dry-run prints the line
+// those options make), so a round's numbers come from the same verifier,
+// prompt renderer and ledger as anyone's. The
 // trainer is the user's command line. What this package adds is the
 // folder layout, the order of the steps, a marker per finished step so
 // a round killed at any point resumes where it stopped, and the decision.

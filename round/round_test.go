@@ -256,7 +256,7 @@ func runner(t *testing.T, cfgPath string, srv *modelServer) *round.Runner {
 		t.Fatal(err)
 	}
 	return &round.Runner{
-		Cfg: cfg, Sqlgym: cli.InProcess(os.Stderr), Progress: os.Stderr,
+		Cfg: cfg, Commands: cli.RoundCommands(os.Stderr), Progress: os.Stderr,
 		Model: modelClient(t, srv.URL+"/v1", srv.Client()),
 	}
 }

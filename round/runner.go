@@ -3,7 +3,6 @@ package round
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,18 +16,14 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/internal/jsonl"
 	"github.com/sqlgym/sqlgym/model"
-	"github.com/sqlgym/sqlgym/report"
 	"github.com/sqlgym/sqlgym/stats"
 )
 
-// Sqlgym runs one sqlgym command in this process, as a user would type it,
-// with its standard output to out.
-type Sqlgym func(ctx context.Context, out io.Writer, args ...string) error
-
 // Runner runs one round.
 type Runner struct {
-	Cfg    *Config
-	Sqlgym Sqlgym
+	Cfg *Config
+	// Commands runs the sqlgym commands of the steps (cli.RoundCommands).
+	Commands Commands
 	// Trainer runs the trainer's (or a server's) command line; the
 	// default is os/exec (see execCommand).
 	Exec func(ctx context.Context, argv []string, env []string, log io.Writer) error
@@ -211,23 +206,26 @@ func (s *roundState) mark(step string) error {
 	return writeJSONFile(s.l.marker(step), map[string]any{"step": step, "done": time.Now().UTC()})
 }
 
-// sqlgym runs a sqlgym command, or prints it in a dry run.
-func (s *roundState) sqlgym(ctx context.Context, out io.Writer, args ...string) error {
+// dry prints step's command line in a dry run and says whether it is one.
+func (s *roundState) dry(step any) bool {
 	if s.r.DryRun {
-		fmt.Fprintf(s.r.Progress, "  sqlgym %s\n", shellJoin(args))
+		fmt.Fprintf(s.r.Progress, "  %s\n", shellJoin(s.r.Commands.Line(step)))
+	}
+	return s.r.DryRun
+}
+
+func (s *roundState) eval(ctx context.Context, e EvalStep) error {
+	if s.dry(e) {
 		return nil
 	}
-	if out == nil {
-		out = io.Discard
-	}
-	return s.r.Sqlgym(ctx, out, args...)
+	return s.r.Commands.Eval(ctx, e)
 }
 
 func (s *roundState) run(ctx context.Context, step string) (stop bool, err error) {
 	c := s.r.Cfg
 	switch step {
 	case StepRollout:
-		return false, s.sqlgym(ctx, nil, s.evalArgs("train", s.start.Name, c.Rollout.K, c.Model.Seed, s.l.Rollout())...)
+		return false, s.eval(ctx, s.evalStep("train", s.start.Name, c.Rollout.K, c.Model.Seed, s.l.Rollout()))
 	case StepBand:
 		return s.runBand(ctx)
 	case StepExport:
@@ -236,9 +234,11 @@ func (s *roundState) run(ctx context.Context, step string) (stop bool, err error
 				return false, err
 			}
 		}
-		args := []string{"export", "--tasks", c.path(c.Tasks), "--band", s.l.Band(), "--format", c.Export.Format,
-			"--out", s.l.Dataset(c.Export.Format), "--replace"}
-		return false, s.sqlgym(ctx, nil, append(args, s.dbArgs()...)...)
+		x := ExportStep{Tasks: c.path(c.Tasks), Band: s.l.Band(), Format: c.Export.Format, Out: s.l.Dataset(c.Export.Format), DBs: c.DBs()}
+		if s.dry(x) {
+			return false, nil
+		}
+		return false, s.r.Commands.Export(ctx, x)
 	case StepTrain:
 		return false, s.train(ctx)
 	case StepServe:
@@ -251,63 +251,30 @@ func (s *roundState) run(ctx context.Context, step string) (stop bool, err error
 	return false, fmt.Errorf("unknown step %q", step)
 }
 
-// evalArgs is the eval command line of one run through the model server.
-func (s *roundState) evalArgs(split, model string, k, seed int, out string) []string {
+// evalStep is one run through the model server.
+func (s *roundState) evalStep(split, model string, k, seed int, out string) EvalStep {
 	c := s.r.Cfg
-	args := []string{"eval", "--tasks", c.path(c.Tasks), "--split", split, "--policy", "openai",
-		"--base-url", c.Model.BaseURL, "--model", model, "--k", strconv.Itoa(k),
-		"--temperature", strconv.FormatFloat(c.Model.Temperature, 'g', -1, 64),
-		"--seed", strconv.Itoa(seed), "--mode", c.Mode, "--out", out}
-	if c.Model.APIKeyEnv != "" {
-		args = append(args, "--api-key-env", c.Model.APIKeyEnv)
-	}
-	if c.Model.MaxTokens > 0 {
-		args = append(args, "--max-tokens", strconv.Itoa(c.Model.MaxTokens))
-	}
-	if c.Model.Extra != "" {
-		args = append(args, "--extra", c.Model.Extra)
-	}
-	if c.Model.Concurrency > 0 {
-		args = append(args, "--concurrency", strconv.Itoa(c.Model.Concurrency))
-	}
-	return append(args, s.dbArgs()...)
+	return EvalStep{Tasks: c.path(c.Tasks), Split: split, BaseURL: c.Model.BaseURL, Model: model,
+		APIKeyEnv: c.Model.APIKeyEnv, Extra: c.Model.Extra, Mode: c.Mode, K: k, Seed: seed,
+		Temperature: c.Model.Temperature, MaxTokens: c.Model.MaxTokens, Concurrency: c.Model.Concurrency,
+		Out: out, DBs: c.DBs()}
 }
-
-func (s *roundState) dbArgs() []string { return s.r.Cfg.DBArgs() }
 
 // DBArgs are the --db, --db-dir and --pg-schema flags every step's
 // command gets. A db: entry's file path (NAME=sqlite:PATH, duckdb:PATH) is
 // resolved against the config file's folder like every other path, so the
 // round runs the same from any working folder.
-func (c *Config) DBArgs() []string {
-	var args []string
-	for _, d := range c.DB {
-		args = append(args, "--db", c.dbRef(d))
-	}
-	if c.DBDir != "" {
-		args = append(args, "--db-dir", c.path(c.DBDir))
-	}
-	if c.PGSchema != "" {
-		args = append(args, "--pg-schema", c.PGSchema)
-	}
-	return args
-}
+func (c *Config) DBArgs() []string { return c.DBs().Args() }
 
 func (s *roundState) runBand(ctx context.Context) (bool, error) {
 	c := s.r.Cfg
-	var out bytes.Buffer
-	if err := s.sqlgym(ctx, &out, "band", s.l.Rollout(), "--tasks", c.path(c.Tasks), "--out", s.l.Band(), "--replace", "--json"); err != nil {
-		return false, err
-	}
-	if s.r.DryRun {
+	b := BandStep{Run: s.l.Rollout(), Tasks: c.path(c.Tasks), Out: s.l.Band()}
+	if s.dry(b) {
 		return false, nil
 	}
-	var res struct {
-		Band  int `json:"band"`
-		Tasks int `json:"tasks"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		return false, fmt.Errorf("reading sqlgym band's output: %w", err)
+	res, err := s.r.Commands.Band(ctx, b)
+	if err != nil {
+		return false, err
 	}
 	s.band = res.Band
 	if res.Band >= c.Band.MinTasks {
@@ -399,7 +366,7 @@ func (s *roundState) score(ctx context.Context) error {
 		if _, err := os.Stat(marker); err == nil {
 			continue
 		}
-		if err := s.sqlgym(ctx, nil, s.evalArgs("holdout", c.Model.Name, c.Score.K, s.scoreSeed(rep+1), dir)...); err != nil {
+		if err := s.eval(ctx, s.evalStep("holdout", c.Model.Name, c.Score.K, s.scoreSeed(rep+1), dir)); err != nil {
 			return err
 		}
 		if !s.r.DryRun {
@@ -409,7 +376,7 @@ func (s *roundState) score(ctx context.Context) error {
 		}
 	}
 	for rep, dir := range s.scores(s.cand) {
-		if err := s.sqlgym(ctx, nil, s.evalArgs("holdout", s.cand.Name, c.Score.K, s.scoreSeed(rep+1), dir)...); err != nil {
+		if err := s.eval(ctx, s.evalStep("holdout", s.cand.Name, c.Score.K, s.scoreSeed(rep+1), dir)); err != nil {
 			return err
 		}
 	}
@@ -417,19 +384,18 @@ func (s *roundState) score(ctx context.Context) error {
 }
 
 func (s *roundState) compare(ctx context.Context, base, treat Checkpoint) (*Verdict, error) {
-	var out bytes.Buffer
-	args := []string{"compare", "--base", strings.Join(s.scores(base), ","), "--treat", strings.Join(s.scores(treat), ","), "--json"}
-	if err := s.sqlgym(ctx, &out, args...); err != nil {
-		return nil, err
-	}
-	if s.r.DryRun {
+	cs := CompareStep{Base: s.scores(base), Treat: s.scores(treat)}
+	if s.dry(cs) {
 		return nil, nil
 	}
-	var cmp report.Comparison
-	if err := json.Unmarshal(out.Bytes(), &cmp); err != nil || len(cmp.Metrics) == 0 {
-		return nil, fmt.Errorf("reading sqlgym compare's output: %v", err)
+	cmp, err := s.r.Commands.Compare(ctx, cs)
+	if err != nil {
+		return nil, err
 	}
-	v := verdictOf(base.Name, &cmp)
+	if len(cmp.Metrics) == 0 {
+		return nil, fmt.Errorf("sqlgym compare of %v and %v gave no metrics", cs.Base, cs.Treat)
+	}
+	v := verdictOf(base.Name, cmp)
 	if c := s.r.Cfg.Decide.Criterion; c != "" {
 		crit, _ := stats.ParseCriterion(c)
 		met := crit.Check(cmp.Pass1().PairedResult)

@@ -1,9 +1,7 @@
 package round
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -26,7 +24,7 @@ func (s *roundState) train(ctx context.Context) error {
 	if s.r.DryRun {
 		url := ""
 		if c.Train.ServeRewards {
-			argv := append([]string{"sqlgym", "serve", "--tasks", s.l.Band(), "--addr", "127.0.0.1:0"}, s.dbArgs()...)
+			argv := s.r.Commands.Line(ServeStep{Tasks: s.l.Band(), DBs: c.DBs()})
 			fmt.Fprintf(s.r.Progress, "  %s  (for the trainer's rewards)\n", shellJoin(argv))
 			url = "http://127.0.0.1:PORT"
 		}
@@ -83,28 +81,19 @@ func (s *roundState) env(vals map[string]string) []string {
 // port, until stop is called.
 func (s *roundState) startRewards(ctx context.Context, log io.Writer) (url string, stop func(), err error) {
 	sctx, cancel := context.WithCancel(ctx)
-	pr, pw := io.Pipe()
 	done := make(chan error, 1)
-	args := append([]string{"serve", "--tasks", s.l.Band(), "--addr", "127.0.0.1:0", "--json"}, s.dbArgs()...)
+	listening := make(chan string, 1)
 	go func() {
-		err := s.r.Sqlgym(sctx, pw, args...)
-		pw.CloseWithError(err)
-		done <- err
+		done <- s.r.Commands.Serve(sctx, ServeStep{Tasks: s.l.Band(), DBs: s.r.Cfg.DBs()}, func(u string) { listening <- u })
 	}()
-	// serve --json prints one JSON document once it listens.
-	var info struct {
-		URL  string `json:"url"`
-		Addr string `json:"addr"`
-	}
-	dec := json.NewDecoder(bufio.NewReader(pr))
-	if err := dec.Decode(&info); err != nil {
+	select {
+	case url = <-listening:
+	case err := <-done:
 		cancel()
-		return "", nil, fmt.Errorf("%w (serve: %v)", err, <-done)
-	}
-	go io.Copy(io.Discard, pr) // nothing more is expected; keep the writer unblocked
-	url = info.URL
-	if url == "" {
-		url = "http://" + info.Addr
+		if err == nil {
+			err = errors.New("sqlgym serve ended before it listened")
+		}
+		return "", nil, err
 	}
 	fmt.Fprintf(log, "==> sqlgym serve for the trainer's rewards at %s\n", url)
 	var once sync.Once

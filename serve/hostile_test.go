@@ -218,16 +218,18 @@ func TestHonestRequestBesideHostileBatch(t *testing.T) {
 }
 
 // The red team's reproductions: 512 slow answers in one request
-// (r6_*_512.jsonl) on each engine at the default limits (SQLite's safety
-// net shortened), while honest requests come one after the other. Every
-// honest request is answered, correct, within 2 s and before the hostile
-// batch. The hostile batch comes back at its deadline with what was
-// judged and the rest unscored, or with 503 when nothing was judged by
-// then: how many of its answers end within 20 s is the engines' cost (on
-// a busy machine a DuckDB answer with a 5 s limit took 30 s to end, and
-// the SQLite shape notices neither its safety net nor the deadline for a
-// long while until the cost model charges its function calls, issue 25),
-// which TestHonestRequestBesideHostileBatch pins down with cheap answers.
+// (r6_*_512.jsonl) on each engine at the default limits, while honest
+// requests come one after the other. Every honest request is answered,
+// correct, within 2 s and before the hostile batch. The hostile batch
+// comes back within 5 s of its deadline with what was judged and the rest
+// unscored, or with 503 when nothing was judged by then: how many of its
+// answers end within 20 s is the engines' cost (on a busy machine a
+// DuckDB answer with a 5 s limit took 30 s to end). On SQLite each r6
+// answer is the model's timeout at the default budget of 2e8 (about 33
+// rows of 67 ms; at load 41, three were judged in 20 s, and the batch came
+// back 0.3 s after its deadline; under the old budget of 1e9 none was).
+// TestHonestRequestBesideHostileBatch pins the same down with cheap
+// answers.
 func TestHonestRequestBesideRedTeam512(t *testing.T) {
 	testenv.Slow(t, "512 hostile answers per engine, 20 to 40 s each")
 	dir := testenv.SharedData(t)
@@ -235,7 +237,7 @@ func TestHonestRequestBesideRedTeam512(t *testing.T) {
 		eng, file string
 		lim       sqlgym.Limits
 	}{
-		{"sqlite", "r6_sqlite_512.jsonl", sqlgym.Limits{SafetyNet: 3 * time.Second}},
+		{"sqlite", "r6_sqlite_512.jsonl", sqlgym.Limits{}},
 		{"duckdb", "r6_duckdb_512.jsonl", sqlgym.Limits{}},
 		{"postgres", "r6_postgres_512.jsonl", sqlgym.Limits{}},
 	} {
@@ -243,6 +245,13 @@ func TestHonestRequestBesideRedTeam512(t *testing.T) {
 			items := readItems(t, testenv.CopyFile(t, filepath.Join(dir, "..", "redteam", c.file)))
 			run := hostileRun{eng: c.eng, hostile: items, deadline: 20 * time.Second, honest: 20, limits: c.lim, allow503: true}
 			honest, hostile := run.run(t)
+			// Every engine notices the request's deadline within a call of
+			// its heaviest function: SQLite's r6 rows (one 67 ms call each)
+			// were answered 35 s late while its progress handler waited
+			// for its next tick.
+			if late := hostile.took - run.deadline; late > 5*time.Second {
+				t.Errorf("hostile batch answered %v after its %v deadline, want within 5 s", late, run.deadline)
+			}
 			if hostile.code == http.StatusServiceUnavailable {
 				t.Logf("%s: honest %v; hostile 503 (nothing judged) in %v", c.eng, honest, hostile.took)
 				return

@@ -3,6 +3,7 @@ package shopdb
 import (
 	"bytes"
 	_ "embed"
+	"path/filepath"
 
 	"github.com/sqlgym/sqlgym"
 )
@@ -50,6 +51,9 @@ func LoadTaskFile(path string) ([]sqlgym.Task, []byte, error) {
 	tasks, err := sqlgym.DecodeTasks(bytes.NewReader(b), path)
 	if err != nil {
 		return nil, nil, err
+	}
+	if path != Name {
+		sqlgym.AnchorVariants(tasks, filepath.Dir(path))
 	}
 	return tasks, bytes.Clone(b), nil
 }

@@ -43,15 +43,24 @@ type planner struct {
 	// repeat its values. unseen does the same with cons set.
 	cons   *constraints.Set
 	unseen bool
+	// anti is the columns some gold reads through NOT IN (antiJoined):
+	// no NULL goes there on a declaration alone.
+	anti map[string]bool
 }
 
 // nullable reports whether a NULL may go into column c of t: the column
-// is nullable and its data already holds one.
+// is nullable and its data already holds one, or it is a declared foreign
+// key that is not NOT NULL (constraints.Set.OptionalReference: NOT IN
+// over it is then emptied by one row without parent, a real error) that
+// no gold reads through NOT IN itself (antiJoined).
 func (p *planner) nullable(t *sqlgym.Table, c *sqlgym.Column) bool {
 	if c.NotNull || inKey(t, c.Name) {
 		return false
 	}
-	return p.cons == nil || p.unseen || p.cons.Facts(t.Name, c.Name).Nulls
+	if p.cons == nil || p.unseen || p.cons.Facts(t.Name, c.Name).Nulls {
+		return true
+	}
+	return p.cons.OptionalReference(t.Name, c) && !p.anti[strings.ToLower(c.Name)]
 }
 
 // repeatable reports whether a copied row may repeat column c's value: a

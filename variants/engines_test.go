@@ -240,7 +240,7 @@ func TestDuckDBVariants(t *testing.T) {
 		t.Fatal(err)
 	}
 	ec := engineCase{name: "toy", url: "duckdb:" + src, cat: newCatalog(t, "toy=duckdb:"+src),
-		opt: Options{MaxVariants: 3, Candidates: 6}, dir: out}
+		opt: Options{MaxVariants: 2, Candidates: 3}, dir: out}
 	res := checkEngine(t, ec, func(k Kept) string { return "duckdb:" + k.Path })
 	for _, v := range res.Variants {
 		if want := filepath.Join(out, v.Name+".duckdb"); v.Path != want {
@@ -327,7 +327,7 @@ func TestPostgresVariants(t *testing.T) {
 	t.Cleanup(func() { dropLike(t, admin, name) })
 	url := engine.WithSchema(reader, schema)
 	ec := engineCase{name: name, url: url, cat: newCatalog(t, name+"="+url),
-		opt: Options{MaxVariants: 3, Candidates: 6, PostgresAdmin: admin}}
+		opt: Options{MaxVariants: 2, Candidates: 3, PostgresAdmin: admin}}
 	res := checkEngine(t, ec, func(k Kept) string { return k.URL })
 	ctx := context.Background()
 	// notes has no primary key: its rows are picked by ctid, and no

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/sqlgym/sqlgym"
@@ -61,8 +62,11 @@ type Options struct {
 	// by default a NULL goes only into a column whose data holds one and
 	// a copied row repeats only values its column already repeats.
 	UnseenValues bool
-	// Log, when set, gets a line per step.
+	// Log, when set, gets the generator's traces, a line per trial.
 	Log func(format string, args ...any)
+	// Step, when set, is told each step of a database's generation as it
+	// begins, for a progress line (Progress.Step).
+	Step func(step string)
 }
 
 func (o Options) withDefaults() Options {
@@ -77,6 +81,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Log == nil {
 		o.Log = func(string, ...any) {}
+	}
+	if o.Step == nil {
+		o.Step = func(string) {}
 	}
 	return o
 }
@@ -105,6 +112,8 @@ type Generator struct {
 
 	golds      []string
 	goldStates map[string]goldState
+	// anti is the columns the golds read through NOT IN (antiJoined).
+	anti map[string]bool
 }
 
 // DBResult is what a generation found for one database.
@@ -145,6 +154,14 @@ type DBResult struct {
 	// difficulty).
 	Levels  map[string]*LevelTally `json:"levels"`
 	Seconds float64                `json:"seconds"`
+	// StillWeak lists the tasks still weak on the original and the
+	// variants by a mutant not proved equivalent: where a person looks
+	// next (a better gold, a task to drop, edits to find).
+	StillWeak []string `json:"still_weak,omitempty"`
+	// Cost is what judging on the variants costs against the original
+	// alone: every gold run once on each (the author execution filter,
+	// wall time of this machine, loaded as it was).
+	Cost JudgeCost `json:"judge_cost"`
 
 	tasksAfter []sqlgym.Task
 }
@@ -193,6 +210,22 @@ func Level(t sqlgym.Task) string {
 		return t.Difficulty
 	}
 	return "-"
+}
+
+// JudgeCost is the time every gold takes once on the original and on the
+// variants together.
+type JudgeCost struct {
+	OriginalSeconds float64 `json:"original_seconds"`
+	VariantSeconds  float64 `json:"variant_seconds"`
+}
+
+// Ratio is the cost of judging on the original and its variants over the
+// original alone (1 without variants).
+func (c JudgeCost) Ratio() float64 {
+	if c.OriginalSeconds <= 0 {
+		return 1
+	}
+	return (c.OriginalSeconds + c.VariantSeconds) / c.OriginalSeconds
 }
 
 // KilledMutant is a mutant a variant told from its gold.
@@ -247,6 +280,7 @@ func NewGenerator(ctx context.Context, dbs verify.Databases, name, url string, t
 			}
 		}
 	}
+	g.anti = antiJoined(g.golds)
 	return g, nil
 }
 
@@ -289,6 +323,7 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 	cfg := verify.Config{Mode: opt.Mode, Limits: opt.Limits}
 
 	// Before: the mutants the original cannot tell from their gold.
+	opt.Step("screening its golds on the original")
 	rep, marked, err := screen.Screen(ctx, verify.New(g.dbs, g.tasks, cfg), g.tasks, sopt)
 	if err != nil {
 		return nil, err
@@ -308,17 +343,21 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 	}
 	opt.Log("%s: %d of %d screened tasks weak, %d surviving mutants", g.name, rep.Weak, rep.Screened, len(survivors))
 
+	t0 := time.Now()
 	if g.goldStates, err = g.tgt.golds(ctx, orig, g.golds, opt.Limits); err != nil {
 		return nil, err
 	}
+	res.Cost.OriginalSeconds = time.Since(t0).Seconds()
 	// Each weak task's own edits, then as few variants as carry them.
 	var kept []*candidate
 	killedBy := map[string]string{}
 	if len(survivors) > 0 {
+		opt.Step(fmt.Sprintf("aiming edits at %d weak tasks", len(weakTasks)))
 		aims, err := g.aims(ctx, weakTasks, sopt, survivors)
 		if err != nil {
 			return nil, err
 		}
+		opt.Step(fmt.Sprintf("packing %d aims into variants", len(aims)))
 		packed, first, err := g.assemble(ctx, aims, weakTasks, sopt, survivors, res)
 		if err != nil {
 			return nil, err
@@ -336,6 +375,7 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 		// edits at once, as the paper does, kept by greedy set cover.
 		// They kill what no task's own edits do alone (a namesake that
 		// tells two golds' mutants) at the price of size.
+		opt.Step("fuzzing candidates for the slots left")
 		fuzzed, err := g.fuzz(ctx, opt.Candidates-res.CandidatesTried, opt.MaxVariants-len(kept), killedBy, weakTasks, sopt, survivors, res)
 		if err != nil {
 			return nil, err
@@ -366,10 +406,12 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 	// trim reads and edits SQLite files; other engines keep their
 	// variants whole.
 	if len(kept) > 0 && g.tgt.dialect() == sqlgym.DialectSQLite {
+		opt.Step(fmt.Sprintf("trimming %d variants", len(kept)))
 		if err := g.trimAll(ctx, kept, res, killedBy, weakTasks, sopt, survivors); err != nil {
 			return nil, err
 		}
 	}
+	kept = dropIdle(kept, res, killedBy)
 
 	// Write the kept variants beside the original's copy.
 	urls := []string{orig}
@@ -385,6 +427,11 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 			u = string(g.tgt.dialect()) + ":" + w.Path
 		}
 		urls = append(urls, u)
+		t0 := time.Now()
+		if _, err := g.tgt.golds(ctx, u, g.golds, opt.Limits); err != nil {
+			return nil, err
+		}
+		res.Cost.VariantSeconds += time.Since(t0).Seconds()
 	}
 	for _, s := range g.golds {
 		if !nonEmpty(g.goldStates, kept, s) {
@@ -393,6 +440,7 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 	}
 
 	// After: the same screen judged on the original and every variant.
+	opt.Step(fmt.Sprintf("judging the tasks on the original and %d variants", len(res.Variants)))
 	tasks := make([]sqlgym.Task, len(g.tasks))
 	copy(tasks, g.tasks)
 	for i := range tasks {
@@ -439,6 +487,8 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 		if equiv == len(ms) {
 			res.EquivalentTasks++
 			equivOnly[t.ID] = true
+		} else {
+			res.StillWeak = append(res.StillWeak, t.ID)
 		}
 		for k, weak := range weakKinds {
 			if !weak {
@@ -481,6 +531,37 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 	}
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// dropIdle takes out the kept variants that are the first to kill no
+// mutant (a variant that adds no kill only costs judging time), renaming
+// the ones after them NAME_v1, NAME_v2... in order again.
+func dropIdle(kept []*candidate, res *DBResult, killedBy map[string]string) []*candidate {
+	first := map[string]int{}
+	for _, v := range killedBy {
+		first[v]++
+	}
+	var keptOut []*candidate
+	var vars []Kept
+	rename := map[string]string{}
+	for i, k := range res.Variants {
+		if first[k.Name] == 0 {
+			continue
+		}
+		keptOut = append(keptOut, kept[i])
+		old := k.Name
+		k.Name = fmt.Sprintf("%s_v%d", strings.TrimSuffix(old, fmt.Sprintf("_v%d", i+1)), len(vars)+1)
+		rename[old] = k.Name
+		vars = append(vars, k)
+	}
+	if len(vars) == len(res.Variants) {
+		return kept
+	}
+	for id, v := range killedBy {
+		killedBy[id] = rename[v]
+	}
+	res.Variants = vars
+	return keptOut
 }
 
 // TasksAfter returns the database's tasks with their weak marks as judged

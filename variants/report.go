@@ -38,6 +38,13 @@ type Report struct {
 	Kinds             map[screen.Kind]*KindTally `json:"kinds"`
 	Levels            map[string]*LevelTally     `json:"levels"`
 	Seconds           float64                    `json:"seconds"`
+	// StillWeak lists, per database, the tasks still weak after the
+	// variants (DBResult.StillWeak).
+	StillWeak map[string][]string `json:"still_weak,omitempty"`
+	// Cost adds up the databases' judging costs.
+	Cost JudgeCost `json:"judge_cost"`
+	// Next is the command to run next, for the person reading.
+	Next string `json:"next,omitempty"`
 }
 
 // KindTally is one mutant kind's weak tasks before and after.
@@ -63,6 +70,14 @@ func Summarize(mode compare.Mode, seed uint64, maxVariants int, dbs []*DBResult,
 		r.NearMissAfter += d.NearMissAfter
 		r.EquivalentMutants += d.EquivalentMutants
 		r.Seconds += d.Seconds
+		r.Cost.OriginalSeconds += d.Cost.OriginalSeconds
+		r.Cost.VariantSeconds += d.Cost.VariantSeconds
+		if len(d.StillWeak) > 0 {
+			if r.StillWeak == nil {
+				r.StillWeak = map[string][]string{}
+			}
+			r.StillWeak[d.Name] = d.StillWeak
+		}
 		for k, t := range d.Before.Kinds {
 			r.Kinds[k].WeakBefore += t.WeakTasks
 		}
@@ -121,6 +136,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	for name, why := range r.Skipped {
 		fmt.Fprintf(w, "skipped %s: %s\n", name, why)
 	}
+	fmt.Fprintf(w, "judging cost: every gold once takes %.2fs on the originals, %.2fs on them and their variants (%.2fx; wall time with each database opened, this machine's load)\n",
+		r.Cost.OriginalSeconds, r.Cost.OriginalSeconds+r.Cost.VariantSeconds, r.Cost.Ratio())
+	r.writeStillWeak(w, "", 10)
 	fmt.Fprintf(w, "%-14s %9s %12s %12s\n", "level", "tasks", "weak before", "weak after")
 	for _, l := range sortedLevels(r.Levels) {
 		t := r.Levels[l]
@@ -134,7 +152,34 @@ func (r *Report) WriteText(w io.Writer) error {
 			return err
 		}
 	}
+	if r.Next != "" {
+		_, err := fmt.Fprintf(w, "next: %s\n", r.Next)
+		return err
+	}
 	return nil
+}
+
+// writeStillWeak lists the tasks still weak, per database, at most max
+// a database (0: all).
+func (r *Report) writeStillWeak(w io.Writer, prefix string, max int) {
+	if len(r.StillWeak) == 0 {
+		fmt.Fprintln(w, prefix+"still weak: none")
+		return
+	}
+	dbs := make([]string, 0, len(r.StillWeak))
+	for d := range r.StillWeak {
+		dbs = append(dbs, d)
+	}
+	sort.Strings(dbs)
+	for _, d := range dbs {
+		ids := r.StillWeak[d]
+		more := ""
+		if max > 0 && len(ids) > max {
+			more = fmt.Sprintf(" and %d more (manifest.json, still_weak)", len(ids)-max)
+			ids = ids[:max]
+		}
+		fmt.Fprintf(w, "%sstill weak in %s (%d): %s%s\n", prefix, d, len(r.StillWeak[d]), strings.Join(ids, ", "), more)
+	}
 }
 
 // WriteMarkdown writes the report as Markdown tables.
@@ -161,6 +206,13 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		for _, v := range d.Variants {
 			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %s |\n", d.Name, v.Name, v.Kills, v.NewKills, len(v.Statements), v.Rows, v.ThinnedRows, v.TrimmedRows, v.Digest[:min(12, len(v.Digest))])
 		}
+	}
+	fmt.Fprintf(&b, "\nJudging cost: every gold run once takes %.2fs on the originals and %.2fs on them and their variants, %.2fx (wall time on the machine that made them, loaded as it was, each database opened and every gold run through the execution filter: on small databases the opening dominates).\n\n",
+		r.Cost.OriginalSeconds, r.Cost.OriginalSeconds+r.Cost.VariantSeconds, r.Cost.Ratio())
+	b.WriteString("Tasks still weak (by a mutant not proved equivalent):\n\n")
+	r.writeStillWeak(&b, "- ", 0)
+	if r.Next != "" {
+		fmt.Fprintf(&b, "\nNext: `%s`\n", r.Next)
 	}
 	inferredHead := false
 	for _, d := range r.Databases {

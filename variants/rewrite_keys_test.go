@@ -164,7 +164,10 @@ func skipJoin(body string, ts []ptok, from int, tables []fromRef, s *sqlgym.Sche
 				continue
 			}
 			col := ct.Column(fk.Columns[0])
-			if col == nil || !col.NotNull && cons.Facts(child.table, col.Name).Nulls {
+			// A NULL in the child's column drops its row from the join:
+			// skipped only where no variant holds one (never NULL in the
+			// data, and not a declared foreign key that may be NULL).
+			if col == nil || !col.NotNull && (cons.Facts(child.table, col.Name).Nulls || cons.OptionalReference(child.table, col)) {
 				continue
 			}
 			if r, ok := dropParent(body, ts, from, child, parent, fk.Columns[0], fk.RefColumns[0]); ok {

@@ -19,7 +19,7 @@ import (
 // the statements the verifier must run (the batch's distinct statements
 // that are not a gold's text) once on the same engine with as many
 // goroutines as the verifier: the floor. statements/op and queries/op
-// agree when the verifier runs nothing more. `sqlgym bench verify` compares
+// agree when the verifier runs nothing more. `sqlgym-bench verify` compares
 // the verifier with C SQLite too.
 func BenchmarkBird(b *testing.B) {
 	ctx := context.Background()

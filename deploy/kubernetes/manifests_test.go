@@ -14,6 +14,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,6 +34,7 @@ type manifests struct {
 	configmaps   []*corev1.ConfigMap
 	hpas         []*autoscalingv2.HorizontalPodAutoscaler
 	pdbs         []*policyv1.PodDisruptionBudget
+	jobs         []*batchv1.Job
 }
 
 var docSep = regexp.MustCompile(`(?m)^---\s*$`)
@@ -59,6 +61,8 @@ func (m *manifests) decode(doc []byte) error {
 		obj = add(&m.hpas)
 	case "policy/v1 PodDisruptionBudget":
 		obj = add(&m.pdbs)
+	case "batch/v1 Job":
+		obj = add(&m.jobs)
 	default:
 		return fmt.Errorf("apiVersion %q kind %q: not a type this test knows; add it here", tm.APIVersion, tm.Kind)
 	}

@@ -132,7 +132,7 @@ func CommonHostile() []Hostile {
 // RunHostile opens a fresh fixture database and runs each statement with
 // WallClock(Budget). Each must return an error (an *sqlgym.ExecError,
 // ErrTimeout or ErrTooLarge; never an *sqlgym.InfraError and never success)
-// within twice its budget, leave the database digest unchanged and write
+// within twice its budget plus a second's grace, leave the database digest unchanged and write
 // nothing into Dir. Afterwards the engine must still answer "SELECT 1". The
 // corpus must hold at least MinHostile statements with unique names.
 func RunHostile(t *testing.T, h Harness, corpus []Hostile) {
@@ -168,8 +168,11 @@ func RunHostile(t *testing.T, h Harness, corpus []Hostile) {
 			res, err := eng.Query(ctx, sql, WallClock(budget))
 			took := time.Since(start)
 			checkRefusal(t, shorten(sql), res, err)
-			if took > 2*budget {
-				t.Errorf("returned after %v, budget %v", took, budget)
+			// The grace is for scheduling on a loaded machine (a 300 ms
+			// budget came back after 631 ms at a load of 40 on 2 cores);
+			// a statement the engine failed to stop runs to the 10x net.
+			if took > 2*budget+time.Second {
+				t.Errorf("returned after %v, budget %v (bound: twice the budget plus 1 s)", took, budget)
 			}
 			if d := digest(); d != current {
 				t.Errorf("database changed: digest %s -> %s", current, d)

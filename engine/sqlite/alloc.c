@@ -85,6 +85,9 @@ typedef struct {
 // limit (sg_reserver) keeps sg_reserve bytes of room for itself until it
 // holds them.
 static int64_t sg_used, sg_limit, sg_reserve;
+
+// SG_CLOCK_SHIFT: the clocks are read each 2^20 bytes a statement allocates.
+#define SG_CLOCK_SHIFT 20
 static sg_guard *sg_reserver;
 
 // room is false when an allocation of grow more bytes for g would leave
@@ -115,6 +118,11 @@ static int charge(sg_guard *g, int64_t n, int64_t grow) {
 		g->reason = SG_STOP_BUDGET;
 		sqlite3_interrupt(g->db);
 	}
+	// Each mebibyte charged, the clocks and the caller are checked as the
+	// progress handler would: one VM step may allocate megabytes, and the
+	// handler's next tick may be seconds away. A clock read per MiB is
+	// nothing beside writing the MiB.
+	if ((g->alloc >> SG_CLOCK_SHIFT) != ((g->alloc - n) >> SG_CLOCK_SHIFT)) sg_check_clock(g);
 	if (g->heap_cap > 0 && __atomic_load_n(&g->live, __ATOMIC_RELAXED) + grow > g->heap_cap) {
 		g->over_cap = 1;
 		return 0;

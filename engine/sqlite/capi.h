@@ -136,6 +136,7 @@ int64_t sg_now_ns(void);
 int64_t sg_steps(sg_guard *g);
 int64_t sg_budgeted(sg_guard *g);
 void sg_set_cancel(sg_guard *g);
+int sg_check_clock(sg_guard *g);
 int sg_db_config(sqlite3 *db, int op, int on, int *got);
 int sg_sandbox(sqlite3 *db, sg_guard *g, int every);
 int sg_register_math(sqlite3 *db);

@@ -46,6 +46,9 @@ func (e *Engine) QueryStats(ctx context.Context, sql string, lim sqlgym.Limits) 
 	if err := ctx.Err(); err != nil {
 		return nil, st, fmt.Errorf("sqlite: statement not started: %w", err)
 	}
+	if err := checkWindows(sql); err != nil {
+		return nil, st, err
+	}
 	res, st, err = e.attempt(ctx, sql, lim, false)
 	var ee *sqlgym.ExecError
 	if !errors.Is(err, errNoMem) || errors.As(err, &ee) {
@@ -216,7 +219,13 @@ func stopped(ctx context.Context, c *conn, lim sqlgym.Limits, err error) error {
 	if !errors.As(err, &se) || se.primary() != codeInterrupt {
 		return classify(err)
 	}
-	switch c.stopReason() {
+	reason := c.stopReason()
+	if reason == C.SG_STOP_NONE && ctx.Err() != nil {
+		// The caller's watcher interrupted the statement between two
+		// ticks of the handler (sg_set_cancel), so no reason was recorded.
+		reason = C.SG_STOP_CANCEL
+	}
+	switch reason {
 	case C.SG_STOP_CANCEL, C.SG_STOP_CALLER_DEADLINE:
 		return fmt.Errorf("sqlite: statement abandoned by the caller: %w", callerErr(ctx))
 	case C.SG_STOP_BUDGET:

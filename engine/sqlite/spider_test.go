@@ -83,9 +83,15 @@ func TestSpiderDevGolds(t *testing.T) {
 			noDB++
 			continue
 		}
-		_, err := eng.Query(context.Background(), q.Gold, sqlgym.Limits{})
+		_, st, err := eng.QueryStats(context.Background(), q.Gold, sqlgym.Limits{})
 		if err == nil {
 			ok++
+			// The default budget is calibrated to bound every answer's
+			// cost (docs/sandbox-sqlite.md): an honest Spider query must
+			// stay far below it (the largest needs 1e6 of 2e8).
+			if st.VMSteps > sqlgym.DefaultVMSteps/50 {
+				t.Errorf("%s: %d charged steps, more than 2 %% of the default budget %d: %s", q.ID, st.VMSteps, int64(sqlgym.DefaultVMSteps), q.Gold)
+			}
 			continue
 		}
 		var ee *sqlgym.ExecError

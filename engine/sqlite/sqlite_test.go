@@ -282,7 +282,9 @@ func TestHeapLimit(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		_, err := eng.Query(context.Background(), hog, sqlgym.Limits{})
+		// A budget well past the default: this test is about the heap,
+		// which the hog must reach before its steps run out.
+		_, err := eng.Query(context.Background(), hog, sqlgym.Limits{VMSteps: 5 * sqlgym.DefaultVMSteps})
 		hogErr <- err
 	}()
 	errs := make(chan error, 3*5)

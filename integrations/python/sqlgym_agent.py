@@ -21,7 +21,8 @@ import time
 import urllib.error
 import urllib.request
 
-__all__ = ["EpisodeClient", "SqlgymEnvironment", "TOOL_SCHEMAS", "trl_environment_reward"]
+__all__ = ["EpisodeClient", "SqlgymEnvironment", "TOOL_SCHEMAS", "trl_environment_reward", "CHAT_FORMATS", "chat_format",
+           "render_opening", "parse_label"]
 
 
 class EpisodeError(RuntimeError):
@@ -76,6 +77,32 @@ class EpisodeClient:
         """End an episode early; the server judges it (no_query, or the last query with --submit-last)."""
         return self._call("DELETE", "/v1/episodes/%s" % episode_id, None)
 
+    def run_text(self, task_id, chat, mode=None):
+        """One whole episode under the text protocol: chat(messages) returns
+        the model's (text, finish_reason) for the conversation so far; each
+        reply is stepped ("length" when the model was cut) and the
+        observations join the conversation as user turns. Returns the
+        server's last answer (done); an episode left by an error is ended
+        on the server."""
+        ep = self.start(task_id, "text", mode)
+        messages, done = list(ep["messages"]), None
+        try:
+            while done is None:
+                text, finish = chat(messages)
+                msg = {"role": "assistant", "content": text}
+                res = self.step(ep["episode_id"], msg, "length" if finish == "length" else None)
+                if res["done"]:
+                    done = res
+                    break
+                messages += [msg] + [{"role": "user", "content": o.get("content") or ""} for o in res["observations"]]
+        finally:
+            if done is None:
+                try:
+                    self.end(ep["episode_id"])
+                except Exception:  # noqa: BLE001 - the original error matters more
+                    pass
+        return done
+
     def _call(self, method, path, body):
         deadline = time.monotonic() + self.retry_for
         data = None if body is None else json.dumps(body).encode()
@@ -97,6 +124,57 @@ class EpisodeClient:
                         time.sleep(wait)
                         continue
                 raise EpisodeError(e.code, text) from None
+
+
+# Chat formats: how a system or user turn is written, how an assistant turn
+# opens, the text before the first turn, and what ends a turn (the EOS the
+# engine leaves at the end of a finished reply).
+CHAT_FORMATS = {
+    "chatml": {"bos": "", "system": "<|im_start|>system\n{}<|im_end|>\n", "user": "<|im_start|>user\n{}<|im_end|>\n",
+               "assistant": "<|im_start|>assistant\n", "end_of_turn": "<|im_end|>", "after_reply": "\n"},
+    "llama3": {"bos": "<|begin_of_text|>",
+               "system": "<|start_header_id|>system<|end_header_id|>\n\n{}<|eot_id|>",
+               "user": "<|start_header_id|>user<|end_header_id|>\n\n{}<|eot_id|>",
+               "assistant": "<|start_header_id|>assistant<|end_header_id|>\n\n", "end_of_turn": "<|eot_id|>", "after_reply": ""},
+    # Gemma has no system role: the system text opens the first user turn.
+    "gemma": {"bos": "<bos>", "system": None, "user": "<start_of_turn>user\n{}<end_of_turn>\n",
+              "assistant": "<start_of_turn>model\n", "end_of_turn": "<end_of_turn>", "after_reply": "\n"},
+}
+
+
+def chat_format(name=None):
+    name = name or os.environ.get("SQLGYM_CHAT_FORMAT") or "chatml"
+    if name not in CHAT_FORMATS:
+        raise ValueError("SQLGYM_CHAT_FORMAT=%r: one of %s" % (name, ", ".join(sorted(CHAT_FORMATS))))
+    return CHAT_FORMATS[name]
+
+
+def render_opening(messages, fmt):
+    """The episode's opening messages as prompt text, ending with the
+    opening of the first assistant turn."""
+    out, pending_system = [fmt["bos"]], ""
+    for m in messages:
+        if m["role"] == "system":
+            if fmt["system"] is None:
+                pending_system = m["content"] + "\n\n"
+            else:
+                out.append(fmt["system"].format(m["content"]))
+        else:
+            out.append(fmt["user"].format(pending_system + m["content"]))
+            pending_system = ""
+    out.append(fmt["assistant"])
+    return "".join(out)
+
+
+def parse_label(label):
+    """The task id and mode of a row's label: a task id, or the export's
+    {"task_id", "mode"} object."""
+    text = label.strip() if isinstance(label, str) else label
+    if isinstance(text, str) and text.startswith("{"):
+        text = json.loads(text)
+    if isinstance(text, dict):
+        return text.get("task_id"), text.get("mode")
+    return text, None
 
 
 def _tool(name, description, properties=None, required=()):

@@ -100,22 +100,4 @@ class SqlgymAgent:
         return SqlgymClient().rewards([item])[0]
 
     def episode(self):
-        client = EpisodeClient()
-        ep = client.start(self.task_id, "text")
-        messages, done = list(ep["messages"]), None
-        try:
-            while done is None:
-                text, finish = self.chat(messages)
-                msg = {"role": "assistant", "content": text}
-                res = client.step(ep["episode_id"], msg, "length" if finish == "length" else None)
-                if res["done"]:
-                    done = res
-                    break
-                messages += [msg] + [{"role": "user", "content": o.get("content") or ""} for o in res["observations"]]
-        finally:
-            if done is None:
-                try:
-                    client.end(ep["episode_id"])
-                except Exception:  # noqa: BLE001 - the original error matters more
-                    pass
-        return done
+        return EpisodeClient().run_text(self.task_id, self.chat)

@@ -92,25 +92,8 @@ class SqlgymAgent:
         return choice["message"].get("content") or "", choice.get("finish_reason")
 
     def _episode(self, data, base_url, api_key):
-        client = EpisodeClient()
         mode = "eval" if data.get("split") == "holdout" else None
-        ep = client.start(data["task_id"], "text", mode)
-        messages, done = list(ep["messages"]), None
-        try:
-            while done is None:
-                text, finish = self._chat(base_url, api_key, messages)
-                msg = {"role": "assistant", "content": text}
-                res = client.step(ep["episode_id"], msg, "length" if finish == "length" else None)
-                if res["done"]:
-                    done = res
-                    break
-                messages += [msg] + [{"role": "user", "content": o.get("content") or ""} for o in res["observations"]]
-        finally:
-            if done is None:
-                try:
-                    client.end(ep["episode_id"])
-                except Exception:  # noqa: BLE001 - the original error matters more
-                    pass
+        done = EpisodeClient().run_text(data["task_id"], lambda messages: self._chat(base_url, api_key, messages), mode)
         if done.get("outcome") == "infra_error":
             raise SqlgymError("sqlgym: a database outage during the episode: %s" % done.get("detail", ""))
         return 0.0 if done.get("reward") is None else float(done["reward"])

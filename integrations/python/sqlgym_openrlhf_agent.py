@@ -53,7 +53,7 @@ import asyncio  # noqa: E402
 import contextvars  # noqa: E402
 import json  # noqa: E402
 
-from sqlgym_agent import EpisodeClient  # noqa: E402
+from sqlgym_agent import CHAT_FORMATS, EpisodeClient, chat_format, parse_label, render_opening  # noqa: E402,F401
 
 try:  # The real base classes when OpenRLHF is installed; stand-ins otherwise.
     from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor  # type: ignore
@@ -66,57 +66,6 @@ except Exception:  # noqa: BLE001 - any import failure means "no OpenRLHF"
     class MultiTurnAgentExecutor:  # type: ignore[no-redef]
         def __init__(self, agent_instance_cls):
             self.agent_instance_cls = agent_instance_cls
-
-
-# Chat formats: how a system or user turn is written, how an assistant turn
-# opens, the text before the first turn, and what ends a turn (the EOS the
-# engine leaves at the end of a finished reply).
-CHAT_FORMATS = {
-    "chatml": {"bos": "", "system": "<|im_start|>system\n{}<|im_end|>\n", "user": "<|im_start|>user\n{}<|im_end|>\n",
-               "assistant": "<|im_start|>assistant\n", "end_of_turn": "<|im_end|>", "after_reply": "\n"},
-    "llama3": {"bos": "<|begin_of_text|>",
-               "system": "<|start_header_id|>system<|end_header_id|>\n\n{}<|eot_id|>",
-               "user": "<|start_header_id|>user<|end_header_id|>\n\n{}<|eot_id|>",
-               "assistant": "<|start_header_id|>assistant<|end_header_id|>\n\n", "end_of_turn": "<|eot_id|>", "after_reply": ""},
-    # Gemma has no system role: the system text opens the first user turn.
-    "gemma": {"bos": "<bos>", "system": None, "user": "<start_of_turn>user\n{}<end_of_turn>\n",
-              "assistant": "<start_of_turn>model\n", "end_of_turn": "<end_of_turn>", "after_reply": "\n"},
-}
-
-
-def chat_format(name=None):
-    name = name or os.environ.get("SQLGYM_CHAT_FORMAT") or "chatml"
-    if name not in CHAT_FORMATS:
-        raise ValueError("SQLGYM_CHAT_FORMAT=%r: one of %s" % (name, ", ".join(sorted(CHAT_FORMATS))))
-    return CHAT_FORMATS[name]
-
-
-def render_opening(messages, fmt):
-    """The episode's opening messages as prompt text, ending with the
-    opening of the first assistant turn."""
-    out, pending_system = [fmt["bos"]], ""
-    for m in messages:
-        if m["role"] == "system":
-            if fmt["system"] is None:
-                pending_system = m["content"] + "\n\n"
-            else:
-                out.append(fmt["system"].format(m["content"]))
-        else:
-            out.append(fmt["user"].format(pending_system + m["content"]))
-            pending_system = ""
-    out.append(fmt["assistant"])
-    return "".join(out)
-
-
-def parse_label(label):
-    """The task id and mode of a row's label: a task id, or the export's
-    {"task_id", "mode"} object."""
-    text = label.strip() if isinstance(label, str) else label
-    if isinstance(text, str) and text.startswith("{"):
-        text = json.loads(text)
-    if isinstance(text, dict):
-        return text.get("task_id"), text.get("mode")
-    return text, None
 
 
 class _Scalar:

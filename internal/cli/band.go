@@ -18,8 +18,10 @@ type bandOptions struct {
 	JSON    bool
 }
 
-func newBandCmd(io IO) *cobra.Command {
-	var opts bandOptions
+func newBandCmd(io IO) *cobra.Command { return bandCmd(io, new(bandOptions)) }
+
+// bandCmd is band with its flags bound to opts (see evalCmd).
+func bandCmd(io IO, opts *bandOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "band RUN",
 		Short: "Pick the tasks a run got right sometimes but not always (the RL band)",
@@ -37,7 +39,7 @@ the run's manifest names, unless --tasks gives it.`,
   sqlgym band runs/base-k16 --out band.jsonl --replace --json
   sqlgym export --tasks shop --band band.jsonl --format trl --out train.jsonl`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runBand(io, args[0], opts) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runBand(io, args[0], *opts) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Out, "out", "", "band task file to write (JSONL)")
@@ -55,43 +57,52 @@ type bandResult struct {
 }
 
 func runBand(io IO, run string, opts bandOptions) error {
+	res, err := band(run, opts)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(io.Out, res)
+	}
+	st := res.BandStats
+	fmt.Fprintf(io.Out, "%d tasks in %s (%d samples): %d in the band (right sometimes) -> %s\n",
+		st.Tasks, run, st.SamplesTotal, st.Band, opts.Out)
+	_, err = fmt.Fprintf(io.Out, "always right %d, always wrong %d, no scored sample %d\n", st.AlwaysRight, st.AlwaysWrong, st.Unscored)
+	return err
+}
+
+// band writes the band of run to opts.Out and returns its counts.
+func band(run string, opts bandOptions) (bandResult, error) {
 	if st, err := os.Stat(run); err != nil || !st.IsDir() {
-		return usagef("%s: not a run folder (give the --out folder of sqlgym eval)", run)
+		return bandResult{}, usagef("%s: not a run folder (give the --out folder of sqlgym eval)", run)
 	}
 	if err := checkOutput("--out", opts.Out, opts.Replace, append(runInputs(run), opts.Tasks)...); err != nil {
-		return err
+		return bandResult{}, err
 	}
 	tasksFile := opts.Tasks
 	if tasksFile == "" {
 		var err error
 		if tasksFile, err = dataset.RunTasksFile(run); err != nil {
-			return err
+			return bandResult{}, err
 		}
 	}
 	tasks, err := shopdb.LoadTasks(tasksFile)
 	if err != nil {
-		return fmt.Errorf("the run's task file: %w", err)
+		return bandResult{}, fmt.Errorf("the run's task file: %w", err)
 	}
 	samples, err := rundir.ReadSamples(run)
 	if err != nil {
-		return err
+		return bandResult{}, err
 	}
 	if len(samples) == 0 {
-		return usagef("%s has no samples yet", run)
+		return bandResult{}, usagef("%s has no samples yet", run)
 	}
 	band, st, err := dataset.Band(tasks, samples)
 	if err != nil {
-		return err
+		return bandResult{}, err
 	}
 	if err := writeTaskFile(opts.Out, band); err != nil {
-		return err
+		return bandResult{}, err
 	}
-	res := bandResult{Run: run, BandStats: st, Out: opts.Out}
-	if opts.JSON {
-		return writeJSON(io.Out, res)
-	}
-	fmt.Fprintf(io.Out, "%d tasks in %s (%d samples): %d in the band (right sometimes) -> %s\n",
-		st.Tasks, run, st.SamplesTotal, st.Band, opts.Out)
-	_, err = fmt.Fprintf(io.Out, "always right %d, always wrong %d, no scored sample %d\n", st.AlwaysRight, st.AlwaysWrong, st.Unscored)
-	return err
+	return bandResult{Run: run, BandStats: st, Out: opts.Out}, nil
 }

@@ -27,8 +27,10 @@ type compareOptions struct {
 	Replace       bool
 }
 
-func newCompareCmd(io IO) *cobra.Command {
-	var opts compareOptions
+func newCompareCmd(io IO) *cobra.Command { return compareCmd(io, new(compareOptions)) }
+
+// compareCmd is compare with its flags bound to opts (see evalCmd).
+func compareCmd(io IO, opts *compareOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "compare",
 		Short: "Paired comparison of runs: is the treatment really better?",
@@ -62,7 +64,7 @@ docs/benchmark.md, "Comparing runs".`,
   sqlgym compare --base runs/base --treat runs/round1 --html runs/round1/compare.html --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runCompare(io, opts, compareCommandLine(cmd))
+			return runCompare(io, *opts, compareCommandLine(cmd))
 		},
 	}
 	f := cmd.Flags()
@@ -97,63 +99,8 @@ func compareCommandLine(cmd *cobra.Command) []string {
 }
 
 func runCompare(io IO, opts compareOptions, argv []string) error {
-	if err := sameRunBothSides(opts.Base, opts.Treat); err != nil {
-		return err
-	}
-	var inputs []string
-	for _, dir := range append(append([]string{}, opts.Base...), opts.Treat...) {
-		inputs = append(inputs, runInputs(dir)...)
-	}
-	if err := checkOutput("--html", opts.HTML, opts.Replace, inputs...); err != nil {
-		return err
-	}
-	var ropts report.CompareOptions
-	switch opts.Cluster {
-	case "":
-	case "db":
-		ropts.ClusterByDB = true
-	default:
-		return usagef("--cluster %q: the only cluster is \"db\"", opts.Cluster)
-	}
-	if opts.Criterion != "" {
-		c, err := stats.ParseCriterion(opts.Criterion)
-		if err != nil {
-			return usagef("--criterion: %v", err)
-		}
-		ropts.Criterion = &c
-	}
-	ropts.AllowMismatch = opts.AllowMismatch
-	base, err := loadRuns(opts.Base)
+	c, err := compareRuns(opts, argv)
 	if err != nil {
-		return err
-	}
-	treat, err := loadRuns(opts.Treat)
-	if err != nil {
-		return err
-	}
-	c, err := report.Compare(base, treat, ropts)
-	var me *report.MismatchError
-	if errors.As(err, &me) {
-		var what []string
-		for _, m := range me.Mismatches {
-			what = append(what, m.What)
-		}
-		return sqlgym.Userf(fmt.Sprintf("the runs differ in %s, so their numbers are not comparable; re-run them alike, or pass --allow-mismatch to pair them on their common tasks anyway",
-			strings.Join(dedupe(what), ", ")), "%v", err)
-	}
-	var few *report.FewDatabasesError
-	if errors.As(err, &few) {
-		return sqlgym.Userf("drop --cluster db: it is for task sets over many databases (Spider, BIRD); one database's tasks are resampled by task", "%v", err)
-	}
-	if err != nil {
-		return sqlgym.Userf("compare runs of the same tasks; --allow-mismatch pairs runs on their common tasks", "%v", err)
-	}
-	if opts.HTML != "" {
-		if err := writeReportFile(opts.HTML, func(w goio.Writer) error { return report.CompareHTML(w, c) }); err != nil {
-			return err
-		}
-	}
-	if err := appendCompareLedger(c, base[0], treat, argv, opts.HTML); err != nil {
 		return err
 	}
 	if err := printComparison(io, opts, c); err != nil {
@@ -163,6 +110,71 @@ func runCompare(io IO, opts compareOptions, argv []string) error {
 		return &CriterionError{Criterion: c.Criterion, Delta: c.Pass1().Delta, Why: c.CriterionWhy}
 	}
 	return nil
+}
+
+// compareRuns compares the runs, writes --html and appends the comparison
+// to the ledger; argv is the command line the ledger records.
+func compareRuns(opts compareOptions, argv []string) (*report.Comparison, error) {
+	if err := sameRunBothSides(opts.Base, opts.Treat); err != nil {
+		return nil, err
+	}
+	var inputs []string
+	for _, dir := range append(append([]string{}, opts.Base...), opts.Treat...) {
+		inputs = append(inputs, runInputs(dir)...)
+	}
+	if err := checkOutput("--html", opts.HTML, opts.Replace, inputs...); err != nil {
+		return nil, err
+	}
+	var ropts report.CompareOptions
+	switch opts.Cluster {
+	case "":
+	case "db":
+		ropts.ClusterByDB = true
+	default:
+		return nil, usagef("--cluster %q: the only cluster is \"db\"", opts.Cluster)
+	}
+	if opts.Criterion != "" {
+		c, err := stats.ParseCriterion(opts.Criterion)
+		if err != nil {
+			return nil, usagef("--criterion: %v", err)
+		}
+		ropts.Criterion = &c
+	}
+	ropts.AllowMismatch = opts.AllowMismatch
+	base, err := loadRuns(opts.Base)
+	if err != nil {
+		return nil, err
+	}
+	treat, err := loadRuns(opts.Treat)
+	if err != nil {
+		return nil, err
+	}
+	c, err := report.Compare(base, treat, ropts)
+	var me *report.MismatchError
+	if errors.As(err, &me) {
+		var what []string
+		for _, m := range me.Mismatches {
+			what = append(what, m.What)
+		}
+		return nil, sqlgym.Userf(fmt.Sprintf("the runs differ in %s, so their numbers are not comparable; re-run them alike, or pass --allow-mismatch to pair them on their common tasks anyway",
+			strings.Join(dedupe(what), ", ")), "%v", err)
+	}
+	var few *report.FewDatabasesError
+	if errors.As(err, &few) {
+		return nil, sqlgym.Userf("drop --cluster db: it is for task sets over many databases (Spider, BIRD); one database's tasks are resampled by task", "%v", err)
+	}
+	if err != nil {
+		return nil, sqlgym.Userf("compare runs of the same tasks; --allow-mismatch pairs runs on their common tasks", "%v", err)
+	}
+	if opts.HTML != "" {
+		if err := writeReportFile(opts.HTML, func(w goio.Writer) error { return report.CompareHTML(w, c) }); err != nil {
+			return nil, err
+		}
+	}
+	if err := appendCompareLedger(c, base[0], treat, argv, opts.HTML); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 func printComparison(io IO, opts compareOptions, c *report.Comparison) error {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
@@ -40,6 +41,28 @@ func checkDatabases(ctx context.Context, cat *catalog.Catalog, tasks []sqlgym.Ta
 		seen[t.DB] = true
 		if err := checkDatabase(ctx, cat, t.DB, pgSchema); err != nil {
 			return fmt.Errorf("task %s: %w", t.ID, err)
+		}
+	}
+	return checkVariantFiles(tasks)
+}
+
+// checkVariantFiles makes sure every variant file the tasks' db_variants
+// name is there before any work: a folder of variants copied without one
+// of its files is named as such, not reported later as a database that
+// cannot be reached (issue 24).
+func checkVariantFiles(tasks []sqlgym.Task) error {
+	seen := map[string]bool{}
+	for _, t := range tasks {
+		for _, u := range t.DBVariants {
+			p := sqlgym.VariantFile(u)
+			if p == "" || seen[p] {
+				continue
+			}
+			seen[p] = true
+			if _, err := os.Stat(p); err != nil {
+				return sqlgym.Userf("copy or move the variants folder whole (its tasks.jsonl and every NAME/ folder beside it), or make the variants again with sqlgym variants",
+					"task %s: variant database file %s is missing (named in its db_variants): %w", t.ID, p, err)
+			}
 		}
 	}
 	return nil

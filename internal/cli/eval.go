@@ -105,8 +105,11 @@ every table); --schema oracle shows the gold's own tables, a diagnostic upper
 bound that reports mark as such. The choice is in the manifest and the
 configuration hash. See docs/link.md.`
 
-func newEvalCmd(io IO) *cobra.Command {
-	var opts evalOptions
+func newEvalCmd(io IO) *cobra.Command { return evalCmd(io, new(evalOptions)) }
+
+// evalCmd is eval with its flags bound to opts: round fills and renders
+// options through it (roundcmds.go).
+func evalCmd(io IO, opts *evalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval",
 		Short: "Benchmark a model: sample each task k times, verify, write a resumable run",
@@ -124,7 +127,7 @@ func newEvalCmd(io IO) *cobra.Command {
 			if err := opts.Agent.check(cmd); err != nil {
 				return err
 			}
-			return runEval(cmd.Context(), io, opts, compareCommandLine(cmd))
+			return runEval(cmd.Context(), io, *opts, compareCommandLine(cmd))
 		},
 	}
 	f := cmd.Flags()

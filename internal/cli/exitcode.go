@@ -145,7 +145,7 @@ func exitCode(ctx context.Context, err error) int {
 
 // reportError prints err (its whole chain, then the hint of the first
 // UserError in it) and returns the exit code.
-func reportError(ctx context.Context, w io.Writer, err error) int {
+func reportError(ctx context.Context, w io.Writer, program string, err error) int {
 	code := exitCode(ctx, err)
 	msg := err.Error()
 	if code == ExitInterrupted {
@@ -157,7 +157,7 @@ func reportError(ctx context.Context, w io.Writer, err error) int {
 	var ue *sqlgym.UserError
 	switch {
 	case code == ExitUsage:
-		fmt.Fprintln(w, "Run 'sqlgym --help' or add --help to the command for usage.")
+		fmt.Fprintf(w, "Run '%s --help' or add --help to the command for usage.\n", program)
 	case errors.As(err, &ue) && ue.Hint != "":
 		fmt.Fprintf(w, "hint: %s\n", ue.Hint)
 	case code == ExitInterrupted:

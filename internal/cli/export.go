@@ -34,8 +34,10 @@ type exportOptions struct {
 	DB             dbFlags
 }
 
-func newExportCmd(io IO) *cobra.Command {
-	var opts exportOptions
+func newExportCmd(io IO) *cobra.Command { return exportCmd(io, new(exportOptions)) }
+
+// exportCmd is export with its flags bound to opts (see evalCmd).
+func exportCmd(io IO, opts *exportOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Write a training dataset for TRL, verl, SkyRL or NeMo-Gym",
@@ -83,7 +85,7 @@ apart. See docs/training.md.`,
   sqlgym export --tasks shop --format nemo-gym --out shop.nemo-gym.jsonl
   sqlgym export --tasks shop --agent --protocol tools --format nemo-gym --out agent.nemo-gym.jsonl`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runExport(cmd.Context(), io, opts) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runExport(cmd.Context(), io, *opts) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL), or shop for the built-in set")

@@ -129,7 +129,7 @@ func TestLowItems(t *testing.T) {
 	if code, out, errOut := run(t, "db", "schema", "e", "--db", "e=sqlite:"+empty); code != ExitError || out != "" || !strings.Contains(errOut, "no tables") {
 		t.Errorf("db schema on an empty database: exit %d %q %s", code, out, errOut)
 	}
-	for _, c := range []string{"db", "curate", "bench"} {
+	for _, c := range []string{"db", "curate"} {
 		if code, out, _ := run(t, c, "--help"); code != ExitOK || !strings.Contains(out, "Examples:") {
 			t.Errorf("%s --help has no examples", c)
 		}

@@ -38,16 +38,21 @@ func (e usageError) Unwrap() error { return e.err }
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 // Main runs sqlgym with args and returns the process exit code.
-func Main(args []string, io IO) int {
+func Main(args []string, io IO) int { return Execute(NewRoot(io), args, io) }
+
+// Execute runs the command tree root with args, Ctrl-C and SIGTERM
+// cancelling its context, and returns the process exit code after
+// reporting an error on io.ErrOut. cmd/sqlgym-bench runs its own tree
+// through it, so both programs report errors and choose exit codes alike.
+func Execute(root *cobra.Command, args []string, io IO) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := NewRoot(io)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
 	}
-	return reportError(ctx, io.ErrOut, err)
+	return reportError(ctx, io.ErrOut, root.Name(), err)
 }
 
 const rootLong = `sqlgym makes a database the teacher of text-to-SQL models.
@@ -98,7 +103,6 @@ func NewRoot(io IO) *cobra.Command {
 		newBandCmd(io),
 		newExportCmd(io),
 		newCurateCmd(io),
-		newBenchCmd(io),
 		newLinkCmd(io),
 		newRoundCmd(io),
 		newRunsCmd(io),

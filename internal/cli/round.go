@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	goio "io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -35,8 +33,9 @@ const roundLong = `Run one round of the post-training loop, or resume the one in
   decide   compare with the base and with the checkpoint the round started
            from, apply the pre-registered rule, write decision.json
 
-Every step is the single sqlgym command a user would type, run in this
-process, so the numbers come from the same verifier, prompts and ledger. Each
+Every step is the sqlgym command a user would type, run in this process
+from that command's own options (--dry-run prints the line they make), so
+the numbers come from the same verifier, prompts and ledger. Each
 step leaves a marker when done: a round killed at any step resumes there when
 run again, and a finished round makes the next call start the next round from
 the best checkpoint. Files go to rounds/NNN/ (see docs/rounds.md).`
@@ -72,15 +71,6 @@ func newRoundCmd(io IO) *cobra.Command {
 	return cmd
 }
 
-// InProcess runs a sqlgym command in this process, as `sqlgym ARGS` would.
-func InProcess(errOut goio.Writer) round.Sqlgym {
-	return func(ctx context.Context, out goio.Writer, args ...string) error {
-		root := NewRoot(IO{In: strings.NewReader(""), Out: out, ErrOut: errOut})
-		root.SetArgs(args)
-		return root.ExecuteContext(ctx)
-	}
-}
-
 func newRoundRunner(io IO, opts roundOptions) (*round.Runner, error) {
 	cfg, err := round.Load(opts.Config)
 	if err != nil {
@@ -95,7 +85,7 @@ func newRoundRunner(io IO, opts roundOptions) (*round.Runner, error) {
 		return nil, err
 	}
 	return &round.Runner{
-		Cfg: cfg, Sqlgym: InProcess(io.ErrOut), Progress: io.ErrOut, DryRun: opts.DryRun, Model: mc,
+		Cfg: cfg, Commands: RoundCommands(io.ErrOut), Progress: io.ErrOut, DryRun: opts.DryRun, Model: mc,
 	}, nil
 }
 

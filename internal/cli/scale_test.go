@@ -6,12 +6,6 @@ import (
 )
 
 func TestScaleHelpShowsExamples(t *testing.T) {
-	for _, cmd := range []string{"bench cluster"} {
-		code, out, _ := run(t, append(strings.Fields(cmd), "--help")...)
-		if code != ExitOK || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--haproxy") {
-			t.Errorf("%s --help: exit %d:\n%s", cmd, code, out)
-		}
-	}
 	_, out, _ := run(t, "serve", "--help")
 	for _, want := range []string{"--replica-id", "--unready-delay", "/readyz"} {
 		if !strings.Contains(out, want) {
@@ -27,7 +21,6 @@ func TestScaleFlagsRefused(t *testing.T) {
 		want string
 	}{
 		{[]string{"serve", "--tasks", "shop", "--replica-id", "node.1"}, "DNS label"},
-		{[]string{"bench", "cluster", "--replicas", "3"}, "--haproxy"},
 		{[]string{"eval", "--tasks", "shop", "--model", "m", "--out", "OUT", "--base-url", "http://a:8000/v1", "--base-url", "http://a:8000"}, "twice"},
 	} {
 		for i, a := range c.args {

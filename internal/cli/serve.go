@@ -56,10 +56,16 @@ type serveOptions struct {
 	TokenBudget int
 	EpisodeTTL  time.Duration
 	MaxEpisodes int
+
+	// listening, when set, is told the URL once the server listens (round
+	// starts serve in process for its trainer).
+	listening func(url string)
 }
 
-func newServeCmd(io IO) *cobra.Command {
-	var opts serveOptions
+func newServeCmd(io IO) *cobra.Command { return serveCmd(io, new(serveOptions)) }
+
+// serveCmd is serve with its flags bound to opts (see evalCmd).
+func serveCmd(io IO, opts *serveOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve rewards to RL trainers over HTTP (TRL, verl, OpenRLHF)",
@@ -123,7 +129,7 @@ answers 404 naming it. See docs/deploy.md and docs/training.md.`,
   sqlgym serve --tasks shop --warm --eval-holdout       # validation on held-out tasks during training
   sqlgym serve --tasks shop --addr 0.0.0.0:8421 --replica-id node-3 --warm --unready-delay 5s`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), io, opts) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), io, *opts) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL), or shop for the built-in set")
@@ -134,7 +140,7 @@ answers 404 naming it. See docs/deploy.md and docs/training.md.`,
 	f.BoolVar(&opts.Components, "components", false, "compute the reward components (rows, cells, cardinality, schema, executes, format, length) and return them beside each reward")
 	f.StringVar(&opts.RewardWeights, "reward-weights", "", "the reward as a weighted sum of components, e.g. outcome=1,rows=0.3,schema=0.2 (implies --components; default outcome=1)")
 	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement on PostgreSQL and DuckDB (on SQLite only with --vm-steps -1)")
-	f.Int64Var(&opts.VMSteps, "vm-steps", 0, "SQLite: deterministic budget in virtual-machine steps that decides timeout, whatever the load (0: the default 1,000,000,000; -1: off, --timeout decides)")
+	f.Int64Var(&opts.VMSteps, "vm-steps", 0, "SQLite: deterministic budget in virtual-machine steps that decides timeout, whatever the load (0: the default 200,000,000; -1: off, --timeout decides)")
 	f.DurationVar(&opts.SafetyNet, "safety-net", 0, "SQLite with a step budget: wall-clock time after which a statement is stopped as infra_error, never scored (0: the default 300s)")
 	f.IntVar(&opts.Concurrency, "concurrency", 0, "statements run at once per batch (0: 2 x CPUs)")
 	f.BoolVar(&opts.Warm, "warm", false, "run every task's gold before listening (caches golds, reports broken tasks)")
@@ -277,6 +283,9 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	info.Ready = openErr == nil
 	info.Addr = ln.Addr().String()
 	info.URL = "http://" + info.Addr
+	if opts.listening != nil {
+		opts.listening(info.URL)
+	}
 	if opts.JSON {
 		b, _ := json.Marshal(info)
 		fmt.Fprintln(io.Out, string(b))

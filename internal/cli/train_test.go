@@ -135,7 +135,7 @@ func TestExportCommand(t *testing.T) {
 }
 
 func TestTrainingHelpShowsExamples(t *testing.T) {
-	for _, cmd := range []string{"serve", "band", "export", "bench serve"} {
+	for _, cmd := range []string{"serve", "band", "export"} {
 		code, out, _ := run(t, append(strings.Fields(cmd), "--help")...)
 		if code != ExitOK || !strings.Contains(out, "Examples:") {
 			t.Errorf("%s --help: exit %d:\n%s", cmd, code, out)

@@ -41,6 +41,20 @@ func TestVariantsCommand(t *testing.T) {
 	if !strings.Contains(stdout, "weak 1 of 1 screened tasks (100.0%) before, 0 (0.0%)") {
 		t.Errorf("report:\n%s", stdout)
 	}
+	// The report ends with what a person needs next: the tasks still
+	// weak, what judging on the variants costs, the command to run.
+	for _, want := range []string{"still weak: none", "judging cost: every gold once takes", "x; wall time",
+		"next: sqlgym verify --tasks " + filepath.Join(out, "tasks.jsonl") + " --db toy=sqlite:" + db + " --variants --predictions PREDICTIONS.jsonl"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(errOut, "surviving mutants") || strings.Contains(errOut, "variant try") {
+		t.Errorf("the generator's traces on stderr without --verbose:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "variants: 1/1 databases, 1/1 tasks done") || !strings.Contains(errOut, "toy (1 tasks): done in") {
+		t.Errorf("no progress line on stderr:\n%s", errOut)
+	}
 	for _, f := range []string{"toy/toy.sqlite", "toy/toy_v1.sqlite", "tasks.jsonl", "manifest.json", "report.md"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("missing %s: %v", f, err)
@@ -65,12 +79,17 @@ func TestVariantsCommand(t *testing.T) {
 			t.Errorf("verify %v: exit %d, want %s in:\n%s%s", c.flags, code, c.want, stdout, errOut)
 		}
 	}
-	// No overwrite without being asked.
+	// The same command again resumes the finished folder; other settings
+	// are not overwritten without being asked.
 	code, _, errOut = run(t, args...)
-	if code == ExitOK || !strings.Contains(errOut, "--replace") {
-		t.Errorf("second run: exit %d, stderr %q; want a refusal naming --replace", code, errOut)
+	if code != ExitOK || !strings.Contains(errOut, "toy (1 tasks): resumed") {
+		t.Errorf("second run: exit %d, stderr %q; want the folder resumed", code, errOut)
 	}
-	if code, _, errOut = run(t, append(args, "--replace")...); code != ExitOK {
+	code, _, errOut = run(t, append(args, "--seed", "9")...)
+	if code == ExitOK || !strings.Contains(errOut, "--replace") {
+		t.Errorf("second run, another seed: exit %d, stderr %q; want a refusal naming --replace", code, errOut)
+	}
+	if code, _, errOut = run(t, append(args, "--seed", "9", "--replace")...); code != ExitOK {
 		t.Errorf("--replace: exit %d: %s", code, errOut)
 	}
 }

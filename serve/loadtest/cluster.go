@@ -20,7 +20,7 @@ import (
 	"github.com/sqlgym/sqlgym/shopdb"
 )
 
-// ClusterConfig is `sqlgym bench cluster`: real `sqlgym serve` processes
+// ClusterConfig is `sqlgym-bench cluster`: real `sqlgym serve` processes
 // behind HAProxy on loopback, trainer batches and concurrent episodes
 // for a while, every answer checked against one reference server.
 type ClusterConfig struct {

@@ -1,4 +1,4 @@
-// Package loadtest is `sqlgym bench serve`: a bounded load test of the
+// Package loadtest is `sqlgym-bench serve`: a bounded load test of the
 // reward server on loopback with the batches a GRPO trainer sends (32
 // tasks x 16 answers, with the duplicates sampling produces) on the
 // built-in shop database. It reports latency per batch for cold batches

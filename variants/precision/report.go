@@ -44,12 +44,21 @@ type Report struct {
 	Unclear   int              `json:"unclear"`
 	Causes    map[string]int   `json:"causes_of_right"`
 	Precision stats.Interval   `json:"precision"`
+	// PrecisionSoundGold is the precision with the right answers punished
+	// because their gold is wrong left out: no variant that shows the
+	// difference can avoid those, so they bound what any generator
+	// reaches on the corpus's golds (GoldSuspects lists such golds).
+	PrecisionSoundGold stats.Interval `json:"precision_sound_gold"`
 	// CaughtEstimate is the wrong answers the variants catch in all flips:
 	// the flips times precision, with the interval's bounds scaled alike.
 	CaughtEstimate stats.Interval `json:"caught_estimate"`
 	// Kept is, when Options.Baseline is set, how many of the answers
 	// judged wrong among the baseline's flips this run flips too.
 	Kept *Kept `json:"baseline_catches_kept,omitempty"`
+	// GoldSuspects are the tasks whose gold the flips suggest is wrong:
+	// most of the systems that matched it on the original disagree with
+	// it on the variants (GoldSuspects).
+	GoldSuspects []Suspect `json:"gold_suspects,omitempty"`
 	// Unjudged are the examined flips with no judgment, one per distinct
 	// task and SQL: what to judge next.
 	Unjudged []Flip `json:"unjudged"`
@@ -102,6 +111,8 @@ func Compute(preds []Prediction, base, withVariants map[answerKey]Result, judgme
 		r.Kept = keptCatches(preds, flips, judgments, o)
 	}
 	r.Precision = stats.Wilson(r.Wrong, r.Right+r.Wrong)
+	r.PrecisionSoundGold = stats.Wilson(r.Wrong, r.Right-r.Causes["wrong_gold"]+r.Wrong)
+	r.GoldSuspects = goldSuspects(preds, base, flips, judgments, o)
 	n := float64(r.Total.Flips)
 	r.CaughtEstimate = stats.Interval{Value: n * r.Precision.Value, Lo: n * r.Precision.Lo, Hi: n * r.Precision.Hi}
 	return r, nil
@@ -158,6 +169,9 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "judged %d of %s: wrong %d, right %d, unclear %d\n", r.Judged, what, r.Wrong, r.Right, r.Unclear)
 	fmt.Fprintf(w, "precision (wrong among right+wrong): %s\n", pctInterval(r.Precision))
+	if r.Causes["wrong_gold"] > 0 {
+		fmt.Fprintf(w, "precision without the %d punished for a wrong gold: %s\n", r.Causes["wrong_gold"], pctInterval(r.PrecisionSoundGold))
+	}
 	if len(r.Causes) > 0 {
 		fmt.Fprint(w, "right answers punished, by cause:")
 		for _, c := range Causes {
@@ -170,6 +184,12 @@ func (r Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "wrong answers caught: %d judged; about %s of %d flips\n", r.Wrong, countInterval(r.CaughtEstimate), r.Total.Flips)
 	if k := r.Kept; k != nil {
 		fmt.Fprintf(w, "catches of %s kept: %d of the %d answers judged wrong there (%s)\n", k.Baseline, k.Kept, k.Caught, pctInterval(k.Share))
+	}
+	if len(r.GoldSuspects) > 0 {
+		fmt.Fprintf(w, "gold suspects (%d or more systems, and most of those right on the original, flipped; read the gold first):\n", minSuspectSystems)
+		for _, g := range r.GoldSuspects {
+			fmt.Fprintf(w, "  %s: %d of %d systems flipped%s\n", g.TaskID, g.Flipped, g.RightBefore, g.judgedText())
+		}
 	}
 	_, err := fmt.Fprintf(w, "not yet judged: %d distinct flips\n", len(r.Unjudged))
 	return err

@@ -200,3 +200,61 @@ func TestComputeKeepsJudgmentsApartByGeneratorAndCountsKeptCatches(t *testing.T)
 		t.Errorf("text report lacks the kept catches:\n%s", out.String())
 	}
 }
+
+// TestGoldSuspectsAndPrecisionWithoutWrongGolds: a task where four systems
+// matched the gold and three were flipped is a suspect (judged for a wrong
+// gold); one where one of four was flipped, or only two systems were, is
+// not. The precision without wrong golds leaves those out.
+func TestGoldSuspectsAndPrecisionWithoutWrongGolds(t *testing.T) {
+	var preds []Prediction
+	base := map[answerKey]Result{}
+	withV := map[answerKey]Result{}
+	add := func(task string, sample int, sql, after string) {
+		p := Prediction{TaskID: task, Sample: sample, System: string(rune('a' + sample)), SQL: sql}
+		preds = append(preds, p)
+		base[answerKey{task, sample}] = Result{TaskID: task, Sample: sample, SQL: sql, Outcome: "correct"}
+		withV[answerKey{task, sample}] = Result{TaskID: task, Sample: sample, SQL: sql, Outcome: after}
+	}
+	for s := range 4 {
+		after := "wrong"
+		if s == 3 {
+			after = "correct"
+		}
+		add("gold", s, "SELECT g", after)
+		after = "correct"
+		if s == 0 {
+			after = "wrong"
+		}
+		add("fine", s, "SELECT f", after)
+	}
+	add("two", 0, "SELECT t", "wrong")
+	add("two", 1, "SELECT t", "wrong")
+	judg := map[judgKey]Judgment{}
+	for _, j := range []Judgment{
+		{Generator: "g", DBCopy: "plain", TaskID: "gold", SQLSHA256: SQLHash("SELECT g"), Label: Right, Cause: "wrong_gold", Reason: "r"},
+		{Generator: "g", DBCopy: "plain", TaskID: "fine", SQLSHA256: SQLHash("SELECT f"), Label: Wrong, Reason: "r"},
+		{Generator: "g", DBCopy: "plain", TaskID: "two", SQLSHA256: SQLHash("SELECT t"), Label: Wrong, Reason: "r"},
+	} {
+		judg[j.key()] = j
+	}
+	r, err := Compute(preds, base, withV, judg, Options{Generator: "g", DBCopy: "plain"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.GoldSuspects) != 1 || r.GoldSuspects[0] != (Suspect{TaskID: "gold", RightBefore: 4, Flipped: 3, WrongGold: 1, Judged: 1}) {
+		t.Errorf("suspects = %+v, want only gold (3 of 4 flipped, judged wrong_gold)", r.GoldSuspects)
+	}
+	// 3 wrong (fine once, two twice) against 3 right for the wrong gold.
+	if r.Precision.Value != 0.5 || r.PrecisionSoundGold.Value != 1 {
+		t.Errorf("precision %v, without wrong golds %v; want 0.5 and 1", r.Precision, r.PrecisionSoundGold)
+	}
+	var out bytes.Buffer
+	if err := r.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"precision without the 3 punished for a wrong gold: 100.0%", "gold: 3 of 4 systems flipped (judged 1, 1 of them for a wrong gold)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, out.String())
+		}
+	}
+}

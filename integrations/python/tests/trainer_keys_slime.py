@@ -32,6 +32,8 @@ KEYS = {
     "--rm-url": _AT % 1343,
     "--custom-rm-path": _AT % 1349,
     "--rollout-sample-filter-path": _AT % 1417,
+    "--rollout-max-response-len": _AT % 363,
+    "--custom-generate-function-path": _AT % 466,
 }
 
 _FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*)")

@@ -1,9 +1,0 @@
-//go:build !linux
-
-package cli
-
-import "syscall"
-
-// burnerAttr has no parent-death signal off Linux; burners there stop
-// when they see their parent change, or after --for.
-func burnerAttr() *syscall.SysProcAttr { return nil }

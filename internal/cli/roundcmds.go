@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	goio "io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/sqlgym/sqlgym/report"
+	"github.com/sqlgym/sqlgym/round"
+)
+
+// roundCommands runs a round's steps by filling each command's options
+// struct and calling its run function: no argument strings in between, so
+// a renamed option is a compile error, and the band's counts and the
+// comparison come back as values. --dry-run prints each step's line from
+// the same options (their args methods).
+type roundCommands struct{ errOut goio.Writer }
+
+// RoundCommands are the commands round runs in this process; progress and
+// warnings go to errOut, and what the commands print to stdout is dropped.
+func RoundCommands(errOut goio.Writer) round.Commands { return roundCommands{errOut} }
+
+func (c roundCommands) io() IO {
+	return IO{In: strings.NewReader(""), Out: goio.Discard, ErrOut: c.errOut}
+}
+
+func dbFlagsOf(d round.DBs) dbFlags {
+	return dbFlags{Refs: d.Refs, DBDir: d.DBDir, PGSchema: d.PGSchema}
+}
+
+// The options of each step, from the command's defaults.
+
+func evalStepOptions(e round.EvalStep) evalOptions {
+	var o evalOptions
+	evalCmd(IO{}, &o)
+	o.Tasks, o.Split, o.Policy, o.BaseURLs, o.Model = e.Tasks, e.Split, "openai", []string{e.BaseURL}, e.Model
+	o.APIKeyEnv, o.K, o.Temperature, o.Seed, o.seedSet = e.APIKeyEnv, e.K, e.Temperature, e.Seed, true
+	o.Mode, o.Extra, o.Out, o.DB = e.Mode, e.Extra, e.Out, dbFlagsOf(e.DBs)
+	if e.MaxTokens > 0 {
+		o.MaxTokens = e.MaxTokens
+	}
+	if e.Concurrency > 0 {
+		o.Concurrency = e.Concurrency
+	}
+	return o
+}
+
+func bandStepOptions(b round.BandStep) bandOptions {
+	var o bandOptions
+	bandCmd(IO{}, &o)
+	o.Tasks, o.Out, o.Replace = b.Tasks, b.Out, true
+	return o
+}
+
+func exportStepOptions(x round.ExportStep) exportOptions {
+	var o exportOptions
+	exportCmd(IO{}, &o)
+	o.Tasks, o.Band, o.Format, o.Out, o.Replace, o.DB = x.Tasks, x.Band, x.Format, x.Out, true, dbFlagsOf(x.DBs)
+	return o
+}
+
+func compareStepOptions(s round.CompareStep) compareOptions {
+	var o compareOptions
+	compareCmd(IO{}, &o)
+	o.Base, o.Treat = s.Base, s.Treat
+	return o
+}
+
+func serveStepOptions(s round.ServeStep) serveOptions {
+	var o serveOptions
+	serveCmd(IO{}, &o)
+	o.Tasks, o.Addr, o.DB = s.Tasks, "127.0.0.1:0", dbFlagsOf(s.DBs)
+	return o
+}
+
+func (c roundCommands) Eval(ctx context.Context, e round.EvalStep) error {
+	o := evalStepOptions(e)
+	return runEval(ctx, c.io(), o, o.args(evalPinned...))
+}
+
+func (c roundCommands) Band(_ context.Context, b round.BandStep) (round.BandCounts, error) {
+	res, err := band(b.Run, bandStepOptions(b))
+	return round.BandCounts{Tasks: res.Tasks, Band: res.Band}, err
+}
+
+func (c roundCommands) Export(ctx context.Context, x round.ExportStep) error {
+	return runExport(ctx, c.io(), exportStepOptions(x))
+}
+
+func (c roundCommands) Compare(_ context.Context, s round.CompareStep) (*report.Comparison, error) {
+	o := compareStepOptions(s)
+	return compareRuns(o, o.args())
+}
+
+func (c roundCommands) Serve(ctx context.Context, s round.ServeStep, listening func(url string)) error {
+	o := serveStepOptions(s)
+	// --json as before: the one JSON line goes to the discarded stdout and
+	// the drain notice stays off the round's stderr.
+	o.JSON, o.listening = true, listening
+	return runServe(ctx, c.io(), o)
+}
+
+func (c roundCommands) Line(step any) []string {
+	switch s := step.(type) {
+	case round.EvalStep:
+		return evalStepOptions(s).args(evalPinned...)
+	case round.BandStep:
+		return bandStepOptions(s).args(s.Run)
+	case round.ExportStep:
+		return exportStepOptions(s).args()
+	case round.CompareStep:
+		return compareStepOptions(s).args()
+	case round.ServeStep:
+		return serveStepOptions(s).args()
+	}
+	panic(fmt.Sprintf("round step %T has no command", step))
+}
+
+// evalPinned are the eval flags a round always states, defaults or not:
+// its line says what the round pinned, whatever eval's defaults become.
+var evalPinned = []string{"policy", "k", "temperature", "seed", "mode"}
+
+// args methods: the command line a user would type for the options, from
+// the command's own flags (so a line always parses back to the options).
+
+func (o evalOptions) args(always ...string) []string {
+	var bound evalOptions
+	cmd := evalCmd(IO{}, &bound)
+	bound = o
+	// A seed or top_p given is part of the line even at the flag's default.
+	cmd.Flags().Lookup("seed").Changed = o.seedSet
+	cmd.Flags().Lookup("top-p").Changed = o.topPSet
+	return commandLine(cmd, nil, always...)
+}
+
+func (o bandOptions) args(run string) []string {
+	var bound bandOptions
+	cmd := bandCmd(IO{}, &bound)
+	bound = o
+	return commandLine(cmd, []string{run})
+}
+
+func (o exportOptions) args() []string {
+	var bound exportOptions
+	cmd := exportCmd(IO{}, &bound)
+	bound = o
+	return commandLine(cmd, nil)
+}
+
+func (o compareOptions) args() []string {
+	var bound compareOptions
+	cmd := compareCmd(IO{}, &bound)
+	bound = o
+	return commandLine(cmd, nil)
+}
+
+func (o serveOptions) args() []string {
+	var bound serveOptions
+	cmd := serveCmd(IO{}, &bound)
+	bound = o
+	return commandLine(cmd, nil)
+}
+
+// commandLine renders "sqlgym NAME", the positional args, then cmd's
+// flags whose values differ from their defaults (or are marked changed, or
+// named in always) in the order the command declares them: a repeated
+// flag once per value, a true bool bare.
+func commandLine(cmd *cobra.Command, positional []string, always ...string) []string {
+	line := append([]string{"sqlgym", cmd.Name()}, positional...)
+	fs := cmd.Flags()
+	for _, name := range always {
+		fs.Lookup(name).Changed = true
+	}
+	fs.SortFlags = false
+	fs.VisitAll(func(f *pflag.Flag) {
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			vals := sv.GetSlice()
+			if !f.Changed && (f.Value.String() == f.DefValue || len(vals) == 0) {
+				return
+			}
+			for _, v := range vals {
+				line = append(line, "--"+f.Name, v)
+			}
+			return
+		}
+		v := f.Value.String()
+		if v == f.DefValue && !f.Changed {
+			return
+		}
+		if f.Value.Type() == "bool" && v == "true" {
+			line = append(line, "--"+f.Name)
+			return
+		}
+		line = append(line, "--"+f.Name, v)
+	})
+	return line
+}

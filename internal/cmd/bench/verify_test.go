@@ -1,0 +1,209 @@
+package bench
+
+import (
+	"github.com/sqlgym/sqlgym/internal/cli"
+
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/benchdb"
+	"github.com/sqlgym/sqlgym/internal/testenv"
+)
+
+// The command end to end on a small generated file: --out keeps it, a
+// second run reuses it with --db under load. The burners are this test
+// binary itself (burnEnv's init hook), so the check below is of real
+// child processes.
+func TestBenchVerifyLoad(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "bench.sqlite")
+	code, out, errOut := run(t, "verify", "--size", "512KB", "--answers", "32", "--repeat", "1", "--out", db)
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"generated in", "32 answers to 2 tasks", "verifier (golds cached, ", "floor: sandboxed engine"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(db); err != nil {
+		t.Fatalf("--out did not keep the file: %v", err)
+	}
+
+	code, out, errOut = run(t, "verify", "--db", db, "--answers", "32", "--repeat", "1", "--load", "1", "--json")
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	var rep benchVerifyReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json is not JSON: %v\n%s", err, out)
+	}
+	if rep.Generated || rep.Answers != 32 || rep.Tasks != 2 || rep.Distinct == 0 || rep.Idle.Outcomes["correct"] == 0 || rep.Idle.Outcomes["wrong"] == 0 {
+		t.Errorf("report %+v", rep)
+	}
+	// The floor runs what the warm verifier runs, no more, no less.
+	if rep.FloorStatements == 0 || rep.Statements != float64(rep.FloorStatements) {
+		t.Errorf("the verifier ran %.1f statements per warm batch, the floor %d", rep.Statements, rep.FloorStatements)
+	}
+	if len(rep.Floors) == 0 || rep.Verifier.WallS <= 0 {
+		t.Errorf("no timings: verifier %+v, floors %+v", rep.Verifier, rep.Floors)
+	}
+	for _, f := range rep.Floors {
+		if f.Err != "" || f.WallS <= 0 || f.WallRatio <= 0 {
+			t.Errorf("floor %+v", f)
+		}
+	}
+	b := rep.Busy
+	if b == nil {
+		t.Fatalf("--load 1: no busy report:\n%s", out)
+	}
+	if b.Burners != runtime.NumCPU() || len(b.BurnerPIDs) != b.Burners || b.Differences == nil || len(b.Differences) != 0 || b.Loaded.NullRewards != 0 || b.EarlyExits != 0 {
+		t.Errorf("busy report %+v", b)
+	}
+	if !strings.Contains(out, `"differences": []`) {
+		t.Errorf("differences is not an empty list in the JSON:\n%s", out)
+	}
+	// Every burner is gone: killed and reaped, so its pid names no process.
+	for _, pid := range b.BurnerPIDs {
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("burner %d still exists after the command returned (kill 0: %v)", pid, err)
+		}
+	}
+}
+
+func TestBenchVerifyRefuses(t *testing.T) {
+	notBench := writeFile(t, "tasks.jsonl", "{}\n")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--size", "10XB"}, cli.ExitUsage, "--size"},
+		{[]string{"--size", "2GB"}, cli.ExitUsage, "between 256KB and 1GB"},
+		{[]string{"--answers", "100"}, cli.ExitUsage, "multiple of 16"},
+		{[]string{"--repeat", "0"}, cli.ExitUsage, "--repeat"},
+		{[]string{"--db", "a.sqlite", "--out", "b.sqlite"}, cli.ExitUsage, "not both"},
+		{[]string{"--mode", "nope"}, cli.ExitUsage, "--mode"},
+		{[]string{"--db", filepath.Join(t.TempDir(), "missing.sqlite")}, cli.ExitError, "hint: write one with"},
+		{[]string{"--db", notBench}, cli.ExitError, "hint: --db takes a file written by"},
+	} {
+		code, _, errOut := run(t, append([]string{"verify"}, c.args...)...)
+		if code != c.code || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, want %d with %q:\n%s", c.args, code, c.code, c.want, errOut)
+		}
+	}
+}
+
+func TestBenchVerifyBurnIsHidden(t *testing.T) {
+	code, out, _ := run(t, "--help")
+	if code != cli.ExitOK || strings.Contains(out, "burn") || !strings.Contains(out, "verify") {
+		t.Errorf("bench --help: exit %d, lists burn or misses verify:\n%s", code, out)
+	}
+	if code, _, errOut := run(t, "burn", "--for", "50ms"); code != cli.ExitOK {
+		t.Errorf("bench burn --for 50ms: exit %d: %s", code, errOut)
+	}
+	if code, _, _ := run(t, "burn", "--for", "2h"); code != cli.ExitUsage {
+		t.Errorf("bench burn --for 2h: exit %d, want %d", code, cli.ExitUsage)
+	}
+	code, out, _ = run(t, "verify", "--help")
+	if code != cli.ExitOK || !strings.Contains(out, "Examples:") {
+		t.Errorf("bench verify --help: exit %d, no examples:\n%s", code, out)
+	}
+}
+
+// A burner really spins (it is not, say, the test binary listing its
+// tests), ends on its own after its time, and stop reaps it.
+func TestBenchVerifyBurnersBurnThenEnd(t *testing.T) {
+	b, err := startBurners(context.Background(), 1, 400*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-b.done[0]:
+	case <-time.After(20 * time.Second):
+		b.stop()
+		t.Fatal("a burner asked for 400ms still runs after 20s")
+	}
+	st := b.cmds[0].ProcessState
+	if !st.Success() || b.earlyExits() != 1 {
+		t.Errorf("burner ended with %v, %d early exits", st, b.earlyExits())
+	}
+	if cpu := st.UserTime() + st.SystemTime(); cpu < 50*time.Millisecond {
+		t.Errorf("burner used %s of CPU in 400ms: it did not spin", cpu)
+	}
+	if err := b.stop(); err != nil {
+		t.Error(err)
+	}
+}
+
+// The sqlite3 floor runs through broken statements (the batch has some)
+// but fails on a file it cannot read.
+func TestBenchVerifyCLIFloor(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "bench.sqlite")
+	if _, err := benchdb.Generate(context.Background(), db, benchdb.Config{Seed: 1, Size: benchdb.MinSize}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Tool(t, "sqlite3")
+	f, ok := newCLIFloor(db, 2)
+	if !ok {
+		t.Fatal("sqlite3 is on PATH but newCLIFloor found none")
+	}
+	qs := []string{"SELECT count(*) FROM orders", "SELECT * FROM no_such_table", "SELECT * FROM order_items;", "SELECT name FROM products ORDER BY price DESC LIMIT 3"}
+	r, err := f.Run(context.Background(), qs)
+	if err != nil || r.Wall <= 0 {
+		t.Fatalf("floor on the benchmark database: %+v, %v", r, err)
+	}
+	bad, _ := newCLIFloor(writeFile(t, "not.sqlite", "not a database\n"), 2)
+	if _, err := bad.Run(context.Background(), qs); err == nil || !strings.Contains(err.Error(), "did not run to the end") {
+		t.Errorf("floor on a text file: %v, want an error", err)
+	}
+}
+
+func TestBenchVerifyParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"10MB": 10 << 20, "100mb": 100 << 20, "1GB": 1 << 30, "512KB": 512 << 10, " 2.5 MB ": 5 << 19} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+}
+
+// A changed verdict or a null reward, idle or loaded, fails the run, and
+// the text report says so.
+func TestBenchVerifyFailsOnDifferenceOrNull(t *testing.T) {
+	zero := 0.0
+	clean := func() *benchVerifyReport {
+		return &benchVerifyReport{Busy: &busyReport{Differences: []verdictDiff{}}}
+	}
+	if err := benchVerdictError(clean()); err != nil {
+		t.Errorf("clean report: %v", err)
+	}
+	diff := clean()
+	diff.Busy.Differences = append(diff.Busy.Differences, verdictDiff{TaskID: "bench_13b", Sample: 10, IdleOutcome: sqlgym.OutcomeWrong, LoadedOutcome: sqlgym.OutcomeTimeout, LoadedReward: &zero})
+	idleNull, loadedNull := clean(), clean()
+	idleNull.Idle.NullRewards = 1
+	loadedNull.Busy.Loaded.NullRewards = 2
+	for name, rep := range map[string]*benchVerifyReport{"difference": diff, "idle null": idleNull, "loaded null": loadedNull} {
+		var ue *sqlgym.UserError
+		if err := benchVerdictError(rep); !errors.As(err, &ue) || ue.Hint == "" {
+			t.Errorf("%s: %v, want a UserError with a hint", name, err)
+		}
+		var out strings.Builder
+		printBenchVerify(&out, rep)
+		if !strings.Contains(out.String(), "FAILED") {
+			t.Errorf("%s: the report does not say FAILED:\n%s", name, out.String())
+		}
+	}
+	var out strings.Builder
+	printBenchVerify(&out, diff)
+	if !strings.Contains(out.String(), "bench_13b #10: idle wrong, loaded timeout") {
+		t.Errorf("the difference is not listed:\n%s", out.String())
+	}
+}
