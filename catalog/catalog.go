@@ -98,7 +98,7 @@ func New(cfg Config) (*Catalog, error) {
 // --db-dir's DIR/NAME/NAME.sqlite or DIR/NAME.sqlite, then the built-in
 // shop. A name that is itself a database URL (sqlite:PATH, duckdb:PATH,
 // postgres://...), as `sqlgym variants` writes into db_variants, is that
-// URL; a PostgreSQL one written without its password (as sqlgym writes
+// URL; a PostgreSQL or MySQL one written without its password (as sqlgym writes
 // them, issue 25) gets it again from withPassword.
 func (c *Catalog) Resolve(name string) (string, error) {
 	if u, ok := c.refs[name]; ok {
@@ -109,7 +109,7 @@ func (c *Catalog) Resolve(name string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if loc.Dialect == sqlgym.DialectPostgres {
+		if loc.Dialect == sqlgym.DialectPostgres || loc.Dialect == sqlgym.DialectMySQL {
 			loc.DSN = c.withPassword(loc.DSN)
 		}
 		return loc.String(), nil

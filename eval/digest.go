@@ -13,6 +13,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine"
+	"github.com/sqlgym/sqlgym/engine/mysql"
 	"github.com/sqlgym/sqlgym/schema"
 )
 
@@ -27,6 +28,8 @@ import (
 //     (localhost or 127.0.0.1, the user, the password) is left out: the
 //     same data reached another way is the same database, and a copy
 //     with edited rows is not.
+//   - MySQL and MariaDB: "mysql:" and the same, with a content hash MySQL
+//     computes (mysqlTableContents); the URL's spelling is left out too.
 //
 // With variants (a run judged on variant databases too) every variant
 // database is digested as well, under "NAME variant V" (V its file or
@@ -59,6 +62,8 @@ func dbDigests(ctx context.Context, dbs Databases, tasks []sqlgym.Task, pgSchema
 				schema = loc.Schema // the URL's own schema= wins, as engine.OpenLocation has it
 			}
 			d, err = postgresDigest(ctx, dbs, name, schema)
+		case sqlgym.DialectMySQL:
+			d, err = mysqlDigest(ctx, dbs, name)
 		default:
 			d, err = fileDigest(loc.Path)
 		}
@@ -107,7 +112,16 @@ func variantDigests(ctx context.Context, dbs Databases, tasks []sqlgym.Task, nam
 			return err
 		}
 		var d, id string
-		if loc.Dialect == sqlgym.DialectPostgres {
+		if loc.Dialect == sqlgym.DialectMySQL {
+			id = mysql.URLDatabase(loc.DSN)
+			eng, err := dbs.EngineURL(ctx, u)
+			if err != nil {
+				return err
+			}
+			if d, err = mysqlEngineDigest(ctx, eng); err != nil {
+				return err
+			}
+		} else if loc.Dialect == sqlgym.DialectPostgres {
 			id = loc.Schema
 			eng, err := dbs.EngineURL(ctx, u)
 			if err != nil {

@@ -18,6 +18,13 @@ type Report struct {
 	Skipped  map[string]int `json:"skipped,omitempty"`
 	DBDir    string         `json:"db_dir,omitempty"`
 	Database []string       `json:"databases"`
+	// Dialect is the golds' dialect when it is not SQLite's: mysql for
+	// BIRD mini-dev's MySQL edition, whose tables all live in one MySQL
+	// database.
+	Dialect sqlgym.Dialect `json:"dialect,omitempty"`
+	// MySQLGolds counts the tasks given a MySQL gold beside their SQLite
+	// one (BIRD mini-dev with its MySQL file beside the SQLite one).
+	MySQLGolds int `json:"mysql_golds,omitempty"`
 }
 
 func (r *Report) skip(why string) {

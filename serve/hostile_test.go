@@ -24,8 +24,8 @@ import (
 )
 
 // shopOn builds the built-in shop on an engine for one test and returns
-// its URL: a file in t.TempDir(), or a schema and reader role on the test
-// PostgreSQL.
+// its URL: a file in t.TempDir(), a schema and reader role on the test
+// PostgreSQL, or a database and SELECT-only account on the test MySQL.
 func shopOn(t *testing.T, eng string) string {
 	t.Helper()
 	ctx := context.Background()
@@ -42,6 +42,9 @@ func shopOn(t *testing.T, eng string) string {
 			t.Fatal(err)
 		}
 		return "duckdb:" + path
+	case "mysql":
+		reader, _ := testenv.MySQLReader(t, shopdb.Statements())
+		return testenv.MySQLURL(t, reader)
 	}
 	reader, schema := testenv.PostgresReader(t, func(ctx context.Context, dsn, schema string) error {
 		return postgres.Load(ctx, dsn, schema, false, shopdb.Statements())

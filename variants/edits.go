@@ -81,6 +81,9 @@ func (p *planner) rowid() string {
 	if p.dialect == sqlgym.DialectPostgres {
 		return "ctid"
 	}
+	if p.dialect == sqlgym.DialectMySQL {
+		return mysqlRowID // numbered by mysql.EditDatabase
+	}
 	return "rowid"
 }
 
@@ -182,6 +185,12 @@ func (p *planner) copyFrom(t *sqlgym.Table, from, alias, where string, k, n int,
 			ks = []string{alias + "." + p.rowid()}
 		}
 		src = fmt.Sprintf("SELECT %s.* FROM %s WHERE %s ORDER BY %s", alias, from, where, strings.Join(ks, ", "))
+	}
+	if p.dialect == sqlgym.DialectMySQL {
+		// MySQL takes the WITH after INSERT INTO, not before.
+		return fmt.Sprintf("INSERT INTO %s (%s) WITH RECURSIVE sg_n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM sg_n WHERE i < %d) "+
+			"SELECT %s FROM (%s LIMIT 1 OFFSET %d) AS src, sg_n",
+			quoteIdent(t.Name), strings.Join(cols, ", "), n, strings.Join(exprs, ", "), src, k)
 	}
 	return fmt.Sprintf("WITH RECURSIVE sg_n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM sg_n WHERE i < %d) "+
 		"INSERT INTO %s (%s) SELECT %s FROM (%s LIMIT 1 OFFSET %d) AS src, sg_n",
@@ -304,7 +313,12 @@ func (p *planner) past(t *sqlgym.Table, c *sqlgym.Column, expr string, up bool) 
 	}
 	bt := baseType(c)
 	switch {
+	case p.dialect == sqlgym.DialectMySQL && bt == "date":
+		return expr + " " + sign + " INTERVAL 1 DAY", true // date + 1 is a number there (20240302)
 	case strings.HasPrefix(bt, "timestamp"), bt == "datetime":
+		if p.dialect == sqlgym.DialectMySQL {
+			return expr + " " + sign + " INTERVAL 1 DAY", true
+		}
 		return expr + " " + sign + " INTERVAL '1 day'", true
 	case bt == "interval", bt == "point":
 		return "", false

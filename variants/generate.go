@@ -43,6 +43,10 @@ type Options struct {
 	// PostgresSchema is the schema of a PostgreSQL database whose URL has
 	// no schema= (public when empty too).
 	PostgresSchema string
+	// MySQLAdmin is the mysql:// URL of an account that may create the
+	// variant databases NAME_vK on a MySQL database's server and grant
+	// its reader SELECT on them (default: the database's own URL).
+	MySQLAdmin string
 	// Replace drops a PostgreSQL database's variant and candidate schemas
 	// left by an earlier run (NAME_vK, NAME_cK); without it they are
 	// refused. Files are the caller's to clear.
@@ -270,7 +274,7 @@ func NewGenerator(ctx context.Context, dbs verify.Databases, name, url string, t
 		return nil, err
 	}
 	switch loc.Dialect {
-	case sqlgym.DialectSQLite, sqlgym.DialectDuckDB, sqlgym.DialectPostgres:
+	case sqlgym.DialectSQLite, sqlgym.DialectDuckDB, sqlgym.DialectPostgres, sqlgym.DialectMySQL:
 	default:
 		return nil, fmt.Errorf("database %q is %s: %w (leave its tasks out of --tasks)", name, loc.Dialect, ErrNoEngine)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/sqlgym/sqlgym/author/goldfilter"
 	"github.com/sqlgym/sqlgym/engine"
 	"github.com/sqlgym/sqlgym/engine/duckdb"
+	"github.com/sqlgym/sqlgym/engine/mysql"
 	"github.com/sqlgym/sqlgym/engine/postgres"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
 	"github.com/sqlgym/sqlgym/screen"
@@ -93,6 +94,22 @@ func checkGoldsPostgres(ctx context.Context, dsn, schema string, golds []string,
 	return filterGolds(ctx, a, b, golds, lim)
 }
 
+// checkGoldsMySQL is checkGolds on a MySQL database, read with the
+// reader's URL on two engines (two sessions), as checkGoldsPostgres does.
+func checkGoldsMySQL(ctx context.Context, dsn string, golds []string, lim sqlgym.Limits) (map[string]goldState, error) {
+	a, err := mysql.Open(ctx, dsn, mysql.Options{MaxConns: 1})
+	if err != nil {
+		return nil, fmt.Errorf("gold check: %w", err)
+	}
+	defer a.Close()
+	b, err := mysql.Open(ctx, dsn, mysql.Options{MaxConns: 1})
+	if err != nil {
+		return nil, fmt.Errorf("gold check: %w", err)
+	}
+	defer b.Close()
+	return filterGolds(ctx, a, b, golds, lim)
+}
+
 // checkGoldsURL is the gold check for the database at url, by its
 // engine.
 func checkGoldsURL(ctx context.Context, url string, golds []string, lim sqlgym.Limits) (map[string]goldState, error) {
@@ -107,6 +124,8 @@ func checkGoldsURL(ctx context.Context, url string, golds []string, lim sqlgym.L
 		return checkGoldsDuckDB(ctx, loc.Path, golds, lim)
 	case sqlgym.DialectPostgres:
 		return checkGoldsPostgres(ctx, loc.DSN, loc.Schema, golds, lim)
+	case sqlgym.DialectMySQL:
+		return checkGoldsMySQL(ctx, loc.DSN, golds, lim)
 	}
 	return nil, fmt.Errorf("gold check: no engine for %s", loc.Dialect)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine"
 	"github.com/sqlgym/sqlgym/engine/duckdb"
+	"github.com/sqlgym/sqlgym/engine/mysql"
 	"github.com/sqlgym/sqlgym/engine/postgres"
 )
 
@@ -74,6 +75,20 @@ func (g *Generator) newTarget(ctx context.Context, dir string) (target, error) {
 		}
 		if t.schema == "" {
 			t.schema = "public"
+		}
+		if err := t.prepare(ctx, g.opt.Replace); err != nil {
+			return nil, err
+		}
+		return t, nil
+	case sqlgym.DialectMySQL:
+		// MySQL cuts database names at 64 characters.
+		if long := fmt.Sprintf("%s_c%d_t", g.name, g.opt.Candidates); len(long) > 64 {
+			return nil, sqlgym.Userf("give the database a shorter name in --db NAME=URL and in the tasks",
+				"database name %q is too long for its variant databases (%s is over MySQL's 64 characters)", g.name, long)
+		}
+		t := &mysqlTarget{name: g.name, dsn: loc.DSN, admin: g.opt.MySQLAdmin, db: mysql.URLDatabase(loc.DSN)}
+		if t.admin == "" {
+			t.admin = loc.DSN
 		}
 		if err := t.prepare(ctx, g.opt.Replace); err != nil {
 			return nil, err
@@ -274,6 +289,100 @@ func (t *pgTarget) close(ctx context.Context) error {
 	var errs []error
 	for _, s := range t.made {
 		errs = append(errs, postgres.DropSchema(context.WithoutCancel(ctx), t.admin, s))
+	}
+	t.made = nil
+	return errors.Join(errs...)
+}
+
+// mysqlRowID is the column that names a row in a MySQL candidate while
+// it is edited (see mysql.EditDatabase).
+const mysqlRowID = mysql.RowID
+
+// mysqlTarget is a MySQL or MariaDB database: candidates are databases
+// NAME_cK on the same server, made and changed with the admin account and
+// read, as the verifier reads them, with the database's own (reader)
+// account, which is granted SELECT on each; a kept one is renamed NAME_vK.
+type mysqlTarget struct {
+	name  string
+	dsn   string // the reader's mysql:// URL
+	admin string // an account that may create databases and grant SELECT
+	db    string // the original's
+	made  []string
+}
+
+func (t *mysqlTarget) dialect() sqlgym.Dialect { return sqlgym.DialectMySQL }
+
+func (t *mysqlTarget) digest(ctx context.Context) (string, error) {
+	return mysql.Digest(ctx, t.admin, t.db)
+}
+
+// prepare refuses to run over variant or candidate databases of this name
+// left by an earlier run, or drops them when replace.
+func (t *mysqlTarget) prepare(ctx context.Context, replace bool) error {
+	old, err := mysql.DatabasesLike(ctx, t.admin, "^"+regexp.QuoteMeta(t.name)+`_[cv][0-9]+(_t)?$`)
+	if err != nil {
+		return fmt.Errorf("variants of %s: %w", t.name, err)
+	}
+	if len(old) == 0 {
+		return nil
+	}
+	if !replace {
+		return sqlgym.Userf("give --replace to drop them and make new ones",
+			"mysql databases %s already hold variants of %s", strings.Join(old, ", "), t.name)
+	}
+	for _, d := range old {
+		if err := mysql.DropDatabase(ctx, t.admin, d); err != nil {
+			return fmt.Errorf("--replace: %w", err)
+		}
+	}
+	return nil
+}
+
+func (t *mysqlTarget) build(ctx context.Context, idx int, trial bool, gs []group) (string, []string, error) {
+	d := fmt.Sprintf("%s_c%d", t.name, idx)
+	if trial {
+		d += "_t"
+	}
+	if err := mysql.DropDatabase(ctx, t.admin, d); err != nil {
+		return "", nil, err
+	}
+	if err := mysql.CopyDatabase(ctx, t.admin, t.db, d, t.dsn); err != nil {
+		return "", nil, err
+	}
+	if !slices.Contains(t.made, d) {
+		t.made = append(t.made, d)
+	}
+	applied, err := mysql.EditDatabase(ctx, t.admin, d, groupStmts(gs))
+	if err != nil {
+		return "", nil, err
+	}
+	return mysql.URLWithDatabase(t.dsn, d), appliedStmts(gs, applied), nil
+}
+
+func (t *mysqlTarget) golds(ctx context.Context, url string, golds []string, lim sqlgym.Limits) (map[string]goldState, error) {
+	return checkGoldsURL(ctx, url, golds, lim)
+}
+
+func (t *mysqlTarget) original(context.Context) (string, error) { return t.dsn, nil }
+
+func (t *mysqlTarget) keep(ctx context.Context, url, name string) (Kept, error) {
+	from := mysql.URLDatabase(url)
+	if err := mysql.RenameDatabase(ctx, t.admin, from, name, t.dsn); err != nil {
+		return Kept{}, fmt.Errorf("write variant: %w", err)
+	}
+	if i := slices.Index(t.made, from); i >= 0 {
+		t.made = slices.Delete(t.made, i, i+1)
+	}
+	k := Kept{Name: name, URL: mysql.URLWithDatabase(t.dsn, name)}
+	var err error
+	k.Digest, err = mysql.Digest(ctx, t.admin, name)
+	return k, err
+}
+
+func (t *mysqlTarget) close(ctx context.Context) error {
+	var errs []error
+	for _, d := range t.made {
+		errs = append(errs, mysql.DropDatabase(context.WithoutCancel(ctx), t.admin, d))
 	}
 	t.made = nil
 	return errors.Join(errs...)

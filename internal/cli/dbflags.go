@@ -22,7 +22,7 @@ type dbFlags struct {
 }
 
 func addDBFlags(cmd *cobra.Command, f *dbFlags) {
-	cmd.Flags().StringArrayVar(&f.Refs, "db", nil, "database NAME=URL (sqlite:PATH, duckdb:PATH, postgres://...), or a NAME resolved by --db-dir or built in (shop); repeatable")
+	cmd.Flags().StringArrayVar(&f.Refs, "db", nil, "database NAME=URL (sqlite:PATH, duckdb:PATH, postgres://..., mysql://...), or a NAME resolved by --db-dir or built in (shop); repeatable")
 	cmd.Flags().StringVar(&f.DBDir, "db-dir", "", "folder holding NAME/NAME.sqlite or NAME.sqlite (BIRD/Spider layout)")
 	cmd.Flags().StringVar(&f.PGSchema, "pg-schema", "", "PostgreSQL schema (search_path) holding the tables")
 }

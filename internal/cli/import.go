@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/importer"
 )
 
@@ -74,6 +75,15 @@ func runImport(io IO, opts importOptions) error {
 	}
 	if rep.DBDir != "" {
 		fmt.Fprintf(io.Out, "databases: --db-dir %s\n", rep.DBDir)
+	}
+	if rep.MySQLGolds > 0 {
+		fmt.Fprintf(io.Out, "%d tasks carry their MySQL gold too (gold_sql_by_dialect.mysql)\n", rep.MySQLGolds)
+	}
+	if rep.Dialect == sqlgym.DialectMySQL && len(rep.Database) > 0 {
+		// BIRD's MySQL edition loads every database's tables into one
+		// MySQL database (BIRD_dev.sql into BIRD).
+		fmt.Fprintf(io.Out, "golds are MySQL's: name each database on the server that loaded BIRD_dev.sql, e.g. --db %s=mysql://USER:PASS@HOST:3306/BIRD (one --db per name: %s)\n",
+			rep.Database[0], strings.Join(rep.Database, ", "))
 	}
 	return nil
 }

@@ -62,12 +62,12 @@ func Execute(root *cobra.Command, args []string, io IO) int {
 
 const rootLong = `sqlgym makes a database the teacher of text-to-SQL models.
 
-It runs model-written SQL read-only in a sandbox (SQLite, PostgreSQL, DuckDB),
-compares the rows with a gold query and turns the verdict into rewards,
-benchmarks and training data. The built-in database "shop" works offline.
+It runs model-written SQL read-only in a sandbox (SQLite, PostgreSQL, DuckDB,
+MySQL/MariaDB), compares the rows with a gold query and turns the verdict into
+rewards, benchmarks and training data. The built-in database "shop" works offline.
 
 Databases are named the same way in every command:
-  --db NAME=URL     URL is sqlite:PATH, duckdb:PATH or postgres://...
+  --db NAME=URL     URL is sqlite:PATH, duckdb:PATH, postgres://... or mysql://...
   --db-dir DIR      NAME is DIR/NAME/NAME.sqlite or DIR/NAME.sqlite (BIRD/Spider layout)
   shop              always the built-in shop database`
 

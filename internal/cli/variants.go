@@ -35,6 +35,7 @@ type variantsOptions struct {
 	Timeout     time.Duration
 	JSON        bool
 	PGAdmin     string
+	MySQLAdmin  string
 	ImpliedKeys bool
 	Unseen      bool
 	Shard       string
@@ -68,7 +69,10 @@ DIR/NAME/NAME_vK.sqlite (Spider's test-suite layout); a DuckDB database's
 are DIR/NAME/NAME.duckdb and DIR/NAME/NAME_vK.duckdb. A PostgreSQL
 database's variants are schemas NAME_vK in its own database, made by the
 role of --pg-admin (default: the --db URL's role) and readable by the roles
-that read the original schema; their URLs end in schema=NAME_vK. DIR also
+that read the original schema; their URLs end in schema=NAME_vK. A MySQL or
+MariaDB database's variants are databases NAME_vK on its server, made by the
+account of --mysql-admin (default: the --db URL's) and granted to the --db
+URL's account for SELECT; their URLs name database NAME_vK. DIR also
 receives DIR/tasks.jsonl (the tasks with "db_variants", the variants' URLs,
 and their weak marks judged on all of them), DIR/manifest.json (seeds,
 digests, each variant's statements, per task the mutants killed) and
@@ -87,6 +91,7 @@ eval, serve and screen. See docs/authoring.md, "Variant databases".`,
   sqlgym variants --tasks tasks.jsonl --db mydb=sqlite:my.sqlite --out variants --max-variants 3 --seed 7
   sqlgym variants --tasks tasks.jsonl --db mydb=duckdb:my.duckdb --out variants
   sqlgym variants --tasks tasks.jsonl --db 'mydb=postgres://reader@db:5432/app?schema=shop' --pg-admin postgres://owner@db:5432/app --out variants
+  sqlgym variants --tasks tasks.jsonl --db 'mydb=mysql://reader:PASS@db:3306/app' --mysql-admin 'mysql://root:PASS@db:3306/' --out variants
   sqlgym variants --tasks tasks.jsonl --db-dir databases --out variants --shard 0/4   # then 1/4..3/4, then without --shard
   sqlgym verify --tasks variants/tasks.jsonl --db mydb=sqlite:my.sqlite --variants --predictions preds.jsonl`,
 		Args: cobra.NoArgs,
@@ -103,6 +108,7 @@ eval, serve and screen. See docs/authoring.md, "Variant databases".`,
 	f.BoolVar(&opts.Replace, "replace", false, "overwrite the variants of a database already in --out")
 	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement (SQLite: its default step budget decides)")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	f.StringVar(&opts.MySQLAdmin, "mysql-admin", "", "mysql:// URL of an account that may create the variant databases NAME_vK on the server and grant the reader SELECT on them (default: the database's own)")
 	f.StringVar(&opts.PGAdmin, "pg-admin", "", "PostgreSQL DSN of a role that may create the variant schemas in the database (default: the database's own)")
 	f.BoolVar(&opts.ImpliedKeys, "implied-keys", true, "keep the keys and foreign keys the data and names imply, as well as the declared ones (false: declared only)")
 	f.BoolVar(&opts.Unseen, "unseen-values", false, "let NULLs and namesakes go into any nullable column, not only those whose data already holds a NULL or a repeated value")
@@ -173,7 +179,7 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 	}
 	vopt := variants.Options{MaxVariants: opts.MaxVariants, Candidates: opts.Candidates, Seed: opts.Seed, Mode: mode,
 		MaxPerKind: opts.MaxPerKind, Limits: sqlgym.Limits{Timeout: opts.Timeout},
-		PostgresAdmin: opts.PGAdmin, PostgresSchema: opts.DB.PGSchema, Replace: opts.Replace,
+		PostgresAdmin: opts.PGAdmin, MySQLAdmin: opts.MySQLAdmin, PostgresSchema: opts.DB.PGSchema, Replace: opts.Replace,
 		DeclaredOnly: !opts.ImpliedKeys, UnseenValues: opts.Unseen}
 	if opts.Verbose {
 		vopt.Log = func(format string, args ...any) { fmt.Fprintf(io.ErrOut, format+"\n", args...) }
@@ -310,7 +316,8 @@ func planVariants(ctx context.Context, cat *catalog.Catalog, out string, names [
 		if err != nil {
 			return nil, unlock, err
 		}
-		p := variantsPlan{name: name, url: url, file: sqlgym.URLDialect(url) != sqlgym.DialectPostgres}
+		d := sqlgym.URLDialect(url) // PostgreSQL and MySQL variants are schemas and databases, not files
+		p := variantsPlan{name: name, url: url, file: d != sqlgym.DialectPostgres && d != sqlgym.DialectMySQL}
 		if !p.file {
 			plans = append(plans, p)
 			continue

@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"database/sql"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -107,4 +108,27 @@ func shortSQL(q string) string {
 		return q[:200] + "..."
 	}
 	return strings.TrimSpace(q)
+}
+
+// MySQLURL is the mysql:// URL (the form --db NAME=URL takes) of a
+// go-sql-driver DSN such as MySQLReader's: over a Unix socket it is
+// mysql://USER:PASS@/DB?socket=PATH.
+func MySQLURL(t testing.TB, dsn string) string {
+	t.Helper()
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatalf("mysql DSN %q: %v", dsn, err)
+	}
+	u := url.URL{Scheme: "mysql", Path: "/" + cfg.DBName}
+	if cfg.Passwd != "" {
+		u.User = url.UserPassword(cfg.User, cfg.Passwd)
+	} else {
+		u.User = url.User(cfg.User)
+	}
+	if cfg.Net == "unix" {
+		u.RawQuery = url.Values{"socket": {cfg.Addr}}.Encode()
+	} else {
+		u.Host = cfg.Addr
+	}
+	return u.String()
 }
