@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/tick"
 )
 
 // progress counts samples as they finish and prints a line every so often:
@@ -22,13 +23,12 @@ type progress struct {
 	scored  int
 	correct int
 	t0      time.Time
-	stop    chan struct{}
-	wg      sync.WaitGroup
+	ticker  *tick.Ticker
 	retries *RetryLog
 }
 
 func newProgress(w io.Writer, out string, total int) *progress {
-	return &progress{w: w, out: out, total: total, t0: time.Now(), stop: make(chan struct{})}
+	return &progress{w: w, out: out, total: total, t0: time.Now()}
 }
 
 // count records a sample already present (old) or just written.
@@ -58,26 +58,10 @@ func (p *progress) begin(every time.Duration) {
 	if p.w == nil {
 		return
 	}
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-p.stop:
-				return
-			case <-t.C:
-				p.print()
-			}
-		}
-	}()
+	p.ticker = tick.Every(every, p.print)
 }
 
-func (p *progress) end() {
-	close(p.stop)
-	p.wg.Wait()
-}
+func (p *progress) end() { p.ticker.Stop() }
 
 func (p *progress) print() {
 	p.mu.Lock()

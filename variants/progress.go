@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/sqlgym/sqlgym/internal/tick"
 )
 
 // Progress prints where a run of many databases is, for a person at a
@@ -28,34 +30,22 @@ type Progress struct {
 	step     string
 	t0       time.Time // start of the current database
 	start    time.Time
-	stop     chan struct{}
-	wg       sync.WaitGroup
+	ticker   *tick.Ticker
 }
 
 // NewProgress starts a progress of dbs databases holding tasks tasks,
 // printing to w, with a line about the current database every every (no
 // ticker when every is 0).
 func NewProgress(w io.Writer, dbs, tasks int, every time.Duration) *Progress {
-	p := &Progress{w: w, dbs: dbs, tasks: tasks, start: time.Now(), stop: make(chan struct{})}
+	p := &Progress{w: w, dbs: dbs, tasks: tasks, start: time.Now()}
 	if every > 0 {
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			t := time.NewTicker(every)
-			defer t.Stop()
-			for {
-				select {
-				case <-p.stop:
-					return
-				case <-t.C:
-					p.mu.Lock()
-					if p.cur != "" {
-						p.line("%s (%d tasks): %s for %s", p.cur, p.curTasks, p.step, time.Since(p.t0).Round(time.Second))
-					}
-					p.mu.Unlock()
-				}
+		p.ticker = tick.Every(every, func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if p.cur != "" {
+				p.line("%s (%d tasks): %s for %s", p.cur, p.curTasks, p.step, time.Since(p.t0).Round(time.Second))
 			}
-		}()
+		})
 	}
 	return p
 }
@@ -94,14 +84,7 @@ func (p *Progress) Done(name string, tasks int, resumed string) {
 }
 
 // Close stops the ticker.
-func (p *Progress) Close() {
-	select {
-	case <-p.stop:
-	default:
-		close(p.stop)
-	}
-	p.wg.Wait()
-}
+func (p *Progress) Close() { p.ticker.Stop() }
 
 // line prints one progress line; mu is held.
 func (p *Progress) line(format string, args ...any) {
