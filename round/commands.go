@@ -95,6 +95,3 @@ func (d DBs) Args() []string {
 	}
 	return args
 }
-
-// ShellJoin quotes args for a POSIX shell, as --dry-run prints them.
-func ShellJoin(args []string) string { return shellJoin(args) }
