@@ -215,19 +215,31 @@ func (t *pgTarget) digest(ctx context.Context) (string, error) {
 // prepare refuses to run over variant or candidate schemas of this name
 // left by an earlier run, or drops them when replace.
 func (t *pgTarget) prepare(ctx context.Context, replace bool) error {
-	old, err := postgres.SchemasLike(ctx, t.admin, "^"+regexp.QuoteMeta(t.name)+`_[cv][0-9]+(_t)?$`)
+	return dropLeftovers(ctx, t.name, "postgres schemas", replace,
+		func(ctx context.Context, pattern string) ([]string, error) {
+			return postgres.SchemasLike(ctx, t.admin, pattern)
+		},
+		func(ctx context.Context, s string) error { return postgres.DropSchema(ctx, t.admin, s) })
+}
+
+// dropLeftovers refuses to run over the candidates and variants of name
+// (NAME_cK, NAME_vK, trial copies) an earlier run left on a server, or
+// drops them when replace; what names the kind for the error.
+func dropLeftovers(ctx context.Context, name, what string, replace bool,
+	list func(ctx context.Context, pattern string) ([]string, error), drop func(ctx context.Context, s string) error) error {
+	old, err := list(ctx, "^"+regexp.QuoteMeta(name)+`_[cv][0-9]+(_t)?$`)
 	if err != nil {
-		return fmt.Errorf("variants of %s: %w", t.name, err)
+		return fmt.Errorf("variants of %s: %w", name, err)
 	}
 	if len(old) == 0 {
 		return nil
 	}
 	if !replace {
 		return sqlgym.Userf("give --replace to drop them and make new ones",
-			"postgres schemas %s already hold variants of %s", strings.Join(old, ", "), t.name)
+			"%s %s already hold variants of %s", what, strings.Join(old, ", "), name)
 	}
 	for _, s := range old {
-		if err := postgres.DropSchema(ctx, t.admin, s); err != nil {
+		if err := drop(ctx, s); err != nil {
 			return fmt.Errorf("--replace: %w", err)
 		}
 	}
@@ -319,23 +331,11 @@ func (t *mysqlTarget) digest(ctx context.Context) (string, error) {
 // prepare refuses to run over variant or candidate databases of this name
 // left by an earlier run, or drops them when replace.
 func (t *mysqlTarget) prepare(ctx context.Context, replace bool) error {
-	old, err := mysql.DatabasesLike(ctx, t.admin, "^"+regexp.QuoteMeta(t.name)+`_[cv][0-9]+(_t)?$`)
-	if err != nil {
-		return fmt.Errorf("variants of %s: %w", t.name, err)
-	}
-	if len(old) == 0 {
-		return nil
-	}
-	if !replace {
-		return sqlgym.Userf("give --replace to drop them and make new ones",
-			"mysql databases %s already hold variants of %s", strings.Join(old, ", "), t.name)
-	}
-	for _, d := range old {
-		if err := mysql.DropDatabase(ctx, t.admin, d); err != nil {
-			return fmt.Errorf("--replace: %w", err)
-		}
-	}
-	return nil
+	return dropLeftovers(ctx, t.name, "mysql databases", replace,
+		func(ctx context.Context, pattern string) ([]string, error) {
+			return mysql.DatabasesLike(ctx, t.admin, pattern)
+		},
+		func(ctx context.Context, d string) error { return mysql.DropDatabase(ctx, t.admin, d) })
 }
 
 func (t *mysqlTarget) build(ctx context.Context, idx int, trial bool, gs []group) (string, []string, error) {

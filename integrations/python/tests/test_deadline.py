@@ -21,8 +21,9 @@ from serve_fixture import Serve  # noqa: E402
 TASKS = [{"id": "orders", "db": "shop", "question": "How many orders?", "sql": "SELECT count(*) FROM orders", "split": "train"}]
 
 # The gold's own text is judged on the gold's rows without running; the
-# slow statements spend SQLite's step budget (many seconds) and, with one
-# statement slot, cannot all run before the 2 s deadline.
+# slow statements get a step budget of 1e10 (minutes: the default 2e8 would
+# make them a timeout within the deadline) and, with one statement slot,
+# cannot all run before the 2 s deadline.
 GOLD = "```sql\nSELECT count(*) FROM orders\n```"
 SLOW = "```sql\nWITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM r) SELECT count(*) + %d FROM r\n```"
 
@@ -30,7 +31,7 @@ SLOW = "```sql\nWITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM r) SE
 class DeadlineTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.serve = Serve(TASKS, "--deadline", "2s", "--db-slots", "1", "--retry-after", "1s")
+        cls.serve = Serve(TASKS, "--deadline", "2s", "--db-slots", "1", "--retry-after", "1s", "--vm-steps", "10000000000")
         cls.url = cls.serve.url
 
     @classmethod
