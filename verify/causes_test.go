@@ -207,3 +207,22 @@ func TestGoldRunsWaitForASlot(t *testing.T) {
 		t.Fatalf("with a free slot: %s (%s), want correct", r.Outcome, r.Detail)
 	}
 }
+
+// An engine that sees the caller's deadline before the context does
+// (SQLite's C handler reads the clock itself, a moment ahead of the
+// context's timer) reports the context's error: the answer is not judged
+// (unscored in serve), neither retried nor reported as an outage.
+func TestEngineSeesTheCallersDeadlineFirst(t *testing.T) {
+	dbs := newCounting(t, catalog.Config{CacheDir: t.TempDir()})
+	v := verify.New(dbs, shopTasks(), verify.Config{InfraRetries: 2})
+	dbs.faults = map[string]func(int) error{"SELECT 7": func(int) error {
+		return fmt.Errorf("sqlite: statement abandoned by the caller: %w", context.DeadlineExceeded)
+	}}
+	r := v.Verify(context.Background(), verify.Answer{TaskID: "orders", SQL: "SELECT 7"})
+	if r.Outcome != sqlgym.OutcomeInfraError || r.Reward != nil || !r.Abandoned || !strings.Contains(r.Detail, "not judged") {
+		t.Errorf("deadline seen by the engine first: %s reward %v abandoned %v (%s), want not judged", r.Outcome, fmtp(r.Reward), r.Abandoned, r.Detail)
+	}
+	if n := dbs.calls["SELECT 7"]; n != 1 {
+		t.Errorf("ran %d times, want once: an abandoned statement is not an outage to retry", n)
+	}
+}
