@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
@@ -93,3 +94,38 @@ class OutageServer:
     def stop(self):
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def metric(url, name):
+    """The value of one unlabelled line of the server's /metrics (0 when absent)."""
+    import re
+    import urllib.request
+
+    with urllib.request.urlopen(url + "/metrics") as r:
+        m = re.search(r"^" + re.escape(name) + r" (\S+)$", r.read().decode(), re.M)
+    return float(m.group(1)) if m else 0.0
+
+
+def open_episodes(url):
+    return metric(url, "sqlgym_serve_open_episodes")
+
+
+class ServeTestCase(unittest.TestCase):
+    """A test class with one `sqlgym serve` over TASKS (started with
+    SERVE_ARGS) for all its tests, its address in $SQLGYM_URL during each."""
+
+    TASKS = []
+    SERVE_ARGS = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.serve = Serve(cls.TASKS, *cls.SERVE_ARGS)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.serve.stop()
+
+    def setUp(self):
+        prev = os.environ.get("SQLGYM_URL")
+        self.addCleanup(lambda: os.environ.__setitem__("SQLGYM_URL", prev) if prev is not None else os.environ.pop("SQLGYM_URL", None))
+        os.environ["SQLGYM_URL"] = self.serve.url

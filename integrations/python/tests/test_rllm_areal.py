@@ -20,17 +20,15 @@ or $SQLGYM_TRAINER_SRC, see trainer_src.py) and run as they are:
 import asyncio
 import importlib.util
 import os
-import re
 import sys
 import types
 import unittest
-import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 import trainer_src  # noqa: E402
-from serve_fixture import OutageServer, Serve  # noqa: E402
+from serve_fixture import OutageServer, ServeTestCase, open_episodes  # noqa: E402
 
 TASKS = [
     {"id": "orders", "db": "shop", "question": "How many orders?", "sql": "SELECT count(*) FROM orders", "split": "train"},
@@ -41,24 +39,9 @@ AREAL = trainer_src.git_dir("SQLGYM_AREAL_GIT", "inclusionAI/AReaL")
 AREAL_COMMITS = {"v1.0.4": "37d6c6400e99a05fa3409d6a067762a44df40d3b", "main": "4aef98d8d"}
 
 
-def open_episodes(url):
-    with urllib.request.urlopen(url + "/metrics") as r:
-        return float(re.search(r"^sqlgym_serve_open_episodes (\S+)$", r.read().decode(), re.M).group(1))
-
-
-class Base(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.serve = Serve(TASKS, "--max-turns", "4")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.serve.stop()
-
-    def setUp(self):
-        prev = os.environ.get("SQLGYM_URL")
-        self.addCleanup(lambda: os.environ.__setitem__("SQLGYM_URL", prev) if prev is not None else os.environ.pop("SQLGYM_URL", None))
-        os.environ["SQLGYM_URL"] = self.serve.url
+class Base(ServeTestCase):
+    TASKS = TASKS
+    SERVE_ARGS = ("--max-turns", "4")
 
 
 @unittest.skipUnless(RLLM, trainer_src.skip_reason("SQLGYM_RLLM_GIT", "rllm-org/rllm", RLLM_COMMITS.values()))

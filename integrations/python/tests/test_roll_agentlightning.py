@@ -23,21 +23,19 @@ $SQLGYM_TRAINER_SRC, see trainer_src.py) and run as they are:
 import http.server
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 import threading
 import types
 import unittest
-import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYDIR = os.path.dirname(HERE)
 sys.path.insert(0, PYDIR)
 
 import trainer_src  # noqa: E402
-from serve_fixture import Serve  # noqa: E402
+from serve_fixture import ServeTestCase, open_episodes  # noqa: E402
 
 TASKS = [
     {"id": "orders", "db": "shop", "question": "How many orders?", "sql": "SELECT count(*) FROM orders", "split": "train"},
@@ -49,24 +47,9 @@ AGL = trainer_src.git_dir("SQLGYM_AGENTLIGHTNING_GIT", "microsoft/agent-lightnin
 AGL_COMMITS = {"v1.0.0": "8f8b8f95fd4ed664822734811b61bb3341f4ddfe", "main": "c632d8dd"}
 
 
-def open_episodes(url):
-    with urllib.request.urlopen(url + "/metrics") as r:
-        return float(re.search(r"^sqlgym_serve_open_episodes (\S+)$", r.read().decode(), re.M).group(1))
-
-
-class Base(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.serve = Serve(TASKS, "--max-turns", "4")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.serve.stop()
-
-    def setUp(self):
-        prev = os.environ.get("SQLGYM_URL")
-        self.addCleanup(lambda: os.environ.__setitem__("SQLGYM_URL", prev) if prev is not None else os.environ.pop("SQLGYM_URL", None))
-        os.environ["SQLGYM_URL"] = self.serve.url
+class Base(ServeTestCase):
+    TASKS = TASKS
+    SERVE_ARGS = ("--max-turns", "4")
 
 
 @unittest.skipUnless(GEM, trainer_src.skip_reason("SQLGYM_GEM_GIT", "axon-rl/gem", [GEM_COMMIT]))

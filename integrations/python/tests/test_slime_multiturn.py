@@ -24,18 +24,16 @@ import contextlib
 import http.server
 import json
 import os
-import re
 import sys
 import threading
 import types
 import unittest
-import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 import trainer_src  # noqa: E402
-from serve_fixture import Serve  # noqa: E402
+from serve_fixture import Serve, metric  # noqa: E402
 from test_slime import COMMITS, ENV, GIT, REPO, TASKS, load_slime  # noqa: E402
 
 RUN = "<sql>SELECT count(*) FROM orders</sql>"
@@ -229,11 +227,7 @@ class SlimeMultiTurnTest(unittest.TestCase):
                 self.assertEqual(self.metric('sqlgym_serve_requests_total{code="200",route="/v1/rewards"}'), before)
 
     def metric(self, name):
-        with urllib.request.urlopen(self.serve.url + "/metrics") as r:
-            text = r.read().decode()
-        m = re.search(r"^" + re.escape(name) + r" (\S+)$", text, re.M)
-        return float(m.group(1)) if m else 0.0
-
+        return metric(self.serve.url, name)
 
 if __name__ == "__main__":
     unittest.main()
