@@ -64,5 +64,13 @@ func childCPU(pid int) (time.Duration, error) {
 	return time.Duration(u+s) * 10 * time.Millisecond, nil
 }
 
-// crashSelf sends this process SIGSEGV, as a crash would (tests only).
-func crashSelf() { _ = syscall.Kill(os.Getpid(), syscall.SIGSEGV) }
+// crashSelf sends this process SIGSEGV, as a crash would (tests only),
+// and waits for it: a signal from kill arrives asynchronously, and a
+// worker that went on would answer the statement it was to crash on (the
+// crash test saw a result instead of the crash, now and then).
+func crashSelf() {
+	_ = syscall.Kill(os.Getpid(), syscall.SIGSEGV)
+	for {
+		time.Sleep(time.Second)
+	}
+}
