@@ -66,6 +66,7 @@ class RecipeTest(unittest.TestCase):
             "openrlhf": "```sh\npython3 -m openrlhf.cli.train_ppo_ray \\\n  --reward.remote_url x --no.such_flag 1\n```\n",
             "trl": "```python\nargs = GRPOConfig(output_dir='o', no_such_key=1)\n```\n",
             "slime": "## slime\n\nRun with `--rm-url URL --no-such-flag`.\n",
+            "prime-rl": "```toml\n[[orchestrator.train.source]]\nname = \"x\"\nno_such_key = 1\n```\n",
         }
         for mod in trainer_modules():
             if mod.TRAINER not in samples:

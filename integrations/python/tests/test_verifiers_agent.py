@@ -301,6 +301,19 @@ class VerifiersAgentTest(unittest.TestCase):
         with self.assertRaises(self.sva.SqlgymOutage):
             asyncio.run(score(env, self.row, state))
 
+    def test_text_protocol(self):
+        c = sa.EpisodeClient(self.serve.url)
+        ep = c.start("orders", "text")
+        c.end(ep["episode_id"])
+        row = dict(self.row, prompt=ep["messages"])
+        env, state, scores = self.run_rollout([
+            reply(self.typ, "<sql>SELECT count(*) FROM orders</sql>"),
+            reply(self.typ, "<solution>%s</solution>" % GOLD_SQL),
+        ], row=row, protocol="text")
+        self.assertEqual(env.seen[0][1], [], "no tools under the text protocol")
+        self.assertEqual([m.role for m in env.seen[1][0]][-2:], ["assistant", "user"])
+        self.assertEqual((scores["sqlgym_reward"], state["sqlgym"]["outcome"]), (1.0, "correct"))
+
     def test_prompt_must_be_the_opening(self):
         row = dict(self.row, prompt=[{"role": "user", "content": "How many orders? Answer in a sql block."}])
         before = open_episodes(self.serve.url)
