@@ -6,11 +6,17 @@ test_verifiers_v1.py (whose loader this reuses), plus the tool server's
 own modules: mcp/server.py (ServerBase: the state channel pull/push around
 each tool call, the task fetched over /task, run()'s config) and
 mcp/toolset.py (Toolset.register: every @vf.tool added to FastMCP by name
-and docstring). Stand-ins, for third-party imports only: mcp's FastMCP
-(records add_tool; a call passes the tool's arguments by keyword, as
-FastMCP's tool manager does), httpx (an AsyncClient over urllib),
-tenacity (one attempt), and verifiers.v1.runtimes (the config types
-toolset.py names). The env server's side of the state channel
+and docstring). The tools are registered and called by the MCP Python
+SDK's own tool code (modelcontextprotocol/python-sdk v1.29.0, verifiers
+pins mcp>=1.24,<2; $SQLGYM_MCP_GIT or $SQLGYM_TRAINER_SRC): types.py,
+tools/base.py (Tool.from_function: the input schema from the signature,
+Tool.run: arguments validated, then the function awaited),
+tools/tool_manager.py and func_metadata.py, behind a FastMCP whose
+add_tool and call_tool are server.py:428-437 and :346-349 (the rest of
+FastMCP, its HTTP transport, needs anyio/starlette/uvicorn). Other
+stand-ins, for third-party imports only: httpx (an AsyncClient over
+urllib), tenacity (one attempt), and verifiers.v1.runtimes (the config
+types toolset.py names). The env server's side of the state channel
 (interception/server.py:983-1033: GET /state dumps trace.state, PUT
 /state validates into the trace's State type and replaces it, GET /task
 hands the task data's class ref and JSON) is served by the test.
@@ -94,17 +100,9 @@ def stop_after_attempt(n):
 def wait_exponential_jitter(**kwargs):
     return kwargs
 ''',
-    "mcp": "",
-    "mcp.server": "",
-    "mcp.server.lowlevel": "",
     "mcp.server.lowlevel.server": "import contextvars\nrequest_ctx = contextvars.ContextVar('request_ctx')\n",
-    "mcp.server.fastmcp": '''
-class FastMCP:
-    def __init__(self, name, **kwargs):
-        self.name, self.tools = name, {}
-    def add_tool(self, fn, name=None, description=None):
-        self.tools[name or fn.__name__] = (fn, description)
-''',
+    "mcp.server.fastmcp.server": "class Context:\n    pass\n",
+    "mcp.shared.context": "from typing import TypeVar\nLifespanContextT = TypeVar('LifespanContextT')\nRequestT = TypeVar('RequestT')\n",
     "verifiers.v1.runtimes": '''
 import pydantic
 class SubprocessConfig(pydantic.BaseModel):
@@ -116,10 +114,61 @@ class Runtime:
 }
 
 
+MCP_REPO = "modelcontextprotocol/python-sdk"
+MCP_ENV = "SQLGYM_MCP_GIT"
+MCP_COMMIT = "98b7159cb89274964055d2c016e3360a551280d0"  # tag v1.29.0
+MCP_GIT = trainer_src.git_dir(MCP_ENV, MCP_REPO)
+MCP_PACKAGES = ["mcp", "mcp.shared", "mcp.server", "mcp.server.lowlevel", "mcp.server.fastmcp",
+                "mcp.server.fastmcp.utilities", "mcp.server.fastmcp.tools"]
+MCP_REAL = ["types", "shared/exceptions", "shared/tool_name_validation", "server/fastmcp/exceptions",
+            "server/fastmcp/utilities/logging", "server/fastmcp/utilities/types",
+            "server/fastmcp/utilities/context_injection", "server/fastmcp/utilities/func_metadata",
+            "server/fastmcp/tools/base", "server/fastmcp/tools/tool_manager"]
+
+FASTMCP = '''
+from mcp.server.fastmcp.tools.tool_manager import ToolManager
+
+class FastMCP:
+    """FastMCP's tool registry: add_tool as server.py:428-437, call_tool as :346-349."""
+
+    def __init__(self, name, **kwargs):
+        self.name, self._tool_manager = name, ToolManager()
+
+    def add_tool(self, fn, name=None, title=None, description=None, annotations=None, icons=None, meta=None,
+                 structured_output=None):
+        self._tool_manager.add_tool(fn, name=name, title=title, description=description, annotations=annotations,
+                                    icons=icons, meta=meta, structured_output=structured_output)
+
+    async def call_tool(self, name, arguments):
+        return await self._tool_manager.call_tool(name, arguments, context=None, convert_result=True)
+'''
+
+
+def load_mcp():
+    """The MCP SDK's tool code at MCP_COMMIT, and the FastMCP registry over it."""
+    for name in MCP_PACKAGES:
+        base._module(name, path=True)
+    for name, src in STANDINS.items():
+        if name.startswith("mcp."):
+            base._module(name, src)
+    for rel in MCP_REAL:
+        base._module("mcp." + rel.replace("/", "."), trainer_src.show(MCP_GIT, MCP_COMMIT, "src/mcp/%s.py" % rel))
+    fastmcp = sys.modules["mcp.server.fastmcp"]
+    exec(compile(FASTMCP, "<FastMCP>", "exec"), fastmcp.__dict__)
+
+
+def text_of(result):
+    """The text an MCP client reads from a call's result (unstructured content)."""
+    content = result[0] if isinstance(result, tuple) else result
+    return "\n".join(block.text for block in content)
+
+
 def load_verifiers():
     """verifiers.v1 at base.COMMIT with the tool server's modules."""
     for name, src in STANDINS.items():
-        base._module(name, src)
+        if not name.startswith("mcp."):
+            base._module(name, src)
+    load_mcp()
     vf, loaders = base.load_verifiers()
     base._module("verifiers.v1.mcp", path=True)
     for rel in ("mcp/server", "mcp/toolset"):
@@ -187,6 +236,7 @@ class StateChannel:
 
 
 @unittest.skipUnless(base.GIT, trainer_src.skip_reason(base.ENV, base.REPO, [base.COMMIT]))
+@unittest.skipUnless(MCP_GIT, trainer_src.skip_reason(MCP_ENV, MCP_REPO, [MCP_COMMIT]))
 class VerifiersV1AgentTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -256,7 +306,7 @@ class VerifiersV1AgentTest(unittest.TestCase):
         asyncio.run(start())
         mcp = sys.modules["mcp.server.fastmcp"].FastMCP(server.server_name)
         server.register(mcp)
-        return server, mcp.tools
+        return server, mcp
 
     def play(self, task, trace, tools, calls):
         """The harness's tool calls, each after the task's stop hooks (run
@@ -267,8 +317,7 @@ class VerifiersV1AgentTest(unittest.TestCase):
             if any(asyncio.run(base._all([fn(trace) for fn in task.hooks("stop")]))):
                 return out, True
             trace.replies.append("")
-            fn, _ = tools[name]
-            out.append(asyncio.run(fn(**args)))
+            out.append(text_of(asyncio.run(tools.call_tool(name, args))))
         return out, any(asyncio.run(base._all([fn(trace) for fn in task.hooks("stop")])))
 
     def close(self, task, trace):
@@ -280,10 +329,15 @@ class VerifiersV1AgentTest(unittest.TestCase):
         taskset, _ = self.wire()
         self.assertEqual(type(taskset).task_type().__name__, "SqlgymAgentTask")
         task, trace = self.open_rollout()
-        _, tools = self.tool_server(task, trace)
-        self.assertEqual(sorted(tools), sorted(sa.TOOL_SCHEMAS))
-        for name, (_, description) in tools.items():
-            self.assertEqual(description, sa.TOOL_SCHEMAS[name]["function"]["description"])
+        _, mcp = self.tool_server(task, trace)
+        listed = mcp._tool_manager.list_tools()
+        self.assertEqual(sorted(t.name for t in listed), sorted(sa.TOOL_SCHEMAS))
+        for tool in listed:
+            want = sa.TOOL_SCHEMAS[tool.name]["function"]
+            self.assertEqual(tool.description, want["description"])
+            # The input schema MCP derives from the tool's signature asks for the server's arguments.
+            self.assertEqual(sorted(tool.parameters["properties"]), sorted(want["parameters"]["properties"]))
+            self.assertEqual(tool.parameters.get("required", []), want["parameters"].get("required", []))
         sa.EpisodeClient(self.serve.url).end(trace.state.episode_id)
 
     def test_gold_episode(self):
