@@ -27,8 +27,10 @@ column names the task. The environment is a ``vf.MultiTurnEnv``
   (:218-223, also after an error or timeout), closes an episode still open:
   a reply not stepped yet (the rollout stopped at max_turns) is stepped
   first, then the episode is ended (``DELETE``; judged ``no_query``, or
-  the last query with ``--submit-last``). A truncated rollout is sent as
-  "length" instead, and gets no reward.
+  the last query with ``--submit-last``). A truncated or timed-out rollout
+  is sent as "length" instead, and gets no reward; so does one that ended
+  on an error (state["error"], e.g. the model server failing), whose
+  episode is ended and its verdict not used.
 
 The rubric is sqlgym_verifiers' reward pair read from the episode's
 verdict: ``sqlgym_reward`` (0.0 when the server gave none, with
@@ -159,7 +161,9 @@ class SqlgymEpisodeEnv(vf.MultiTurnEnv):
         ep = state.get("sqlgym_episode")
         if not ep or state.get("sqlgym") is not None or state.get("sqlgym_outage"):
             return
-        truncated = bool(state.get("is_truncated")) or any(s.get("is_truncated") for s in state["trajectory"])
+        # verifiers' own time limit cuts the episode as max_tokens cuts a reply: truncated, no reward.
+        truncated = (bool(state.get("is_truncated")) or bool(state.get("timed_out"))
+                     or any(s.get("is_truncated") for s in state["trajectory"]))
         if len(state["trajectory"]) > ep["stepped"]:  # the last reply, never stepped (max_turns)
             res = await self._step(state, state["trajectory"][-1]["completion"][-1], truncated)
             if res is None or res["done"]:
@@ -169,6 +173,9 @@ class SqlgymEpisodeEnv(vf.MultiTurnEnv):
                 res = await asyncio.to_thread(_client(ep["url"]).step, ep["id"], {"role": "assistant", "content": ""}, "length")
             else:
                 res = await asyncio.to_thread(_client(ep["url"]).end, ep["id"])
+                if state.get("error") is not None:
+                    # The rollout failed (the model server, a bad response): not the policy's answer.
+                    res = dict(res, reward=None)
         except EpisodeError as e:
             if e.status == 404:
                 res = {"done": True, "reward": None, "outcome": "expired"}

@@ -71,6 +71,8 @@ class Environment(_EnvironmentMethods):
         self.dataset, self.eval_dataset, self.rubric, self.max_seq_len = dataset, eval_dataset, rubric, max_seq_len
         self.tool_defs = self._normalize_tool_defs(tool_defs)
         self.logger = logging.getLogger("verifiers")
+        if not self.logger.handlers:
+            self.logger.addHandler(logging.NullHandler())  # its "Aborted rollout" line is expected here
         for key, value in kwargs.items():
             setattr(self, key, value)
         self._stop_conditions = discover_decorated(self, "stop")
@@ -87,7 +89,10 @@ class Environment(_EnvironmentMethods):
 
     async def get_model_response(self, state, prompt_messages):
         self.seen.append((list(prompt_messages), list(state["tool_defs"])))
-        return self.script.pop(0)
+        out = self.script.pop(0)
+        if isinstance(out, Exception):
+            raise out
+        return out
 '''
 
 
@@ -275,6 +280,17 @@ class VerifiersAgentTest(unittest.TestCase):
             self.assertEqual(state["sqlgym"]["outcome"], "truncated", kw)
             self.assertEqual((scores["sqlgym_reward"], state["sqlgym_masked"]), (0.0, True))
             self.assertEqual(open_episodes(self.serve.url), before, "the cut-off episode is closed on the server")
+
+    def test_failed_rollout_is_masked_and_closed(self):
+        before = open_episodes(self.serve.url)
+        _, state, scores = self.run_rollout([
+            reply(self.typ, calls=[("run_sql", {"sql": GOLD_SQL})], finish="tool_calls"),
+            self.vf.Error("the model server went away"),
+        ])
+        self.assertEqual(state["stop_condition"], "has_error")
+        self.assertEqual((state["sqlgym"]["outcome"], state["sqlgym"]["reward"]), ("no_query", None))
+        self.assertEqual((scores["sqlgym_reward"], state["sqlgym_masked"]), (0.0, True))
+        self.assertEqual(open_episodes(self.serve.url), before)
 
     def test_outage_is_never_a_reward(self):
         outage = OutageServer()
