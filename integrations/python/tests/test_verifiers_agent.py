@@ -92,6 +92,8 @@ class Environment(_EnvironmentMethods):
         out = self.script.pop(0)
         if isinstance(out, Exception):
             raise out
+        if out == "hang":  # a model that never answers: verifiers' timeout_seconds cuts the rollout
+            await asyncio.Event().wait()
         return out
 '''
 
@@ -136,7 +138,7 @@ def load_verifiers():
     resp = _module("verifiers.utils.response_utils", show("verifiers/utils/response_utils.py"))
     aio = _module("verifiers.utils.async_utils", "import inspect\nfrom typing import Callable\n" + trainer_src.cut(
         show("verifiers/utils/async_utils.py"), {"maybe_await", "maybe_call_with_named_args"}))
-    ns = {"json": json, "uuid": __import__("uuid"), "time": __import__("time"), "logging": __import__("logging"),
+    ns = {"asyncio": asyncio, "json": json, "uuid": __import__("uuid"), "time": __import__("time"), "logging": __import__("logging"),
           "deepcopy": __import__("copy").deepcopy, "cast": lambda t, v: v, "Any": object, "vf": vf,
           "RolloutInput": typ.RolloutInput, "State": typ.State, "Tool": typ.Tool, "RolloutTiming": typ.RolloutTiming,
           "flatten_task_input": typ.flatten_task_input, "normalize_messages": msg.normalize_messages,
@@ -289,6 +291,15 @@ class VerifiersAgentTest(unittest.TestCase):
         ])
         self.assertEqual(state["stop_condition"], "has_error")
         self.assertEqual((state["sqlgym"]["outcome"], state["sqlgym"]["reward"]), ("no_query", None))
+        self.assertEqual((scores["sqlgym_reward"], state["sqlgym_masked"]), (0.0, True))
+        self.assertEqual(open_episodes(self.serve.url), before)
+
+    def test_timed_out_rollout_is_masked_and_closed(self):
+        before = open_episodes(self.serve.url)
+        _, state, scores = self.run_rollout([
+            reply(self.typ, calls=[("run_sql", {"sql": GOLD_SQL})], finish="tool_calls"), "hang"], timeout_seconds=0.5)
+        self.assertEqual(state["stop_condition"], "timeout_reached")
+        self.assertEqual(state["sqlgym"]["outcome"], "truncated")
         self.assertEqual((scores["sqlgym_reward"], state["sqlgym_masked"]), (0.0, True))
         self.assertEqual(open_episodes(self.serve.url), before)
 
