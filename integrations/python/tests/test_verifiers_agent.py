@@ -47,6 +47,7 @@ GIT = trainer_src.git_dir(ENV, REPO)
 
 TASKS = [
     {"id": "orders", "db": "shop", "question": "How many orders?", "sql": "SELECT count(*) FROM orders", "split": "train"},
+    {"id": "held", "db": "shop", "question": "How many reviews?", "sql": "SELECT count(*) FROM reviews", "split": "holdout"},
 ]
 GOLD_SQL = "SELECT COUNT(*) FROM orders"
 
@@ -206,7 +207,7 @@ class VerifiersAgentTest(unittest.TestCase):
         cls.vf, cls.typ = load_verifiers()
         import sqlgym_verifiers_agent as sva
         cls.sva = sva
-        cls.serve = Serve(TASKS, "--retry-after", "1s", "--max-turns", "4")
+        cls.serve = Serve(TASKS, "--retry-after", "1s", "--max-turns", "4", "--eval-holdout")
         c = sa.EpisodeClient(cls.serve.url)
         ep = c.start("orders", "tools")
         c.end(ep["episode_id"])
@@ -339,6 +340,15 @@ class VerifiersAgentTest(unittest.TestCase):
         ], row=row, protocol="text")
         self.assertEqual(env.seen[0][1], [], "no tools under the text protocol")
         self.assertEqual([m.role for m in env.seen[1][0]][-2:], ["assistant", "user"])
+        self.assertEqual((scores["sqlgym_reward"], state["sqlgym"]["outcome"]), (1.0, "correct"))
+
+    def test_holdout_row_opens_an_eval_episode(self):
+        c = sa.EpisodeClient(self.serve.url)
+        ep = c.start("held", "tools", "eval")
+        c.end(ep["episode_id"])
+        row = {"prompt": ep["messages"], "task_id": "held", "split": "holdout", "example_id": 1}
+        _, state, scores = self.run_rollout(
+            [reply(self.typ, calls=[("submit", {"sql": "SELECT COUNT(*) FROM reviews"})], finish="tool_calls")], row=row)
         self.assertEqual((scores["sqlgym_reward"], state["sqlgym"]["outcome"]), (1.0, "correct"))
 
     def test_prompt_must_be_the_opening(self):

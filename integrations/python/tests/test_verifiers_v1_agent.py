@@ -48,6 +48,9 @@ import test_verifiers_v1 as base  # noqa: E402
 import trainer_src  # noqa: E402
 from serve_fixture import OutageServer, Serve, open_episodes  # noqa: E402
 
+TASKS = base.TASKS + [
+    {"id": "held", "db": "shop", "question": "How many reviews?", "sql": "SELECT count(*) FROM reviews", "split": "holdout"},
+]
 GOLD_SQL = "SELECT COUNT(*) FROM orders"
 WRONG_SQL = "SELECT count(*) + 1 FROM orders"
 
@@ -242,11 +245,13 @@ class VerifiersV1AgentTest(unittest.TestCase):
     def setUpClass(cls):
         cls.saved = dict(sys.modules)
         cls.vf, cls.loaders = load_verifiers()
-        cls.serve = Serve(base.TASKS, "--retry-after", "1s")
+        cls.serve = Serve(TASKS, "--retry-after", "1s", "--eval-holdout")
         c = sa.EpisodeClient(cls.serve.url)
         ep = c.start("orders", "tools")
         c.end(ep["episode_id"])
         cls.opening = ep["messages"]  # what `sqlgym export --agent --format trl` writes as the prompt
+        held = c.start("held", "tools", "eval")
+        c.end(held["episode_id"])
         cls.tmp = tempfile.mkdtemp(prefix="sqlgym-vf1a-")
         cls.data = os.path.join(cls.tmp, "agent.jsonl")
         with open(cls.data, "w") as f:
@@ -255,6 +260,7 @@ class VerifiersV1AgentTest(unittest.TestCase):
             f.write(json.dumps({"prompt": [{"role": "system", "content": "Answer in a sql block."},
                                            {"role": "user", "content": "How many orders?"}],
                                 "task_id": "orders", "split": "train"}) + "\n")
+            f.write(json.dumps({"prompt": held["messages"], "task_id": "held", "split": "holdout"}) + "\n")
 
     @classmethod
     def tearDownClass(cls):
@@ -375,6 +381,14 @@ class VerifiersV1AgentTest(unittest.TestCase):
         self.close(task, trace)
         self.assertEqual((trace.reward, trace.state.result["outcome"], trace.metrics["sqlgym_masked"]), (0.0, "no_query", 0.0))
         self.assertEqual(open_episodes(self.serve.url), before)
+
+    def test_holdout_row_opens_an_eval_episode(self):
+        task, trace = self.open_rollout(row=2)
+        self.assertEqual(task.data.mode, "eval")
+        _, tools = self.tool_server(task, trace)
+        self.play(task, trace, tools, [("submit", {"sql": "SELECT COUNT(*) FROM reviews"})])
+        self.close(task, trace)
+        self.assertEqual((trace.reward, trace.state.result["outcome"]), (1.0, "correct"))
 
     def test_truncated_episode_is_masked_and_closed(self):
         before = open_episodes(self.serve.url)
