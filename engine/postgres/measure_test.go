@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,7 +39,9 @@ func TestMeasureRunaway(t *testing.T) {
 		{"like_repeat_unscreened (before)", `SELECT repeat('a', 300000) LIKE '%' || repeat('a', 30000) || 'b'`, true},
 		{"like_repeat_screened (after)", `SELECT repeat('a', 300000) LIKE '%' || repeat('a', 30000) || 'b'`, false},
 		{"like_repeat_at_cap (after)", `SELECT repeat('a', 10000) LIKE '%' || repeat('a', 10000) || 'b'`, false},
-		{"like_string_agg (remains)", `SELECT (SELECT string_agg('a', '') FROM generate_series(1, 300000)) LIKE '%' || (SELECT string_agg('a', '') FROM generate_series(1, 30000)) || 'b'`, false},
+		{"like_string_agg_unscreened (before)", `SELECT (SELECT string_agg('a', '') FROM generate_series(1, 300000)) LIKE '%' || (SELECT string_agg('a', '') FROM generate_series(1, 30000)) || 'b'`, true},
+		{"like_string_agg_screened (after: refused)", `SELECT (SELECT string_agg('a', '') FROM generate_series(1, 300000)) LIKE '%' || (SELECT string_agg('a', '') FROM generate_series(1, 30000)) || 'b'`, false},
+		{"like_literals (remains)", `SELECT '` + strings.Repeat("a", 100000) + `' LIKE '%` + strings.Repeat("a", 10000) + `b'`, false},
 	}
 	for _, c := range cases {
 		eng := s.open(t, Options{MaxConns: 1})
