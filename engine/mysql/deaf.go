@@ -53,6 +53,9 @@ func refuseDeafMatch(toks []token) *sqlgym.ExecError {
 		if (t.kind == tokWord || t.kind == tokQuoted) && i+1 < len(toks) && toks[i+1].text == "(" && searchFuncs[strings.ToUpper(t.text)] {
 			end := closing(toks, i+1)
 			for j := i + 2; j < end; j++ {
+				if toks[j].kind == tokString && len(toks[j].text) > maxBuiltLength {
+					return forbid(fmt.Sprintf("%s over a literal of %d bytes refused (at most %d): the server cannot stop such a search once it runs", strings.ToUpper(t.text), len(toks[j].text), maxBuiltLength))
+				}
 				if toks[j].kind == tokWord && toks[j].text == "SELECT" {
 					return forbid(strings.ToUpper(t.text) + " over a subquery refused: the server cannot stop such a search once it runs; search a column for a constant instead")
 				}
@@ -106,6 +109,9 @@ func builtOperand(toks []token, i, dir int) string {
 		}
 		if t.kind == tokWord && t.text == "SELECT" && depth > 0 {
 			return "a subquery"
+		}
+		if t.kind == tokString && len(t.text) > maxBuiltLength {
+			return fmt.Sprintf("a literal of %d bytes (at most %d)", len(t.text), maxBuiltLength)
 		}
 		if (t.kind == tokWord || t.kind == tokQuoted) && j+1 < len(toks) && toks[j+1].text == "(" {
 			if name := strings.ToUpper(t.text); buildsLong[name] {

@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,6 +31,8 @@ func TestRefuseDeafMatch(t *testing.T) {
 		`SELECT REPEAT('a', 20000) = name FROM t`,
 		`SELECT REPEAT(REPEAT('a', 200), 200)`,
 		`SELECT LPAD('', 1e6, 'a')`,
+		`SELECT name LIKE '%` + strings.Repeat("a", 20000) + `b' FROM t`,
+		`SELECT LOCATE(name, '` + strings.Repeat("a", 20000) + `') FROM t`,
 	}
 	for _, sql := range refused {
 		if ee := refuseDeafMatch(lex(sql).toks); ee == nil {

@@ -14,8 +14,8 @@ import (
 // xmlparse of a 2.4 MB document built with string_agg ran 1.6-3.2 s past
 // its verdict (docs/sandbox-postgres.md). The screen cannot size operands
 // built from rows, so it refuses the shapes that build them: a pattern
-// match whose operand holds a subquery or a row-building function, and
-// XML altogether. No gold of Spider, BIRD-sized benchdb, defog or the
+// match whose operand holds a subquery, a row-building function or a
+// literal longer than maxConstLength, and XML altogether. No gold of Spider, BIRD-sized benchdb, defog or the
 // shop uses either (1,286 golds searched; LIKE on a column with a
 // constant pattern, LOWER('...') included, is untouched).
 
@@ -116,6 +116,9 @@ func builtOperand(toks []token, i, dir int) string {
 		}
 		if t.kind == tokWord && t.text == "select" && depth > 0 {
 			return "a subquery"
+		}
+		if t.kind == tokString && t.n > maxConstLength {
+			return fmt.Sprintf("a literal of %d bytes (at most %d)", t.n, maxConstLength)
 		}
 		if (t.kind == tokWord || t.kind == tokQuotedIdent) && callable(toks, j) && buildsFromRows[strings.ToLower(t.text)] {
 			return t.text

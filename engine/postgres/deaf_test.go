@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,6 +32,8 @@ func TestRefuseCancelDeaf(t *testing.T) {
 		`SELECT 1 FROM t WHERE xpath_exists('/a', name::xml)`,
 		`SELECT CAST(name AS XML) FROM t`,
 		`SELECT "xmlparse"(CONTENT name) FROM t`,
+		`SELECT name LIKE '%` + strings.Repeat("a", 20000) + `b' FROM t`,
+		`SELECT $$` + strings.Repeat("a", 20000) + `$$ ~ name FROM t`,
 	}
 	for _, sql := range refused {
 		ee := refuseCancelDeaf(lex(sql))
