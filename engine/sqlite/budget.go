@@ -28,12 +28,17 @@ const checkEvery = 1000
 // register) does. At the default budget, 2e8, the cap is 9 s of CPU.
 const CPUPerStep = 45 * time.Nanosecond
 
+// minCPUCap is the least CPU cap: a small budget (tests use 1e5-1e6
+// steps) would otherwise give a cap of milliseconds, which the fixed cost
+// of a statement and the clock's granularity could reach.
+const minCPUCap = 250 * time.Millisecond
+
 // cpuCap is the thread CPU a statement with a budget of steps may spend.
 func cpuCap(steps int64) time.Duration {
 	if steps > int64(math.MaxInt64/CPUPerStep) {
 		return math.MaxInt64
 	}
-	return time.Duration(steps) * CPUPerStep
+	return max(time.Duration(steps)*CPUPerStep, minCPUCap)
 }
 
 // arm sets c's guard for one statement under lim and ctx, with heapCap
