@@ -69,6 +69,7 @@ func (c *conn) arm(ctx context.Context, lim sqlgym.Limits, heapCap int64) (disar
 	g.start_ns = C.int64_t(now)
 	g.cpu_on = 0
 	g.cpu_used_ns = 0
+	g.cpu_weight = 0
 	g.cpu_cap_ns = 0
 	if lim.VMSteps > 0 {
 		g.budget = C.int64_t(lim.VMSteps)

@@ -113,6 +113,8 @@ typedef struct sg_guard {
 	int64_t cpu_mark_ns;   // this thread's CPU clock when counting last resumed
 	int64_t cpu_read_ns;   // CLOCK_MONOTONIC when the CPU clock was last read
 	int64_t start_ns;      // CLOCK_MONOTONIC when the statement was armed
+	int64_t cpu_weight;    // 0: this step call is not measured; else its weight (cpu.c)
+	uint64_t cpu_rng;      // picks the step calls measured (cpu.c)
 } sg_guard;
 
 // SG_ALLOC_BYTES_PER_STEP: bytes allocated for a statement that count as
@@ -145,6 +147,9 @@ void sg_leave(void);
 // SG_CPU_EVERY_NS: wall time between two reads of the CPU clock inside a
 // step call.
 #define SG_CPU_EVERY_NS 10000000LL
+// SG_CPU_SAMPLE: one step call in this many (chosen at random) reads the
+// CPU clock when it starts and ends; its CPU counts this many times.
+#define SG_CPU_SAMPLE 64
 int sg_cpu_tick(sg_guard *g, int64_t now);
 void sg_cpu_enter(sg_guard *g);
 void sg_cpu_leave(sg_guard *g);
