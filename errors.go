@@ -36,6 +36,11 @@ var (
 	// ErrStepBudget is wrapped (with ErrTimeout) when SQLite's
 	// deterministic step budget stopped a statement.
 	ErrStepBudget = errors.New("virtual-machine step budget spent")
+	// ErrCPUCap is wrapped (with ErrTimeout) when a SQLite statement
+	// spent the thread CPU its step budget allows (engine/sqlite's
+	// CPUPerStep per step) on work the budget does not count: the
+	// model's doing, like a spent budget.
+	ErrCPUCap = errors.New("CPU cap of the step budget spent on work the budget does not count")
 	// ErrSafetyNet is wrapped by the *InfraError a SQLite statement gets
 	// when the wall-clock safety net, not its step budget, stopped it.
 	ErrSafetyNet = errors.New("stopped by the wall-clock safety net before its step budget was spent: the machine is too busy")

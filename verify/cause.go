@@ -40,7 +40,7 @@ func causeOf(ctx context.Context, err error) cause {
 		return causeAbandoned
 	case sqlgym.IsInfra(err):
 		return causeInfra
-	case errors.Is(err, sqlgym.ErrStepBudget):
+	case errors.Is(err, sqlgym.ErrStepBudget), errors.Is(err, sqlgym.ErrCPUCap):
 		return causeBudget
 	case errors.Is(err, sqlgym.ErrTimeout):
 		return causeClock

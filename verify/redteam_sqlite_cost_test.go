@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
@@ -85,4 +86,23 @@ func TestRedteamSQLiteOutOfMemoryRerun(t *testing.T) {
 		t.Errorf("r4 ran %d times, want once", n)
 	}
 	t.Logf("r4: %s (%s)", r.Outcome, r.Detail)
+}
+
+// Numeric conversion of a 4 MB text held in a register, per row of an
+// endless CTE: work the step budget cannot count. It used to run to the
+// wall-clock safety net (an infra_error, retried, never scored); the
+// thread-CPU cap of its budget makes it the model's timeout in one run.
+// A budget of 1e7 steps keeps the cap at 0.45 s of CPU.
+func TestUnchargedSQLiteWorkIsTimeout(t *testing.T) {
+	sql := `WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT sum(CASE WHEN i > 0 THEN printf('%.*c', 4000000, ' ') END + 0) FROM r`
+	dbs := newCounting(t, catalog.Config{CacheDir: t.TempDir()})
+	v := verify.New(dbs, redteamShopTask, verify.Config{Limits: sqlgym.Limits{VMSteps: 10_000_000, SafetyNet: 3 * time.Minute}})
+	r := v.VerifyBatch(context.Background(), []verify.Answer{{TaskID: "t", SQL: sql}})[0]
+	if r.Outcome != sqlgym.OutcomeTimeout || r.Reward == nil || *r.Reward != 0 {
+		t.Fatalf("got %s reward %v (%s), want the model's timeout, reward 0", r.Outcome, fmtp(r.Reward), r.Detail)
+	}
+	// The model's verdict: no infrastructure retry.
+	if n := dbs.calls[sql]; n != 1 {
+		t.Errorf("ran %d times, want once", n)
+	}
 }

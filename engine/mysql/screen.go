@@ -98,6 +98,9 @@ func screen(sql string) (verdict, string, *sqlgym.ExecError) {
 	if ee := screenTokens(toks); ee != nil {
 		return verdictRefuse, "", ee
 	}
+	if ee := refuseDeafMatch(toks); ee != nil {
+		return verdictRefuse, "", ee
+	}
 	return verdictRun, sql, nil
 }
 

@@ -20,6 +20,7 @@ const (
 type token struct {
 	kind tokKind
 	text string
+	n    int // a string constant's length in bytes, quotes included
 }
 
 // lex splits PostgreSQL text into the tokens the screen needs. It follows
@@ -34,6 +35,7 @@ func lex(sql string) []token {
 	n := len(sql)
 	for i := 0; i < n; {
 		c := sql[i]
+		start, before := i, len(toks)
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
 			i++
@@ -93,6 +95,9 @@ func lex(sql string) []token {
 		default:
 			toks = append(toks, token{kind: tokOther, text: sql[i : i+1]})
 			i++
+		}
+		if len(toks) > before && toks[len(toks)-1].kind == tokString {
+			toks[len(toks)-1].n = i - start
 		}
 	}
 	return toks

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,7 +30,7 @@ func measuring(t *testing.T) {
 // engine's verdict for statements that ignore cancel requests.
 func TestMeasureRunaway(t *testing.T) {
 	measuring(t)
-	s := newSandbox(t, enginetest.Fixture())
+	s := newSandbox(t, append(enginetest.Fixture(), bigText))
 	cases := []struct {
 		name       string
 		sql        string
@@ -38,7 +39,10 @@ func TestMeasureRunaway(t *testing.T) {
 		{"like_repeat_unscreened (before)", `SELECT repeat('a', 300000) LIKE '%' || repeat('a', 30000) || 'b'`, true},
 		{"like_repeat_screened (after)", `SELECT repeat('a', 300000) LIKE '%' || repeat('a', 30000) || 'b'`, false},
 		{"like_repeat_at_cap (after)", `SELECT repeat('a', 10000) LIKE '%' || repeat('a', 10000) || 'b'`, false},
-		{"like_string_agg (remains)", `SELECT (SELECT string_agg('a', '') FROM generate_series(1, 300000)) LIKE '%' || (SELECT string_agg('a', '') FROM generate_series(1, 30000)) || 'b'`, false},
+		{"like_string_agg_unscreened (before)", `SELECT (SELECT string_agg('a', '') FROM generate_series(1, 300000)) LIKE '%' || (SELECT string_agg('a', '') FROM generate_series(1, 30000)) || 'b'`, true},
+		{"like_string_agg_screened (after: refused)", `SELECT (SELECT string_agg('a', '') FROM generate_series(1, 300000)) LIKE '%' || (SELECT string_agg('a', '') FROM generate_series(1, 30000)) || 'b'`, false},
+		{"like_literals (after: refused)", `SELECT '` + strings.Repeat("a", 100000) + `' LIKE '%` + strings.Repeat("a", 10000) + `b'`, false},
+		{"like_column (remains)", `SELECT s LIKE p FROM big`, false},
 	}
 	for _, c := range cases {
 		eng := s.open(t, Options{MaxConns: 1})

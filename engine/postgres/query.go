@@ -51,6 +51,9 @@ func (e *Engine) Query(ctx context.Context, sql string, lim sqlgym.Limits) (*sql
 		if ee := refuseUnplannable(toks); ee != nil {
 			return nil, ee
 		}
+		if ee := refuseCancelDeaf(toks); ee != nil {
+			return nil, ee
+		}
 	}
 	res, err := e.once(ctx, sql, v, lim)
 	// A statement the server did not stop at its timeout is not run

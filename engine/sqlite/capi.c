@@ -59,9 +59,10 @@ int sg_check_clock(sg_guard *g) {
 	int reason = SG_STOP_NONE;
 	if (__atomic_load_n(&g->cancel, __ATOMIC_SEQ_CST)) {
 		reason = SG_STOP_CANCEL;
-	} else if (g->deadline_ns || g->caller_ns) {
+	} else if (g->deadline_ns || g->caller_ns || g->cpu_cap_ns > 0) {
 		int64_t now = sg_now_ns();
 		if (g->caller_ns && now >= g->caller_ns) reason = SG_STOP_CALLER_DEADLINE;
+		else if (sg_cpu_tick(g, now)) reason = SG_STOP_CPU;
 		else if (g->deadline_ns && now >= g->deadline_ns) reason = SG_STOP_DEADLINE;
 	}
 	if (reason == SG_STOP_NONE) return 0;
@@ -71,7 +72,8 @@ int sg_check_clock(sg_guard *g) {
 }
 
 // progress runs every `every` VM steps. It must be cheap: one atomic load,
-// one stmt_status and, when a deadline is set, one vDSO clock read.
+// one vDSO clock read and, at most every SG_CPU_EVERY_NS, one read of the
+// thread's CPU clock (cpu.c).
 static int progress(void *p) {
 	sg_guard *g = p;
 	if (__atomic_load_n(&g->cancel, __ATOMIC_SEQ_CST)) {
@@ -83,10 +85,16 @@ static int progress(void *p) {
 		g->reason = SG_STOP_BUDGET;
 		return 1;
 	}
-	if (g->deadline_ns || g->caller_ns) {
+	if (g->deadline_ns || g->caller_ns || g->cpu_cap_ns > 0) {
 		int64_t now = sg_now_ns();
 		if (g->caller_ns && now >= g->caller_ns) {
 			g->reason = SG_STOP_CALLER_DEADLINE;
+			return 1;
+		}
+		// Before the safety net: a statement past its CPU cap is the
+		// model's doing even when the machine is also slow.
+		if (sg_cpu_tick(g, now)) {
+			g->reason = SG_STOP_CPU;
 			return 1;
 		}
 		if (g->deadline_ns && now >= g->deadline_ns) {
@@ -171,7 +179,9 @@ int sg_open(const char *uri, int flags, sqlite3 **db) {
 // (alloc.c); g may be NULL.
 int sg_step_row(sqlite3_stmt *stmt, int ncol, sg_cell *cells, sg_guard *g) {
 	sg_enter(g);
+	sg_cpu_enter(g);
 	int rc = step_row(stmt, ncol, cells);
+	sg_cpu_leave(g);
 	sg_leave();
 	return rc;
 }

@@ -107,6 +107,14 @@ typedef struct sg_guard {
 	int32_t over_cap;      // set when an allocation failed past heap_cap
 	int32_t cancel;        // set atomically when the caller gave up
 	int32_t reason;        // why the handler stopped the statement
+	int32_t cpu_on;        // thread CPU is being counted (cpu.c)
+	int64_t cpu_cap_ns;    // thread CPU the statement may spend; <= 0: none
+	int64_t cpu_used_ns;   // thread CPU counted so far (cpu.c)
+	int64_t cpu_mark_ns;   // this thread's CPU clock when counting last resumed
+	int64_t cpu_read_ns;   // CLOCK_MONOTONIC when the CPU clock was last read
+	int64_t start_ns;      // CLOCK_MONOTONIC when the statement was armed
+	int64_t cpu_weight;    // 0: this step call is not measured; else its weight (cpu.c)
+	uint64_t cpu_rng;      // picks the step calls measured (cpu.c)
 } sg_guard;
 
 // SG_ALLOC_BYTES_PER_STEP: bytes allocated for a statement that count as
@@ -131,6 +139,20 @@ void sg_leave(void);
 #define SG_STOP_DEADLINE 2
 #define SG_STOP_CANCEL 3
 #define SG_STOP_CALLER_DEADLINE 4
+#define SG_STOP_CPU 5
+
+// cpu.c: the thread-CPU cap for work the budget cannot count.
+// SG_CPU_AFTER_NS: wall time a statement runs before its CPU is counted.
+#define SG_CPU_AFTER_NS 500000000LL
+// SG_CPU_EVERY_NS: wall time between two reads of the CPU clock inside a
+// step call.
+#define SG_CPU_EVERY_NS 10000000LL
+// SG_CPU_SAMPLE: one step call in this many (chosen at random) reads the
+// CPU clock when it starts and ends; its CPU counts this many times.
+#define SG_CPU_SAMPLE 64
+int sg_cpu_tick(sg_guard *g, int64_t now);
+void sg_cpu_enter(sg_guard *g);
+void sg_cpu_leave(sg_guard *g);
 
 int64_t sg_now_ns(void);
 int64_t sg_steps(sg_guard *g);

@@ -230,6 +230,8 @@ func stopped(ctx context.Context, c *conn, lim sqlgym.Limits, err error) error {
 		return fmt.Errorf("sqlite: statement abandoned by the caller: %w", callerErr(ctx))
 	case C.SG_STOP_BUDGET:
 		return fmt.Errorf("%w: %w (%d steps)", sqlgym.ErrTimeout, sqlgym.ErrStepBudget, lim.VMSteps)
+	case C.SG_STOP_CPU:
+		return fmt.Errorf("%w: %w (%v for a budget of %d steps)", sqlgym.ErrTimeout, sqlgym.ErrCPUCap, cpuCap(lim.VMSteps), lim.VMSteps)
 	case C.SG_STOP_DEADLINE:
 		if lim.VMSteps > 0 {
 			return &sqlgym.InfraError{Err: fmt.Errorf("sqlite: still running after %v: %w", lim.SafetyNet, sqlgym.ErrSafetyNet)}

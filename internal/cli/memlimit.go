@@ -6,7 +6,8 @@ import (
 )
 
 // boundGoHeap sets the Go runtime's soft memory limit from the verifier's
-// byte budget, unless the user set GOMEMLIMIT. The budget bounds the
+// byte budget (serve: every byte budget it holds, Server.HeldBytes),
+// unless the user set GOMEMLIMIT. The budget bounds the
 // result bytes a batch holds at once, but with the default GOGC the Go
 // heap grows to twice what was live at the last collection before the
 // next one, and on two busy cores a collection runs for seconds while

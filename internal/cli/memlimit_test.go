@@ -36,3 +36,22 @@ func TestVerifyBoundsTheGoHeap(t *testing.T) {
 		t.Errorf("Go memory limit after verify: %d, want %d (twice the %d-byte budget plus 128 MiB)", got, want, budget)
 	}
 }
+
+// TestServeBoundsTheGoHeap: `serve` sets Go's soft memory limit from the
+// bytes the server holds at most (results, bodies, the cache) before it
+// listens; an address it cannot listen on ends the command just after.
+func TestServeBoundsTheGoHeap(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT is set: serve leaves the user's limit alone")
+	}
+	prev := debug.SetMemoryLimit(math.MaxInt64)
+	defer debug.SetMemoryLimit(prev)
+	t.Setenv("SQLGYM_CACHE", t.TempDir())
+	code, _, _ := run(t, "serve", "--tasks", "shop", "--addr", "256.0.0.1:0", "--result-mb", "100", "--body-mb", "50", "--cache-mb", "10")
+	if code == ExitOK {
+		t.Fatal("serve on an address it cannot listen on exited 0")
+	}
+	if got, want := debug.SetMemoryLimit(-1), goHeapLimit(160<<20); got != want {
+		t.Errorf("Go memory limit after serve: %d, want %d (twice the 160 MiB it holds plus 128 MiB)", got, want)
+	}
+}

@@ -255,6 +255,7 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
+	boundGoHeap(srv.HeldBytes())
 	// Listen first: /healthz answers while databases open and golds warm,
 	// and /readyz says 503 until both are done (ready.go).
 	ln, err := net.Listen("tcp", opts.Addr)
