@@ -37,6 +37,11 @@ type Options struct {
 	// database (KnownValues of its schema), so questions that name them in
 	// lower case are still read as naming a value. Optional.
 	Values map[string][]string
+	// Dialects names, per database name, the engine the database runs on:
+	// a retrieved task's gold for that dialect (Task.GoldFor, its
+	// gold_sql_by_dialect) is the query answered, as eval scores it. A
+	// database not named answers with the task's sql.
+	Dialects map[string]sqlgym.Dialect
 	// K1 and B are BM25's parameters (0: 1.2 and 0.75).
 	K1, B float64
 }
@@ -66,7 +71,9 @@ type Match struct {
 	// task file holds it.
 	Task  *sqlgym.Task
 	Score float64
-	// SQL is Task.SQL with its literals adapted to the new question.
+	// SQL is the task's gold for the database's dialect (Task.SQL unless
+	// Options.Dialects names one the task has a gold for) with its
+	// literals adapted to the new question.
 	SQL          string
 	Replacements []Replacement
 	// Tables are the tables the retrieved query reads.
@@ -192,8 +199,9 @@ func (p *Policy) match(t *sqlgym.Task, r scored) Match {
 	if ix := p.dbs[t.DB]; ix != nil {
 		known = ix.known
 	}
-	sql, repl := adapt(r.task.SQL, r.task.Question, t.Question, known)
-	return Match{Task: r.task, Score: r.score, SQL: sql, Replacements: repl, Tables: tablesUsed(r.task.SQL)}
+	gold := r.task.GoldFor(p.opts.Dialects[t.DB])
+	sql, repl := adapt(gold, r.task.Question, t.Question, known)
+	return Match{Task: r.task, Score: r.score, SQL: sql, Replacements: repl, Tables: tablesUsed(gold)}
 }
 
 // Complete answers the prompt's task k times. Each completion's text is

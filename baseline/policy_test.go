@@ -306,6 +306,31 @@ func TestCompleteAdaptsValues(t *testing.T) {
 	}
 }
 
+// TestCompleteAnswersInTheDatabasesDialect: on a database Options.Dialects
+// names as MySQL, the retrieved task's MySQL gold is the answer (its
+// literals adapted), not its SQLite sql; elsewhere the sql.
+func TestCompleteAnswersInTheDatabasesDialect(t *testing.T) {
+	year := task("a", "shop", "train", "How many customers in France joined in 2023?", "SELECT count(*) FROM customers WHERE country = 'France' AND strftime('%Y', joined) = '2023'")
+	year.GoldByDialect = map[sqlgym.Dialect]string{sqlgym.DialectMySQL: "SELECT count(*) FROM customers WHERE country = 'France' AND YEAR(joined) = 2023"}
+	q := task("q", "shop", "holdout", "How many customers in Spain joined in 2023?", "")
+	for _, c := range []struct {
+		dialects map[string]sqlgym.Dialect
+		want     string
+	}{
+		{map[string]sqlgym.Dialect{"shop": sqlgym.DialectMySQL}, "SELECT count(*) FROM customers WHERE country = 'Spain' AND YEAR(joined) = 2023"},
+		{map[string]sqlgym.Dialect{"shop": sqlgym.DialectSQLite}, "SELECT count(*) FROM customers WHERE country = 'Spain' AND strftime('%Y', joined) = '2023'"},
+		{nil, "SELECT count(*) FROM customers WHERE country = 'Spain' AND strftime('%Y', joined) = '2023'"},
+	} {
+		p, err := New([]sqlgym.Task{year, q}, Options{Dialects: c.dialects})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sqlOf(t, complete(t, p, "q", 1)[0]); got != c.want {
+			t.Errorf("dialects %v: answer %s, want %s", c.dialects, got, c.want)
+		}
+	}
+}
+
 func TestKnownValues(t *testing.T) {
 	s := &sqlgym.Schema{Tables: []sqlgym.Table{{Name: "orders", Columns: []sqlgym.Column{
 		{Name: "status", Samples: []sqlgym.Value{sqlgym.Text("shipped"), sqlgym.Text("Shipped"), sqlgym.Text("ok"), sqlgym.Text("2024")}},

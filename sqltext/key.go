@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/sqltext/lexer"
 )
 
 // Key returns the text under which the verifier deduplicates and caches a
@@ -196,18 +197,15 @@ func keyOK(d sqlgym.Dialect, sql string) (string, bool) {
 			if afterSemi {
 				return "", false
 			}
-			j := strings.IndexByte(sql[i:], '\n')
-			if j < 0 {
-				j = len(sql) - i
-			}
-			i += j
+			cm, _ := lexer.ReadMySQLComment(sql[i:])
+			i += cm.Len
 			sep = true
 			continue
 		}
 		if c == '-' && i+1 < len(sql) && sql[i+1] == '-' {
 			// On MySQL "--" starts a comment only before a space or a
 			// control character: 1--1 is 1 minus minus 1.
-			if afterSemi || my && i+2 < len(sql) && sql[i+2] > ' ' {
+			if _, comment := lexer.ReadMySQLComment(sql[i:]); afterSemi || my && !comment {
 				return "", false
 			}
 			j := strings.IndexByte(sql[i:], '\n')
@@ -228,7 +226,7 @@ func keyOK(d sqlgym.Dialect, sql string) (string, bool) {
 			// MySQL runs the contents of /*! ... */ and /*M! ... */ and
 			// reads optimizer hints in /*+ ... */: the text is kept as
 			// it is.
-			if my && end > 0 && (sql[i+2] == '!' || sql[i+2] == '+' || sql[i+2] == 'M' && end > 1 && sql[i+3] == '!') {
+			if cm, _ := lexer.ReadMySQLComment(sql[i:]); my && (cm.Exec || cm.Hint) {
 				return "", false
 			}
 			i += 2 + end + 2

@@ -1,6 +1,10 @@
 package sqltext
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/sqlgym/sqlgym/sqltext/lexer"
+)
 
 // Kind classifies a token.
 type Kind uint8
@@ -90,9 +94,7 @@ func significant(sql string) []Token {
 	return out
 }
 
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
-}
+func isSpace(c byte) bool { return lexer.IsSpace(c) }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
@@ -102,7 +104,7 @@ func isIdentStart(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c >= 0x80
 }
 
-func isIdentByte(c byte) bool { return isIdentStart(c) || isDigit(c) || c == '$' }
+func isIdentByte(c byte) bool { return lexer.IsIdentByte(c) }
 
 // multiOps lists the multi-character operators of the three dialects,
 // longest first so that the first match is the longest. Anything else
@@ -207,21 +209,8 @@ func blockComment(s string) int {
 // where a doubled q stands for itself and, in an E'...' string, a backslash
 // escapes the next byte. Unclosed, it runs to the end.
 func quoted(s string, start int, q byte, backslash bool) int {
-	for j := start; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			if backslash {
-				j++
-			}
-		case q:
-			if j+1 < len(s) && s[j+1] == q {
-				j++
-				continue
-			}
-			return j + 1
-		}
-	}
-	return len(s)
+	n, _ := lexer.QuotedEnd(s, start-1, q, backslash)
+	return n
 }
 
 // word lexes an identifier or keyword, or a prefixed literal: E'..',

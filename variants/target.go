@@ -66,16 +66,18 @@ func (g *Generator) newTarget(ctx context.Context, dir string) (target, error) {
 			return nil, sqlgym.Userf("give the database a shorter name in --db NAME=URL and in the tasks",
 				"database name %q is too long for its variant schemas (%s is over PostgreSQL's 63 bytes)", g.name, long)
 		}
-		t := &pgTarget{name: g.name, dsn: loc.DSN, admin: g.opt.PostgresAdmin, schema: loc.Schema}
-		if t.admin == "" {
-			t.admin = loc.DSN
+		schema := loc.Schema
+		if schema == "" {
+			schema = g.opt.PostgresSchema
 		}
-		if t.schema == "" {
-			t.schema = g.opt.PostgresSchema
+		if schema == "" {
+			schema = "public"
 		}
-		if t.schema == "" {
-			t.schema = "public"
+		ops := &pgOps{dsn: loc.DSN, admin: g.opt.PostgresAdmin, orig: schema}
+		if ops.admin == "" {
+			ops.admin = loc.DSN
 		}
+		t := &serverTarget{name: g.name, orig: engine.WithSchema(loc.DSN, schema), ops: ops}
 		if err := t.prepare(ctx, g.opt.Replace); err != nil {
 			return nil, err
 		}
@@ -86,13 +88,19 @@ func (g *Generator) newTarget(ctx context.Context, dir string) (target, error) {
 			return nil, sqlgym.Userf("give the database a shorter name in --db NAME=URL and in the tasks",
 				"database name %q is too long for its variant databases (%s is over MySQL's 64 characters)", g.name, long)
 		}
-		t := &mysqlTarget{name: g.name, dsn: loc.DSN, admin: g.opt.MySQLAdmin, db: mysql.URLDatabase(loc.DSN)}
-		if t.admin == "" {
-			t.admin = loc.DSN
+		ops := &mysqlOps{dsn: loc.DSN, admin: g.opt.MySQLAdmin}
+		if ops.admin == "" {
+			ops.admin = loc.DSN
 		}
+		t := &serverTarget{name: g.name, orig: loc.DSN, ops: ops}
 		if err := t.prepare(ctx, g.opt.Replace); err != nil {
 			return nil, err
 		}
+		cands, err := mysql.NewCandidates(ctx, ops.admin, mysql.URLDatabase(loc.DSN), loc.DSN)
+		if err != nil {
+			return nil, err
+		}
+		ops.cands = cands
 		return t, nil
 	}
 	return nil, fmt.Errorf("database %q is %s: %w", g.name, loc.Dialect, ErrNoEngine)
@@ -194,32 +202,48 @@ func (t *fileTarget) keep(_ context.Context, url, name string) (Kept, error) {
 
 func (t *fileTarget) close(context.Context) error { return os.RemoveAll(t.tmp) }
 
-// pgTarget is a PostgreSQL schema: candidates are schemas NAME_cK beside
-// it, made and changed with the admin DSN's role and read, as the
-// verifier reads them, with the database's own (reader) DSN; a kept one is
-// renamed NAME_vK.
-type pgTarget struct {
-	name   string
-	dsn    string // the reader's, without schema=
-	admin  string // a role that may create schemas
-	schema string // the original's
-	made   []string
+// serverTarget is a database on a server: candidates are namespaces
+// NAME_cK (trial copies NAME_cK_t) beside the original's on the same
+// server, made and changed with an administrator's account and read, as
+// the verifier reads them, with the database's own (reader) account; a
+// kept one is renamed NAME_vK. The namespaces are PostgreSQL's schemas or
+// MySQL's databases (see serverOps).
+type serverTarget struct {
+	name string
+	orig string // the original's URL, read by the reader
+	ops  serverOps
+	made []string
 }
 
-func (t *pgTarget) dialect() sqlgym.Dialect { return sqlgym.DialectPostgres }
-
-func (t *pgTarget) digest(ctx context.Context) (string, error) {
-	return postgres.Digest(ctx, t.admin, t.schema)
+// serverOps is what a serverTarget does on its server, as the
+// administrator; a namespace is a schema or a database.
+type serverOps interface {
+	dialect() sqlgym.Dialect
+	// what names the namespaces in errors: "postgres schemas".
+	what() string
+	digest(ctx context.Context, ns string) (string, error)
+	list(ctx context.Context, pattern string) ([]string, error)
+	drop(ctx context.Context, ns string) error
+	// build makes namespace ns the original with the groups applied, each
+	// all or nothing.
+	build(ctx context.Context, ns string, groups [][]string) ([]bool, error)
+	rename(ctx context.Context, from, to string) error
+	// url is the reader's URL of namespace ns, nsOf its inverse.
+	url(ns string) string
+	nsOf(url string) string
+	close() error
 }
 
-// prepare refuses to run over variant or candidate schemas of this name
-// left by an earlier run, or drops them when replace.
-func (t *pgTarget) prepare(ctx context.Context, replace bool) error {
-	return dropLeftovers(ctx, t.name, "postgres schemas", replace,
-		func(ctx context.Context, pattern string) ([]string, error) {
-			return postgres.SchemasLike(ctx, t.admin, pattern)
-		},
-		func(ctx context.Context, s string) error { return postgres.DropSchema(ctx, t.admin, s) })
+func (t *serverTarget) dialect() sqlgym.Dialect { return t.ops.dialect() }
+
+func (t *serverTarget) digest(ctx context.Context) (string, error) {
+	return t.ops.digest(ctx, t.ops.nsOf(t.orig))
+}
+
+// prepare refuses to run over variant or candidate namespaces of this
+// name left by an earlier run, or drops them when replace.
+func (t *serverTarget) prepare(ctx context.Context, replace bool) error {
+	return dropLeftovers(ctx, t.name, t.ops.what(), replace, t.ops.list, t.ops.drop)
 }
 
 // dropLeftovers refuses to run over the candidates and variants of name
@@ -246,146 +270,126 @@ func dropLeftovers(ctx context.Context, name, what string, replace bool,
 	return nil
 }
 
-func (t *pgTarget) schemaOf(url string) string {
-	loc, _ := engine.ParseURL(url)
-	return loc.Schema
-}
-
-func (t *pgTarget) build(ctx context.Context, idx int, trial bool, gs []group) (string, []string, error) {
-	s := fmt.Sprintf("%s_c%d", t.name, idx)
+func (t *serverTarget) build(ctx context.Context, idx int, trial bool, gs []group) (string, []string, error) {
+	ns := fmt.Sprintf("%s_c%d", t.name, idx)
 	if trial {
-		s += "_t"
+		ns += "_t"
 	}
-	if err := postgres.DropSchema(ctx, t.admin, s); err != nil {
-		return "", nil, err
+	if !slices.Contains(t.made, ns) {
+		t.made = append(t.made, ns)
 	}
-	if err := postgres.CopySchema(ctx, t.admin, t.schema, s, postgres.DSNUser(t.dsn)); err != nil {
-		return "", nil, err
-	}
-	if !slices.Contains(t.made, s) {
-		t.made = append(t.made, s)
-	}
-	applied, err := postgres.EditSchema(ctx, t.admin, s, groupStmts(gs))
+	applied, err := t.ops.build(ctx, ns, groupStmts(gs))
 	if err != nil {
 		return "", nil, err
 	}
-	return engine.WithSchema(t.dsn, s), appliedStmts(gs, applied), nil
+	return t.ops.url(ns), appliedStmts(gs, applied), nil
 }
 
-func (t *pgTarget) golds(ctx context.Context, url string, golds []string, lim sqlgym.Limits) (map[string]goldState, error) {
+func (t *serverTarget) golds(ctx context.Context, url string, golds []string, lim sqlgym.Limits) (map[string]goldState, error) {
 	return checkGoldsURL(ctx, url, golds, lim)
 }
 
-func (t *pgTarget) original(context.Context) (string, error) {
-	return engine.WithSchema(t.dsn, t.schema), nil
-}
+func (t *serverTarget) original(context.Context) (string, error) { return t.orig, nil }
 
-func (t *pgTarget) keep(ctx context.Context, url, name string) (Kept, error) {
-	from := t.schemaOf(url)
-	if err := postgres.RenameSchema(ctx, t.admin, from, name); err != nil {
-		return Kept{}, fmt.Errorf("write variant: %w", err)
-	}
-	for i, s := range t.made {
-		if s == from {
-			t.made = append(t.made[:i], t.made[i+1:]...)
-			break
-		}
-	}
-	k := Kept{Name: name, URL: engine.WithSchema(t.dsn, name)}
-	var err error
-	k.Digest, err = postgres.Digest(ctx, t.admin, name)
-	return k, err
-}
-
-func (t *pgTarget) close(ctx context.Context) error {
-	var errs []error
-	for _, s := range t.made {
-		errs = append(errs, postgres.DropSchema(context.WithoutCancel(ctx), t.admin, s))
-	}
-	t.made = nil
-	return errors.Join(errs...)
-}
-
-// mysqlRowID is the column that names a row in a MySQL candidate while
-// it is edited (see mysql.EditDatabase).
-const mysqlRowID = mysql.RowID
-
-// mysqlTarget is a MySQL or MariaDB database: candidates are databases
-// NAME_cK on the same server, made and changed with the admin account and
-// read, as the verifier reads them, with the database's own (reader)
-// account, which is granted SELECT on each; a kept one is renamed NAME_vK.
-type mysqlTarget struct {
-	name  string
-	dsn   string // the reader's mysql:// URL
-	admin string // an account that may create databases and grant SELECT
-	db    string // the original's
-	made  []string
-}
-
-func (t *mysqlTarget) dialect() sqlgym.Dialect { return sqlgym.DialectMySQL }
-
-func (t *mysqlTarget) digest(ctx context.Context) (string, error) {
-	return mysql.Digest(ctx, t.admin, t.db)
-}
-
-// prepare refuses to run over variant or candidate databases of this name
-// left by an earlier run, or drops them when replace.
-func (t *mysqlTarget) prepare(ctx context.Context, replace bool) error {
-	return dropLeftovers(ctx, t.name, "mysql databases", replace,
-		func(ctx context.Context, pattern string) ([]string, error) {
-			return mysql.DatabasesLike(ctx, t.admin, pattern)
-		},
-		func(ctx context.Context, d string) error { return mysql.DropDatabase(ctx, t.admin, d) })
-}
-
-func (t *mysqlTarget) build(ctx context.Context, idx int, trial bool, gs []group) (string, []string, error) {
-	d := fmt.Sprintf("%s_c%d", t.name, idx)
-	if trial {
-		d += "_t"
-	}
-	if err := mysql.DropDatabase(ctx, t.admin, d); err != nil {
-		return "", nil, err
-	}
-	if err := mysql.CopyDatabase(ctx, t.admin, t.db, d, t.dsn); err != nil {
-		return "", nil, err
-	}
-	if !slices.Contains(t.made, d) {
-		t.made = append(t.made, d)
-	}
-	applied, err := mysql.EditDatabase(ctx, t.admin, d, groupStmts(gs))
-	if err != nil {
-		return "", nil, err
-	}
-	return mysql.URLWithDatabase(t.dsn, d), appliedStmts(gs, applied), nil
-}
-
-func (t *mysqlTarget) golds(ctx context.Context, url string, golds []string, lim sqlgym.Limits) (map[string]goldState, error) {
-	return checkGoldsURL(ctx, url, golds, lim)
-}
-
-func (t *mysqlTarget) original(context.Context) (string, error) { return t.dsn, nil }
-
-func (t *mysqlTarget) keep(ctx context.Context, url, name string) (Kept, error) {
-	from := mysql.URLDatabase(url)
-	if err := mysql.RenameDatabase(ctx, t.admin, from, name, t.dsn); err != nil {
+func (t *serverTarget) keep(ctx context.Context, url, name string) (Kept, error) {
+	from := t.ops.nsOf(url)
+	if err := t.ops.rename(ctx, from, name); err != nil {
 		return Kept{}, fmt.Errorf("write variant: %w", err)
 	}
 	if i := slices.Index(t.made, from); i >= 0 {
 		t.made = slices.Delete(t.made, i, i+1)
 	}
-	k := Kept{Name: name, URL: mysql.URLWithDatabase(t.dsn, name)}
+	k := Kept{Name: name, URL: t.ops.url(name)}
 	var err error
-	k.Digest, err = mysql.Digest(ctx, t.admin, name)
+	k.Digest, err = t.ops.digest(ctx, name)
 	return k, err
 }
 
-func (t *mysqlTarget) close(ctx context.Context) error {
+func (t *serverTarget) close(ctx context.Context) error {
 	var errs []error
-	for _, d := range t.made {
-		errs = append(errs, mysql.DropDatabase(context.WithoutCancel(ctx), t.admin, d))
+	for _, ns := range t.made {
+		errs = append(errs, t.ops.drop(context.WithoutCancel(ctx), ns))
 	}
 	t.made = nil
-	return errors.Join(errs...)
+	return errors.Join(append(errs, t.ops.close())...)
+}
+
+// pgOps are a PostgreSQL database's schemas.
+type pgOps struct {
+	dsn   string // the reader's, without schema=
+	admin string // a role that may create schemas
+	orig  string // the original's schema
+}
+
+func (o *pgOps) dialect() sqlgym.Dialect { return sqlgym.DialectPostgres }
+func (o *pgOps) what() string            { return "postgres schemas" }
+func (o *pgOps) digest(ctx context.Context, s string) (string, error) {
+	return postgres.Digest(ctx, o.admin, s)
+}
+func (o *pgOps) list(ctx context.Context, pattern string) ([]string, error) {
+	return postgres.SchemasLike(ctx, o.admin, pattern)
+}
+func (o *pgOps) drop(ctx context.Context, s string) error {
+	return postgres.DropSchema(ctx, o.admin, s)
+}
+func (o *pgOps) build(ctx context.Context, s string, groups [][]string) ([]bool, error) {
+	if err := postgres.DropSchema(ctx, o.admin, s); err != nil {
+		return nil, err
+	}
+	if err := postgres.CopySchema(ctx, o.admin, o.orig, s, postgres.DSNUser(o.dsn)); err != nil {
+		return nil, err
+	}
+	return postgres.EditSchema(ctx, o.admin, s, groups)
+}
+func (o *pgOps) rename(ctx context.Context, from, to string) error {
+	return postgres.RenameSchema(ctx, o.admin, from, to)
+}
+func (o *pgOps) url(s string) string { return engine.WithSchema(o.dsn, s) }
+func (o *pgOps) nsOf(url string) string {
+	loc, _ := engine.ParseURL(url)
+	return loc.Schema
+}
+func (o *pgOps) close() error { return nil }
+
+// mysqlRowID is the column that names a row in a MySQL candidate while
+// it is edited (see mysql.Candidates).
+const mysqlRowID = mysql.RowID
+
+// mysqlOps are the databases of a MySQL or MariaDB server, the reader's
+// account granted SELECT on each.
+type mysqlOps struct {
+	dsn   string // the reader's mysql:// URL
+	admin string // an account that may create databases and grant SELECT
+	cands *mysql.Candidates
+}
+
+func (o *mysqlOps) dialect() sqlgym.Dialect { return sqlgym.DialectMySQL }
+func (o *mysqlOps) what() string            { return "mysql databases" }
+func (o *mysqlOps) digest(ctx context.Context, d string) (string, error) {
+	return mysql.Digest(ctx, o.admin, d)
+}
+func (o *mysqlOps) list(ctx context.Context, pattern string) ([]string, error) {
+	return mysql.DatabasesLike(ctx, o.admin, pattern)
+}
+func (o *mysqlOps) drop(ctx context.Context, d string) error {
+	if o.cands != nil {
+		return o.cands.Drop(ctx, d)
+	}
+	return mysql.DropDatabase(ctx, o.admin, d)
+}
+func (o *mysqlOps) build(ctx context.Context, d string, groups [][]string) ([]bool, error) {
+	return o.cands.Build(ctx, d, groups)
+}
+func (o *mysqlOps) rename(ctx context.Context, from, to string) error {
+	return o.cands.Keep(ctx, from, to)
+}
+func (o *mysqlOps) url(d string) string    { return mysql.URLWithDatabase(o.dsn, d) }
+func (o *mysqlOps) nsOf(url string) string { return mysql.URLDatabase(url) }
+func (o *mysqlOps) close() error {
+	if o.cands == nil {
+		return nil
+	}
+	return o.cands.Close()
 }
 
 func groupStmts(gs []group) [][]string {

@@ -1,6 +1,10 @@
 package mysql
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/sqlgym/sqlgym/sqltext/lexer"
+)
 
 // tokKind classifies a token of MySQL's lexer.
 type tokKind uint8
@@ -47,35 +51,27 @@ func lex(sql string) lexResult {
 func lexInto(r *lexResult, s string, base int, inExec bool) {
 	for i := 0; i < len(s); {
 		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-			i++
-		case c == '#':
-			i = skipLine(s, i)
-		case c == '-' && i+2 <= len(s) && strings.HasPrefix(s[i:], "--") && (i+2 == len(s) || isDashSpace(s[i+2])):
-			i = skipLine(s, i)
-		case c == '/' && i+1 < len(s) && s[i+1] == '*':
-			if inExec {
-				r.nested = true
-			}
-			end := strings.Index(s[i+2:], "*/")
-			if end < 0 {
+		if cm, ok := lexer.ReadMySQLComment(s[i:]); ok {
+			switch {
+			case cm.Unterminated:
 				r.toks = append(r.toks, token{tokBadEnd, s[i:], base + i})
 				return
-			}
-			body := s[i+2 : i+2+end]
-			next := i + 2 + end + 2
-			switch {
-			case strings.HasPrefix(body, "!"):
-				lexInto(r, skipVersion(body[1:]), base+i+3, true)
-			case strings.HasPrefix(body, "M!"):
-				lexInto(r, skipVersion(body[2:]), base+i+4, true)
-			case strings.HasPrefix(body, "+"):
+			case cm.Exec:
+				lexInto(r, cm.Body, base+i+cm.BodyPos, true)
+			case cm.Hint:
 				r.hint = true
 			}
-			i = next
+			if inExec && s[i] == '/' {
+				r.nested = true
+			}
+			i += cm.Len
+			continue
+		}
+		switch {
+		case lexer.IsSpace(c):
+			i++
 		case c == '\'' || c == '"':
-			j, ok := endQuoted(s, i, c, true)
+			j, ok := lexer.QuotedEnd(s, i, c, true)
 			if !ok {
 				r.toks = append(r.toks, token{tokBadEnd, s[i:], base + i})
 				return
@@ -83,7 +79,7 @@ func lexInto(r *lexResult, s string, base int, inExec bool) {
 			r.toks = append(r.toks, token{tokString, s[i:j], base + i})
 			i = j
 		case c == '`':
-			j, ok := endQuoted(s, i, c, false)
+			j, ok := lexer.QuotedEnd(s, i, c, false)
 			if !ok {
 				r.toks = append(r.toks, token{tokBadEnd, s[i:], base + i})
 				return
@@ -95,7 +91,7 @@ func lexInto(r *lexResult, s string, base int, inExec bool) {
 			if j < len(s) && s[j] == '@' {
 				j++
 			}
-			for j < len(s) && (isWordByte(s[j]) || s[j] == '.') {
+			for j < len(s) && (lexer.IsIdentByte(s[j]) || s[j] == '.') {
 				j++
 			}
 			r.toks = append(r.toks, token{tokVar, s[i:j], base + i})
@@ -105,14 +101,14 @@ func lexInto(r *lexResult, s string, base int, inExec bool) {
 			i++
 		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
 			j := i
-			for j < len(s) && (isWordByte(s[j]) || s[j] == '.') {
+			for j < len(s) && (lexer.IsIdentByte(s[j]) || s[j] == '.') {
 				j++
 			}
 			r.toks = append(r.toks, token{tokNumber, s[i:j], base + i})
 			i = j
-		case isWordByte(c):
+		case lexer.IsIdentByte(c):
 			j := i
-			for j < len(s) && isWordByte(s[j]) {
+			for j < len(s) && lexer.IsIdentByte(s[j]) {
 				j++
 			}
 			r.toks = append(r.toks, token{tokWord, strings.ToUpper(s[i:j]), base + i})
@@ -125,55 +121,4 @@ func lexInto(r *lexResult, s string, base int, inExec bool) {
 			i++
 		}
 	}
-}
-
-// skipVersion drops the server version an executable comment may start
-// with (/*!50001 ...*/): five or six digits.
-func skipVersion(body string) string {
-	n := 0
-	for n < len(body) && n < 6 && body[n] >= '0' && body[n] <= '9' {
-		n++
-	}
-	if n >= 5 {
-		return body[n:]
-	}
-	return body
-}
-
-func skipLine(s string, i int) int {
-	if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
-		return i + j + 1
-	}
-	return len(s)
-}
-
-// isDashSpace is what must follow "--" for the server to read a comment:
-// whitespace or a control character.
-func isDashSpace(c byte) bool { return c <= ' ' }
-
-// isWordByte accepts identifier bytes; every byte of a multi-byte UTF-8
-// character counts, as the server allows them in bare identifiers.
-func isWordByte(c byte) bool {
-	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
-}
-
-// endQuoted returns the index after the quote closing the one at i; a
-// doubled quote is an escaped quote, and so is a backslash-escaped
-// character in strings.
-func endQuoted(s string, i int, q byte, backslash bool) (int, bool) {
-	for j := i + 1; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			if backslash {
-				j++
-			}
-		case q:
-			if j+1 < len(s) && s[j+1] == q {
-				j++
-				continue
-			}
-			return j + 1, true
-		}
-	}
-	return len(s), false
 }

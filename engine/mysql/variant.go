@@ -5,13 +5,9 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
-
-	"github.com/go-sql-driver/mysql"
-	"github.com/sqlgym/sqlgym"
 )
 
 // The functions here make and change variant databases (sqlgym variants)
@@ -19,10 +15,10 @@ import (
 // variant of database D is a database D_vK on the same server, which the
 // reader account is granted SELECT on.
 
-// RowID is the column EditDatabase adds to every table for the duration
-// of the edits, numbering its rows (MySQL has no rowid): the variant
+// RowID is the column every table of a candidate database has (see
+// Candidates.Build), numbering its rows (MySQL has no rowid): the variant
 // planner's statements name a row by it. It is invisible (SELECT * leaves
-// it out) and dropped again before the edits return.
+// it out) and dropped when the candidate is kept.
 const RowID = "sg_rowid"
 
 // adminConn opens one connection of the administrator at dsn (a mysql://
@@ -108,68 +104,6 @@ func baseTables(ctx context.Context, conn *sql.Conn, db string) ([]string, error
 	return queryColumn(ctx, conn, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME", db)
 }
 
-// CopyDatabase creates database to as a copy of from's tables: columns,
-// keys and indexes (CREATE TABLE ... LIKE), foreign keys (which LIKE does
-// not copy) and rows. Views are not copied. The accounts of readers
-// (mysql:// URLs or driver DSNs; their user names) are granted SELECT on
-// it, on every host their user is defined for.
-func CopyDatabase(ctx context.Context, adminDSN, from, to string, readers ...string) error {
-	pool, conn, err := adminConn(ctx, adminDSN)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	defer conn.Close()
-	var n int
-	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", to).Scan(&n); err != nil {
-		return infra(ctx, fmt.Errorf("copy database %s: %w", from, err))
-	}
-	if n > 0 {
-		return sqlgym.Userf("drop it (DROP DATABASE "+quoteName(to)+") or pass --replace", "mysql database %q already exists", to)
-	}
-	tables, err := baseTables(ctx, conn, from)
-	if err != nil {
-		return fmt.Errorf("copy database %s: list tables: %w", from, err)
-	}
-	type fk struct{ table, name, cols, refTable, refCols string }
-	rows, err := conn.QueryContext(ctx, `SELECT k.TABLE_NAME, k.CONSTRAINT_NAME,
-			GROUP_CONCAT(CONCAT('`+"`"+`', REPLACE(k.COLUMN_NAME, '`+"`"+`', '`+"``"+`'), '`+"`"+`') ORDER BY k.ORDINAL_POSITION),
-			k.REFERENCED_TABLE_NAME,
-			GROUP_CONCAT(CONCAT('`+"`"+`', REPLACE(k.REFERENCED_COLUMN_NAME, '`+"`"+`', '`+"``"+`'), '`+"`"+`') ORDER BY k.ORDINAL_POSITION)
-		FROM information_schema.KEY_COLUMN_USAGE k
-		WHERE k.TABLE_SCHEMA = ? AND k.REFERENCED_TABLE_NAME IS NOT NULL AND k.REFERENCED_TABLE_SCHEMA = k.TABLE_SCHEMA
-		GROUP BY k.TABLE_NAME, k.CONSTRAINT_NAME, k.REFERENCED_TABLE_NAME ORDER BY 1, 2`, from)
-	if err != nil {
-		return fmt.Errorf("copy database %s: list foreign keys: %w", from, err)
-	}
-	var fks []fk
-	for rows.Next() {
-		var f fk
-		if err := rows.Scan(&f.table, &f.name, &f.cols, &f.refTable, &f.refCols); err != nil {
-			rows.Close()
-			return fmt.Errorf("copy database %s: %w", from, err)
-		}
-		fks = append(fks, f)
-	}
-	rows.Close()
-	stmts := []string{"CREATE DATABASE " + quoteName(to) + " CHARACTER SET utf8mb4", "SET foreign_key_checks = 0"}
-	for _, t := range tables {
-		src, dst := quoteName(from)+"."+quoteName(t), quoteName(to)+"."+quoteName(t)
-		stmts = append(stmts, "CREATE TABLE "+dst+" LIKE "+src, "INSERT INTO "+dst+" SELECT * FROM "+src)
-	}
-	for _, f := range fks {
-		stmts = append(stmts, fmt.Sprintf("ALTER TABLE %s.%s ADD CONSTRAINT %s FOREIGN KEY (%s) REFERENCES %s.%s (%s)",
-			quoteName(to), quoteName(f.table), quoteName(f.name), f.cols, quoteName(to), quoteName(f.refTable), f.refCols))
-	}
-	stmts = append(stmts, "SET foreign_key_checks = 1")
-	for _, s := range stmts {
-		if _, err := conn.ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("copy database %s to %s: %s: %w", from, to, abbreviate(s), err)
-		}
-	}
-	return grantReaders(ctx, conn, to, readers)
-}
-
 // grantReaders grants SELECT on database db to each reader's user, on
 // every host that user is defined for.
 func grantReaders(ctx context.Context, conn *sql.Conn, db string, readers []string) error {
@@ -196,21 +130,16 @@ func sqlEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(s)
 }
 
-// RenameDatabase moves every table of database from into database to
-// (created here; MySQL has no RENAME DATABASE), grants the readers SELECT
+// renameDatabase moves every table of database from into database to
+// (created here with charset, a CHARACTER SET clause; MySQL has no
+// RENAME DATABASE), grants the readers SELECT
 // on it and drops from.
-func RenameDatabase(ctx context.Context, adminDSN, from, to string, readers ...string) error {
-	pool, conn, err := adminConn(ctx, adminDSN)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	defer conn.Close()
+func renameDatabase(ctx context.Context, conn *sql.Conn, from, to, charset string, readers []string) error {
 	tables, err := baseTables(ctx, conn, from)
 	if err != nil {
 		return fmt.Errorf("rename database %s: %w", from, err)
 	}
-	if _, err := conn.ExecContext(ctx, "CREATE DATABASE "+quoteName(to)+" CHARACTER SET utf8mb4"); err != nil {
+	if _, err := conn.ExecContext(ctx, "CREATE DATABASE "+quoteName(to)+" "+charset); err != nil {
 		return fmt.Errorf("rename database %s to %s: %w", from, to, err)
 	}
 	var moves []string
@@ -226,87 +155,6 @@ func RenameDatabase(ctx context.Context, adminDSN, from, to string, readers ...s
 		return fmt.Errorf("rename database %s to %s: %w", from, to, err)
 	}
 	return grantReaders(ctx, conn, to, readers)
-}
-
-// EditDatabase runs groups of statements in database db as the
-// administrator, each group all or nothing (a savepoint each, in one
-// transaction): a group one of whose statements the server refuses is
-// rolled back and reported not applied. The statements are read with
-// ANSI_QUOTES and PIPES_AS_CONCAT ("name" is an identifier, || joins
-// text), as the variant planner writes them, and may name a row by RowID.
-func EditDatabase(ctx context.Context, adminDSN, db string, groups [][]string) (applied []bool, err error) {
-	pool, conn, err := adminConn(ctx, adminDSN)
-	if err != nil {
-		return nil, err
-	}
-	defer pool.Close()
-	defer conn.Close()
-	tables, err := baseTables(ctx, conn, db)
-	if err != nil {
-		return nil, fmt.Errorf("edit database %s: %w", db, err)
-	}
-	setup := []string{"USE " + quoteName(db), "SET SESSION sql_mode = CONCAT(@@sql_mode, ',ANSI_QUOTES,PIPES_AS_CONCAT')"}
-	for _, s := range setup {
-		if _, err := conn.ExecContext(ctx, s); err != nil {
-			return nil, fmt.Errorf("edit database %s: %w", db, err)
-		}
-	}
-	// Number the rows. A table that has an AUTO_INCREMENT column already
-	// cannot take a second one: statements naming its rows by RowID fail
-	// and their groups are not applied.
-	var numbered []string
-	for _, t := range tables {
-		q := "ALTER TABLE " + quoteName(t) + " ADD COLUMN " + RowID + " BIGINT NOT NULL AUTO_INCREMENT INVISIBLE UNIQUE"
-		if _, err := conn.ExecContext(ctx, q); err == nil {
-			numbered = append(numbered, t)
-		}
-	}
-	defer func() {
-		for _, t := range numbered {
-			if _, derr := conn.ExecContext(context.WithoutCancel(ctx), "ALTER TABLE "+quoteName(t)+" DROP COLUMN "+RowID); derr != nil && err == nil {
-				err = fmt.Errorf("edit database %s: drop %s: %w", db, RowID, derr)
-			}
-		}
-	}()
-	if _, err := conn.ExecContext(ctx, "START TRANSACTION"); err != nil {
-		return nil, infra(ctx, fmt.Errorf("edit database %s: %w", db, err))
-	}
-	applied = make([]bool, len(groups))
-	for i, g := range groups {
-		if _, err := conn.ExecContext(ctx, "SAVEPOINT sg_group"); err != nil {
-			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-			return nil, infra(ctx, fmt.Errorf("edit database %s: group %d: %w", db, i+1, err))
-		}
-		ok := true
-		for _, s := range g {
-			if _, err := conn.ExecContext(ctx, s); err != nil {
-				if cerr := ctx.Err(); cerr != nil {
-					conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-					return nil, fmt.Errorf("edit database %s: %w", db, cerr)
-				}
-				var me *mysql.MySQLError
-				if !errors.As(err, &me) || me.Number == 1205 || me.Number == 1213 {
-					conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-					return nil, infra(ctx, fmt.Errorf("edit database %s: group %d: %w", db, i+1, err))
-				}
-				ok = false
-				break
-			}
-		}
-		stmt := "RELEASE SAVEPOINT sg_group"
-		if !ok {
-			stmt = "ROLLBACK TO SAVEPOINT sg_group"
-		}
-		if _, err := conn.ExecContext(ctx, stmt); err != nil {
-			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-			return nil, fmt.Errorf("edit database %s: group %d: %w", db, i+1, err)
-		}
-		applied[i] = ok
-	}
-	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
-		return nil, infra(ctx, fmt.Errorf("edit database %s: commit: %w", db, err))
-	}
-	return applied, nil
 }
 
 // Digest is a digest of database db's tables: their names, definitions

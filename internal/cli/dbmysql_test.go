@@ -273,3 +273,135 @@ func TestVariantsCommandMySQL(t *testing.T) {
 		t.Errorf("second run: exit %d, stderr %q; want a refusal naming the databases and --replace", code, errOut)
 	}
 }
+
+// shopVariantsExplained are the weak tasks whose mutants SQLite's shop
+// variant kills and MariaDB's does not, each with the reason. The planner
+// and the aimed edits are the same on both; what is not is SQLite's own.
+var shopVariantsExplained = map[string]string{
+	// The thinning (variants/trim.go) runs on SQLite only: it deletes the
+	// original rows the variant does not need, among them the reviews with
+	// the lowest review_id and product_id, so MIN(review_id) and
+	// MIN(product_id) leave MIN(rating)'s value there and not on MariaDB
+	// (nor on PostgreSQL).
+	"shop_aggregate_b538244a": "SQLite-only thinning",
+}
+
+// TestVariantsShopMySQL runs `sqlgym variants` on the shop's first 30
+// tasks in MariaDB and, with the same settings, in SQLite, and checks that
+// the variants judge alike: the same tasks screened and weak before, no
+// gold or infrastructure error, the variants kill on MariaDB, every task
+// SQLite's variant kills a mutant of is killed on MariaDB too unless
+// shopVariantsExplained says why not, and verify --variants on MariaDB
+// rejects a killed mutant the original accepts.
+func TestVariantsShopMySQL(t *testing.T) {
+	testenv.Slow(t, "sqlgym variants on the shop twice, in SQLite and in MariaDB: minutes on a loaded machine")
+	t.Setenv("SQLGYM_CACHE", t.TempDir())
+	admin := testenv.MySQL(t)
+	reader, _ := testenv.MySQLReader(t, shopdb.Statements())
+	// A name of its own, so the variant databases (NAME_vK) are too.
+	name := testenv.UniqueName("shop")
+	t.Cleanup(func() {
+		dbs, err := mysql.DatabasesLike(context.Background(), admin, "^"+name+"_")
+		if err != nil {
+			t.Errorf("list databases: %v", err)
+		}
+		for _, d := range dbs {
+			testenv.MySQLExec(t, admin, "DROP DATABASE IF EXISTS `"+d+"`")
+		}
+	})
+	lines := strings.SplitN(string(shopdb.TasksJSONL()), "\n", 31)[:30]
+	var tasks []string
+	for _, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatal(err)
+		}
+		m["db"] = name
+		b, _ := json.Marshal(m)
+		tasks = append(tasks, string(b))
+	}
+	taskFile := writeFile(t, "tasks.jsonl", strings.Join(tasks, "\n")+"\n")
+	sqlitePath := filepath.Join(t.TempDir(), "shop.sqlite")
+	if err := sqlite.Create(context.Background(), sqlitePath, shopdb.Statements()); err != nil {
+		t.Fatal(err)
+	}
+	ref := name + "=" + testenv.MySQLURL(t, reader)
+
+	type dbReport struct {
+		Before struct {
+			Screened, Weak, GoldErrors, InfraErrors int
+		} `json:"before"`
+		After struct {
+			Weak int
+		} `json:"after"`
+		Killed   map[string][]struct{ SQL string } `json:"killed"`
+		Variants []struct{ Name, URL string }      `json:"variants"`
+	}
+	generate := func(engine string, args ...string) (dbReport, string) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), engine)
+		args = append([]string{"variants", "--tasks", taskFile, "--out", out, "--max-variants", "1", "--candidates", "2", "--seed", "7"}, args...)
+		code, _, errOut := run(t, args...)
+		if code != ExitOK {
+			t.Fatalf("variants on %s: exit %d\n%s", engine, code, errOut)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "manifest.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct{ Databases []dbReport }
+		if err := json.Unmarshal(b, &m); err != nil || len(m.Databases) != 1 {
+			t.Fatalf("manifest of %s: %v\n%.500s", engine, err, b)
+		}
+		r := m.Databases[0]
+		t.Logf("%s: weak %d of %d before, %d after; %d tasks with kills; %d variants", engine, r.Before.Weak, r.Before.Screened, r.After.Weak, len(r.Killed), len(r.Variants))
+		return r, filepath.Join(out, "tasks.jsonl")
+	}
+	lite, _ := generate("sqlite", "--db", name+"=sqlite:"+sqlitePath)
+	my, varTasks := generate("mysql", "--db", ref, "--mysql-admin", testenv.MySQLURL(t, admin))
+
+	if my.Before.Screened != lite.Before.Screened || my.Before.Weak != lite.Before.Weak {
+		t.Errorf("before the variants MariaDB screened %d tasks, %d weak; SQLite %d, %d", my.Before.Screened, my.Before.Weak, lite.Before.Screened, lite.Before.Weak)
+	}
+	if my.Before.GoldErrors+my.Before.InfraErrors != 0 {
+		t.Errorf("MariaDB: %d gold errors, %d infrastructure errors", my.Before.GoldErrors, my.Before.InfraErrors)
+	}
+	if my.After.Weak >= my.Before.Weak || len(my.Variants) != 1 {
+		t.Fatalf("MariaDB: weak %d before, %d after, %d variants: the variants killed nothing", my.Before.Weak, my.After.Weak, len(my.Variants))
+	}
+	for id, ks := range lite.Killed {
+		if len(my.Killed[id]) == 0 && shopVariantsExplained[id] == "" {
+			t.Errorf("task %s: SQLite's variant kills %d mutants (%s ...), MariaDB's none, and no rule explains it", id, len(ks), ks[0].SQL)
+		}
+		if len(my.Killed[id]) != len(ks) {
+			t.Logf("task %s: %d mutants killed on SQLite, %d on MariaDB", id, len(ks), len(my.Killed[id]))
+		}
+	}
+	for id := range my.Killed {
+		if len(lite.Killed[id]) == 0 {
+			t.Logf("task %s: killed on MariaDB only", id)
+		}
+	}
+	if left, _ := mysql.DatabasesLike(context.Background(), admin, "^"+name+"_c"); len(left) > 0 {
+		t.Errorf("candidate databases left behind: %v", left)
+	}
+
+	// Judged through the task file the command wrote (db_variants): a
+	// killed mutant is right on the original and wrong with --variants.
+	var id, wrong string
+	for k, ks := range my.Killed {
+		id, wrong = k, ks[0].SQL
+		break
+	}
+	preds := writeFile(t, "preds.jsonl", fmt.Sprintf(`{"task_id":%q,"sql":%q}`+"\n", id, wrong))
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{{nil, `"outcome":"correct"`}, {[]string{"--variants"}, `"outcome":"wrong"`}} {
+		args := append([]string{"verify", "--tasks", varTasks, "--db", ref, "--predictions", preds}, c.flags...)
+		code, out, errOut := run(t, args...)
+		if !strings.Contains(out, c.want) {
+			t.Errorf("verify %v of %s's killed mutant %q: exit %d, want %s in:\n%s%s", c.flags, id, wrong, code, c.want, out, errOut)
+		}
+	}
+}

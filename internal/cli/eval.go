@@ -360,8 +360,21 @@ func baselinePolicy(ctx context.Context, cfg *eval.Config, opts evalOptions, all
 	if err != nil {
 		return err
 	}
+	// Each database answers in its engine's gold (gold_sql_by_dialect), as
+	// eval scores it: SQLite's functions do not run on MySQL.
+	dialects := map[string]sqlgym.Dialect{}
+	for _, t := range cfg.Tasks {
+		if _, done := dialects[t.DB]; done {
+			continue
+		}
+		eng, err := cat.Engine(ctx, t.DB)
+		if err != nil {
+			return fmt.Errorf("database %s: %w", t.DB, err)
+		}
+		dialects[t.DB] = eng.Dialect()
+	}
 	// A negative seed still fixes the draws; the baseline's seed is unsigned.
-	p, err := baseline.New(all, baseline.Options{Temperature: opts.Temperature, Seed: uint64(opts.Seed), Values: values})
+	p, err := baseline.New(all, baseline.Options{Temperature: opts.Temperature, Seed: uint64(opts.Seed), Values: values, Dialects: dialects})
 	if err != nil {
 		return usagef("%w", err)
 	}
