@@ -33,11 +33,11 @@ type authorOptions struct {
 	MaxRows     int
 	Resume      bool
 	JSON        bool
-	DB          dbFlags
+	DB          DBFlags
 	TF          teacherFlags
 }
 
-func newAuthorCmd(io IO) *cobra.Command {
+func NewAuthorCmd(io IO) *cobra.Command {
 	var opts authorOptions
 	cmd := &cobra.Command{
 		Use:   "author",
@@ -89,13 +89,13 @@ an interrupted run: the tasks in --out stay, and generation goes on until
 	f.StringVar(&opts.TF.APIKeyEnv, "api-key-env", "", "environment variable holding the teacher's API key")
 	f.BoolVar(&opts.TF.Screen, "screen", false, "screen the tasks for weak ones when the run ends and mark them in --out")
 	f.StringVar(&opts.TF.ScreenMode, "screen-mode", "multiset", "comparison mode of --screen")
-	addDBFlags(cmd, &opts.DB)
+	AddDBFlags(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("out")
 	_ = cmd.MarkFlagRequired("db")
 	return cmd
 }
 
-type authorResult struct {
+type AuthorResult struct {
 	DB      string  `json:"db"`
 	Teacher string  `json:"teacher"`
 	Seed    uint64  `json:"seed"`
@@ -112,21 +112,21 @@ type authorResult struct {
 func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 	switch {
 	case opts.N <= 0:
-		return usagef("--n %d: must be at least 1", opts.N)
+		return Usagef("--n %d: must be at least 1", opts.N)
 	case opts.MinRows < 0 || opts.MaxRows < 1 || opts.MinRows > opts.MaxRows:
-		return usagef("--min-rows %d --max-rows %d: need 0 <= min <= max and max >= 1", opts.MinRows, opts.MaxRows)
+		return Usagef("--min-rows %d --max-rows %d: need 0 <= min <= max and max >= 1", opts.MinRows, opts.MaxRows)
 	case opts.Concurrency < 1:
-		return usagef("--concurrency %d: must be at least 1", opts.Concurrency)
+		return Usagef("--concurrency %d: must be at least 1", opts.Concurrency)
 	}
 	if err := checkTeacher(opts); err != nil {
 		return err
 	}
-	names := opts.DB.names()
+	names := opts.DB.Names()
 	if len(names) != 1 || names[0] == "" {
-		return usagef("author writes tasks for one database: give exactly one --db NAME or --db NAME=URL")
+		return Usagef("author writes tasks for one database: give exactly one --db NAME or --db NAME=URL")
 	}
 	name := names[0]
-	cat, err := opts.DB.catalog()
+	cat, err := opts.DB.Catalog()
 	if err != nil {
 		return err
 	}
@@ -195,12 +195,12 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 		if teacher.IsInfra(runErr) {
 			// The teacher's server failed past its retries: --resume
 			// continues from the tasks kept.
-			return incomplete(&sqlgym.UserError{Msg: runErr.Error(), Err: runErr,
+			return Incomplete(&sqlgym.UserError{Msg: runErr.Error(), Err: runErr,
 				Hint: fmt.Sprintf("when the teacher's server is back, run the same command with --resume: the %d tasks kept so far stay in %s", cnt.Total, opts.Out)})
 		}
 		return runErr
 	}
-	res := authorResult{DB: name, Teacher: opts.Teacher, Seed: opts.Seed, Out: opts.Out, N: opts.N, Seconds: elapsed.Seconds(), Counts: cnt, TeacherStats: stats}
+	res := AuthorResult{DB: name, Teacher: opts.Teacher, Seed: opts.Seed, Out: opts.Out, N: opts.N, Seconds: elapsed.Seconds(), Counts: cnt, TeacherStats: stats}
 	if sy, ok := setup.teacher.(*author.Synth); ok {
 		res.Skipped = sy.Skipped()
 		for _, s := range res.Skipped {
@@ -213,7 +213,7 @@ func runAuthor(ctx context.Context, io IO, opts authorOptions) error {
 		}
 	}
 	if opts.JSON {
-		return writeJSON(io.Out, res)
+		return WriteJSON(io.Out, res)
 	}
 	_, err = fmt.Fprintf(io.Out, "%d tasks in %s (%d new, %d kept from before) in %.1fs\n", cnt.Total, opts.Out, cnt.Kept, cnt.Resumed, res.Seconds)
 	return err

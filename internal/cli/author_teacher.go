@@ -50,11 +50,11 @@ func checkTeacher(opts authorOptions) error {
 	if _, ok, err := teacher.ParseSpec(opts.Teacher); err != nil {
 		return err
 	} else if !ok {
-		return usagef("--teacher %q: use synth, openai:MODEL or anthropic:MODEL", opts.Teacher)
+		return Usagef("--teacher %q: use synth, openai:MODEL or anthropic:MODEL", opts.Teacher)
 	}
 	if opts.TF.Screen {
 		if _, err := compare.ParseMode(opts.TF.ScreenMode); err != nil {
-			return usagef("--screen-mode: %w", err)
+			return Usagef("--screen-mode: %w", err)
 		}
 	}
 	return nil
@@ -127,7 +127,7 @@ func teacherKey(provider, env string) (string, error) {
 func screenAuthored(ctx context.Context, w goio.Writer, cat *catalog.Catalog, out, modeName string) (*screen.Report, error) {
 	mode, err := compare.ParseMode(modeName)
 	if err != nil {
-		return nil, usagef("--screen-mode: %w", err)
+		return nil, Usagef("--screen-mode: %w", err)
 	}
 	// out is the file this run wrote, even when it is named "shop", so it
 	// is read as a file, not by the --tasks loader.
@@ -136,7 +136,7 @@ func screenAuthored(ctx context.Context, w goio.Writer, cat *catalog.Catalog, ou
 		return nil, err
 	}
 	v := verify.New(cat, tasks, verify.Config{Mode: mode})
-	rep, marked, err := screen.Screen(ctx, v, tasks, screen.Options{Dialect: dialectOf(cat)})
+	rep, marked, err := screen.Screen(ctx, v, tasks, screen.Options{Dialect: DialectOf(cat)})
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ func TestAuthorSynthShop(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var res authorResult
+	var res AuthorResult
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("--json output: %v\n%s", err, stdout)
 	}

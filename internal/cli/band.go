@@ -11,17 +11,17 @@ import (
 	"github.com/sqlgym/sqlgym/shopdb"
 )
 
-type bandOptions struct {
+type BandOptions struct {
 	Out     string
 	Replace bool
 	Tasks   string
 	JSON    bool
 }
 
-func newBandCmd(io IO) *cobra.Command { return bandCmd(io, new(bandOptions)) }
+func NewBandCmd(io IO) *cobra.Command { return BandCmd(io, new(BandOptions)) }
 
-// bandCmd is band with its flags bound to opts (see evalCmd).
-func bandCmd(io IO, opts *bandOptions) *cobra.Command {
+// BandCmd is band with its flags bound to opts (see evalCmd).
+func BandCmd(io IO, opts *BandOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "band RUN",
 		Short: "Pick the tasks a run got right sometimes but not always (the RL band)",
@@ -45,24 +45,24 @@ the run's manifest names, unless --tasks gives it.`,
 	f.StringVar(&opts.Out, "out", "", "band task file to write (JSONL)")
 	f.StringVar(&opts.Tasks, "tasks", "", "the run's task file (default: the one its manifest names), or shop")
 	f.BoolVar(&opts.JSON, "json", false, "print the counts as JSON")
-	addReplaceFlag(cmd, &opts.Replace)
+	AddReplaceFlag(cmd, &opts.Replace)
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
 
-type bandResult struct {
+type BandResult struct {
 	Run string `json:"run"`
 	dataset.BandStats
 	Out string `json:"out"`
 }
 
-func runBand(io IO, run string, opts bandOptions) error {
-	res, err := band(run, opts)
+func runBand(io IO, run string, opts BandOptions) error {
+	res, err := Band(run, opts)
 	if err != nil {
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(io.Out, res)
+		return WriteJSON(io.Out, res)
 	}
 	st := res.BandStats
 	fmt.Fprintf(io.Out, "%d tasks in %s (%d samples): %d in the band (right sometimes) -> %s\n",
@@ -71,38 +71,38 @@ func runBand(io IO, run string, opts bandOptions) error {
 	return err
 }
 
-// band writes the band of run to opts.Out and returns its counts.
-func band(run string, opts bandOptions) (bandResult, error) {
+// Band writes the band of run to opts.Out and returns its counts.
+func Band(run string, opts BandOptions) (BandResult, error) {
 	if st, err := os.Stat(run); err != nil || !st.IsDir() {
-		return bandResult{}, usagef("%s: not a run folder (give the --out folder of sqlgym eval)", run)
+		return BandResult{}, Usagef("%s: not a run folder (give the --out folder of sqlgym eval)", run)
 	}
-	if err := checkOutput("--out", opts.Out, opts.Replace, append(runInputs(run), opts.Tasks)...); err != nil {
-		return bandResult{}, err
+	if err := CheckOutput("--out", opts.Out, opts.Replace, append(RunInputs(run), opts.Tasks)...); err != nil {
+		return BandResult{}, err
 	}
 	tasksFile := opts.Tasks
 	if tasksFile == "" {
 		var err error
 		if tasksFile, err = dataset.RunTasksFile(run); err != nil {
-			return bandResult{}, err
+			return BandResult{}, err
 		}
 	}
 	tasks, err := shopdb.LoadTasks(tasksFile)
 	if err != nil {
-		return bandResult{}, fmt.Errorf("the run's task file: %w", err)
+		return BandResult{}, fmt.Errorf("the run's task file: %w", err)
 	}
 	samples, err := rundir.ReadSamples(run)
 	if err != nil {
-		return bandResult{}, err
+		return BandResult{}, err
 	}
 	if len(samples) == 0 {
-		return bandResult{}, usagef("%s has no samples yet", run)
+		return BandResult{}, Usagef("%s has no samples yet", run)
 	}
 	band, st, err := dataset.Band(tasks, samples)
 	if err != nil {
-		return bandResult{}, err
+		return BandResult{}, err
 	}
 	if err := writeTaskFile(opts.Out, band); err != nil {
-		return bandResult{}, err
+		return BandResult{}, err
 	}
-	return bandResult{Run: run, BandStats: st, Out: opts.Out}, nil
+	return BandResult{Run: run, BandStats: st, Out: opts.Out}, nil
 }

@@ -8,18 +8,18 @@ import (
 	"github.com/sqlgym/sqlgym/verify"
 )
 
-// printBroken writes the compact list of broken golds (first few, then
+// PrintBroken writes the compact list of broken golds (first few, then
 // "and M more"); nothing when there are none.
-func printBroken(w io.Writer, broken []verify.BrokenGold) {
+func PrintBroken(w io.Writer, broken []verify.BrokenGold) {
 	if b := verify.FormatBroken(broken); b != "" {
 		fmt.Fprint(w, b)
 	}
 }
 
-// nothingScored is the error of a run in which no task could be scored,
+// NothingScored is the error of a run in which no task could be scored,
 // so that it does not exit 0: every gold failed, the database was away,
 // or nothing was left to judge. what names the run ("verify", "screen").
-func nothingScored(what string, goldErrors, infraErrors int, broken []verify.BrokenGold) error {
+func NothingScored(what string, goldErrors, infraErrors int, broken []verify.BrokenGold) error {
 	switch {
 	case goldErrors > 0 && infraErrors == 0:
 		first := ""
@@ -30,7 +30,7 @@ func nothingScored(what string, goldErrors, infraErrors int, broken []verify.Bro
 			"'sqlgym db schema NAME' shows what a database holds",
 			"%s scored nothing: every gold failed on its database%s", what, first)
 	case infraErrors > 0:
-		return incomplete(sqlgym.Userf("is the database server running? Run the same command again when it is back",
+		return Incomplete(sqlgym.Userf("is the database server running? Run the same command again when it is back",
 			"%s scored nothing: the database was unavailable for %d answers", what, infraErrors))
 	}
 	return sqlgym.Userf("check the inputs: every answer came back unscored (truncated replies, or nothing to judge)",

@@ -127,7 +127,7 @@ func TestErrorsHaveHints(t *testing.T) {
 // demo --json is one JSON document; at k=1 eval's summary names pass@1 once.
 func TestDemoJSONAndKOne(t *testing.T) {
 	code, out, errOut := run(t, "demo", "--k", "1", "--json", "--out", filepath.Join(t.TempDir(), "demo"))
-	var js demoJSON
+	var js DemoJSON
 	if err := json.Unmarshal([]byte(out), &js); code != ExitOK || err != nil || js.Summary.K != 1 || js.Summary.Tasks == 0 || js.HTML == "" {
 		t.Fatalf("exit %d, %v\nstdout:\n%s\nstderr:\n%s", code, err, out, errOut)
 	}

@@ -82,7 +82,7 @@ func TestSplitCommand(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var res splitResult
+	var res SplitResult
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("--json output: %v\n%s", err, out)
 	}
@@ -131,7 +131,7 @@ func TestVersionFindsCommitInCheckout(t *testing.T) {
 	}
 	// Elsewhere, no commit is invented.
 	t.Chdir(t.TempDir())
-	if c, _ := gitFallback(); c != "" {
+	if c, _ := GitFallback(); c != "" {
 		t.Fatalf("outside a checkout got commit %q", c)
 	}
 }

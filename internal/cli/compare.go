@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/ledger"
@@ -15,7 +14,7 @@ import (
 	"github.com/sqlgym/sqlgym/stats"
 )
 
-type compareOptions struct {
+type CompareOptions struct {
 	Base          []string
 	Treat         []string
 	Cluster       string
@@ -27,10 +26,10 @@ type compareOptions struct {
 	Replace       bool
 }
 
-func newCompareCmd(io IO) *cobra.Command { return compareCmd(io, new(compareOptions)) }
+func NewCompareCmd(io IO) *cobra.Command { return CompareCmd(io, new(CompareOptions)) }
 
-// compareCmd is compare with its flags bound to opts (see evalCmd).
-func compareCmd(io IO, opts *compareOptions) *cobra.Command {
+// CompareCmd is compare with its flags bound to opts (see evalCmd).
+func CompareCmd(io IO, opts *CompareOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "compare",
 		Short: "Paired comparison of runs: is the treatment really better?",
@@ -64,7 +63,7 @@ docs/benchmark.md, "Comparing runs".`,
   sqlgym compare --base runs/base --treat runs/round1 --html runs/round1/compare.html --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runCompare(io, *opts, compareCommandLine(cmd))
+			return runCompare(io, *opts, CompareCommandLine(cmd))
 		},
 	}
 	f := cmd.Flags()
@@ -79,27 +78,12 @@ docs/benchmark.md, "Comparing runs".`,
 	cmd.MarkFlagsMutuallyExclusive("md", "json")
 	_ = cmd.MarkFlagRequired("base")
 	_ = cmd.MarkFlagRequired("treat")
-	addReplaceFlag(cmd, &opts.Replace)
+	AddReplaceFlag(cmd, &opts.Replace)
 	return cmd
 }
 
-// compareCommandLine rebuilds the command line from the parsed flags, for
-// the ledger: the process's os.Args is not this command's when sqlgym runs
-// in-process.
-func compareCommandLine(cmd *cobra.Command) []string {
-	argv := strings.Fields(cmd.CommandPath())
-	cmd.Flags().Visit(func(f *pflag.Flag) {
-		v := f.Value.String()
-		if sv, ok := f.Value.(pflag.SliceValue); ok {
-			v = strings.Join(sv.GetSlice(), ",")
-		}
-		argv = append(argv, "--"+f.Name+"="+v)
-	})
-	return argv
-}
-
-func runCompare(io IO, opts compareOptions, argv []string) error {
-	c, err := compareRuns(opts, argv)
+func runCompare(io IO, opts CompareOptions, argv []string) error {
+	c, err := CompareRuns(opts, argv)
 	if err != nil {
 		return err
 	}
@@ -112,17 +96,17 @@ func runCompare(io IO, opts compareOptions, argv []string) error {
 	return nil
 }
 
-// compareRuns compares the runs, writes --html and appends the comparison
+// CompareRuns compares the runs, writes --html and appends the comparison
 // to the ledger; argv is the command line the ledger records.
-func compareRuns(opts compareOptions, argv []string) (*report.Comparison, error) {
+func CompareRuns(opts CompareOptions, argv []string) (*report.Comparison, error) {
 	if err := sameRunBothSides(opts.Base, opts.Treat); err != nil {
 		return nil, err
 	}
 	var inputs []string
 	for _, dir := range append(append([]string{}, opts.Base...), opts.Treat...) {
-		inputs = append(inputs, runInputs(dir)...)
+		inputs = append(inputs, RunInputs(dir)...)
 	}
-	if err := checkOutput("--html", opts.HTML, opts.Replace, inputs...); err != nil {
+	if err := CheckOutput("--html", opts.HTML, opts.Replace, inputs...); err != nil {
 		return nil, err
 	}
 	var ropts report.CompareOptions
@@ -131,12 +115,12 @@ func compareRuns(opts compareOptions, argv []string) (*report.Comparison, error)
 	case "db":
 		ropts.ClusterByDB = true
 	default:
-		return nil, usagef("--cluster %q: the only cluster is \"db\"", opts.Cluster)
+		return nil, Usagef("--cluster %q: the only cluster is \"db\"", opts.Cluster)
 	}
 	if opts.Criterion != "" {
 		c, err := stats.ParseCriterion(opts.Criterion)
 		if err != nil {
-			return nil, usagef("--criterion: %w", err)
+			return nil, Usagef("--criterion: %w", err)
 		}
 		ropts.Criterion = &c
 	}
@@ -157,7 +141,7 @@ func compareRuns(opts compareOptions, argv []string) (*report.Comparison, error)
 			what = append(what, m.What)
 		}
 		return nil, sqlgym.Userf(fmt.Sprintf("the runs differ in %s, so their numbers are not comparable; re-run them alike, or pass --allow-mismatch to pair them on their common tasks anyway",
-			strings.Join(dedupe(what), ", ")), "%w", err)
+			strings.Join(Dedupe(what), ", ")), "%w", err)
 	}
 	var few *report.FewDatabasesError
 	if errors.As(err, &few) {
@@ -167,7 +151,7 @@ func compareRuns(opts compareOptions, argv []string) (*report.Comparison, error)
 		return nil, sqlgym.Userf("compare runs of the same tasks; --allow-mismatch pairs runs on their common tasks", "%w", err)
 	}
 	if opts.HTML != "" {
-		if err := writeReportFile(opts.HTML, func(w goio.Writer) error { return report.CompareHTML(w, c) }); err != nil {
+		if err := WriteReportFile(opts.HTML, func(w goio.Writer) error { return report.CompareHTML(w, c) }); err != nil {
 			return nil, err
 		}
 	}
@@ -177,10 +161,10 @@ func compareRuns(opts compareOptions, argv []string) (*report.Comparison, error)
 	return c, nil
 }
 
-func printComparison(io IO, opts compareOptions, c *report.Comparison) error {
+func printComparison(io IO, opts CompareOptions, c *report.Comparison) error {
 	switch {
 	case opts.JSON:
-		return writeJSON(io.Out, c)
+		return WriteJSON(io.Out, c)
 	case opts.Markdown:
 		return report.CompareMarkdown(io.Out, c)
 	default:
@@ -193,24 +177,6 @@ func printComparison(io IO, opts compareOptions, c *report.Comparison) error {
 		}
 		return nil
 	}
-}
-
-// CriterionError is a pre-registered --criterion that the comparison did
-// not meet: compare prints its result, records it in the ledger, then
-// exits 4 (ExitCriterion) so that a script or CI step stops.
-type CriterionError struct {
-	Criterion string
-	Delta     stats.Interval
-	Why       string
-}
-
-func (e *CriterionError) Error() string {
-	msg := fmt.Sprintf("criterion %s not met (delta %+.2f pts, 95%% interval [%+.2f, %+.2f])",
-		e.Criterion, 100*e.Delta.Value, 100*e.Delta.Lo, 100*e.Delta.Hi)
-	if e.Why != "" {
-		msg += ": " + e.Why
-	}
-	return msg
 }
 
 func loadRuns(dirs []string) ([]*report.Run, error) {
@@ -226,7 +192,7 @@ func loadRuns(dirs []string) ([]*report.Run, error) {
 		runs = append(runs, r)
 	}
 	if len(runs) == 0 {
-		return nil, usagef("--base and --treat each need at least one run folder")
+		return nil, Usagef("--base and --treat each need at least one run folder")
 	}
 	return runs, nil
 }
@@ -234,7 +200,7 @@ func loadRuns(dirs []string) ([]*report.Run, error) {
 func appendCompareLedger(c *report.Comparison, base *report.Run, treat []*report.Run, argv []string, out string) error {
 	p1 := c.Pass1()
 	e := ledger.Entry{
-		Kind: ledger.KindCompare, Command: argv, GitCommit: buildCommit(),
+		Kind: ledger.KindCompare, Command: argv, GitCommit: BuildCommit(),
 		ConfigHash: treat[0].Manifest.ConfigHash, TasksHash: base.Manifest.TasksHash, Split: base.Manifest.Split,
 		Output: out, Inputs: map[string][]string{"base": c.Base.Runs, "treat": c.Treat.Runs},
 		Headline: map[string]float64{
@@ -249,28 +215,6 @@ func appendCompareLedger(c *report.Comparison, base *report.Run, treat []*report
 	return nil
 }
 
-// buildCommit is the binary's commit for the ledger, marked when the tree
-// it was built from had uncommitted changes.
-func buildCommit() string {
-	bi := ReadBuildInfo()
-	if bi.Commit != "" && bi.Modified {
-		return bi.Commit + "+modified"
-	}
-	return bi.Commit
-}
-
-func dedupe(s []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, x := range s {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // sameRunBothSides refuses a run folder given as base and as treatment: a
 // run compared with itself proves nothing, and says "not proven" as if
 // something had been measured.
@@ -281,7 +225,7 @@ func sameRunBothSides(base, treat []string) error {
 	}
 	for _, t := range treat {
 		if seen[absOr(strings.TrimSpace(t))] {
-			return usagef("--base and --treat both name %s: compare a run with another", t)
+			return Usagef("--base and --treat both name %s: compare a run with another", t)
 		}
 	}
 	return nil

@@ -17,7 +17,7 @@ import (
 	"github.com/sqlgym/sqlgym/prompt"
 )
 
-func newCurateCmd(io IO) *cobra.Command {
+func NewCurateCmd(io IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "curate",
 		Short: "Training data chosen by a model's failures: SFT sets and DPO pairs",
@@ -44,7 +44,7 @@ type curateCommon struct {
 	Seed           string
 	PromptTemplate string
 	JSON           bool
-	DB             dbFlags
+	DB             DBFlags
 }
 
 func addCurateCommon(cmd *cobra.Command, c *curateCommon) {
@@ -56,7 +56,7 @@ func addCurateCommon(cmd *cobra.Command, c *curateCommon) {
 	f.StringVar(&c.Seed, "seed", "sqlgym", "seed of the order tasks are chosen in")
 	f.StringVar(&c.PromptTemplate, "prompt-template", "", "prompt template file (default: the built-in one eval uses)")
 	f.BoolVar(&c.JSON, "json", false, "print the manifest as JSON")
-	addDBFlags(cmd, &c.DB)
+	AddDBFlags(cmd, &c.DB)
 	_ = cmd.MarkFlagRequired("run")
 	_ = cmd.MarkFlagRequired("out")
 }
@@ -102,7 +102,7 @@ verl's multi-turn SFT layout; not with --agent).`,
   sqlgym curate sft --run runs/agent --agent --out episodes.jsonl --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runCurateSFT(cmd.Context(), io, opts, compareCommandLine(cmd))
+			return runCurateSFT(cmd.Context(), io, opts, CompareCommandLine(cmd))
 		},
 	}
 	f := cmd.Flags()
@@ -145,7 +145,7 @@ Formats: trl (TRL's conversational preference rows: "prompt", "chosen",
   sqlgym curate dpo --run runs/spider --db-dir ../shared/data/spider_dev/database --out spider.pairs.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runCurateDPO(cmd.Context(), io, opts, compareCommandLine(cmd))
+			return runCurateDPO(cmd.Context(), io, opts, CompareCommandLine(cmd))
 		},
 	}
 	cmd.Flags().Float64Var(&opts.Cap, "gold-fallback-cap", 0.25, "largest share of the pairs whose chosen side is the gold, in [0, 1)")
@@ -158,14 +158,14 @@ func curateInputs(ctx context.Context, c curateCommon, tmpl *prompt.Template) ([
 	// The project's output rule, before any work: never an input (a run
 	// folder, a database, the prompt template), an existing file only
 	// with --replace.
-	inputs := append(append(append([]string(nil), c.Runs...), c.DB.inputs()...), c.PromptTemplate)
+	inputs := append(append(append([]string(nil), c.Runs...), c.DB.Inputs()...), c.PromptTemplate)
 	for _, p := range []string{c.Out, curate.ManifestPath(c.Out)} {
-		if err := checkOutput("--out", p, c.Replace, inputs...); err != nil {
+		if err := CheckOutput("--out", p, c.Replace, inputs...); err != nil {
 			return nil, nil, nil, nil, err
 		}
 	}
 	var runs []*curate.Run
-	for _, d := range dedupe(c.Runs) {
+	for _, d := range Dedupe(c.Runs) {
 		r, err := curate.LoadRun(d)
 		if err != nil {
 			return nil, nil, nil, nil, err
@@ -179,7 +179,7 @@ func curateInputs(ctx context.Context, c curateCommon, tmpl *prompt.Template) ([
 	if len(tasks) == 0 {
 		return nil, nil, nil, nil, sqlgym.Userf("give runs with samples (sqlgym eval --out)", "the runs hold no sample of a known task")
 	}
-	cat, err := c.DB.catalogFor(ctx, tasks)
+	cat, err := c.DB.CatalogFor(ctx, tasks)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
@@ -189,7 +189,7 @@ func curateInputs(ctx context.Context, c curateCommon, tmpl *prompt.Template) ([
 			return nil, nil, nil, nil, err
 		}
 	}
-	env := &curate.Env{DBs: cat, Template: tmpl, GitCommit: buildCommit()}
+	env := &curate.Env{DBs: cat, Template: tmpl, GitCommit: BuildCommit()}
 	return runs, tasks, env, func() { cat.Close() }, nil
 }
 
@@ -267,7 +267,7 @@ func runCurateDPO(ctx context.Context, io IO, opts curateDPOOptions, argv []stri
 // curateDone records the dataset in the ledger of its first run's folder
 // and prints the manifest.
 func curateDone(io IO, m *curate.Manifest, asJSON bool, argv []string) error {
-	e := ledger.Entry{Kind: ledger.KindCurate, Command: argv, GitCommit: buildCommit(), Output: m.Out,
+	e := ledger.Entry{Kind: ledger.KindCurate, Command: argv, GitCommit: BuildCommit(), Output: m.Out,
 		Inputs:   map[string][]string{"runs": runDirs(m)},
 		Headline: map[string]float64{"rows": float64(m.Rows), "tasks": float64(m.Tasks), "check_failed": float64(m.CheckFailed)}}
 	for s, n := range m.BySource {
@@ -276,9 +276,9 @@ func curateDone(io IO, m *curate.Manifest, asJSON bool, argv []string) error {
 	if err := ledger.Append(ledger.PathFor(m.Runs[0].Dir), e); err != nil {
 		return fmt.Errorf("record the dataset in the ledger: %w", err)
 	}
-	warnWeak(io.ErrOut, "curate "+m.Kind, m.Weak, m.Tasks) // stderr: --json's stdout stays one document
+	WarnWeak(io.ErrOut, "curate "+m.Kind, m.Weak, m.Tasks) // stderr: --json's stdout stays one document
 	if asJSON {
-		return writeJSON(io.Out, m)
+		return WriteJSON(io.Out, m)
 	}
 	fmt.Fprintf(io.Out, "%d %s rows (%d tasks) -> %s (%s); manifest %s\n", m.Rows, m.Kind, m.Tasks, m.Out, m.Format, curate.ManifestPath(m.Out))
 	fmt.Fprintf(io.Out, "by source: %s\n", kv(m.BySource))

@@ -21,7 +21,7 @@ import (
 	"github.com/sqlgym/sqlgym/shopdb"
 )
 
-func newDBCmd(io IO) *cobra.Command {
+func NewDBCmd(io IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "db",
 		Short: "Create the built-in databases and show schemas",
@@ -74,7 +74,7 @@ overwritten unless --replace is given.`,
 	return cmd
 }
 
-type dbCreateResult struct {
+type DBCreateResult struct {
 	Name    string  `json:"name"`
 	Engine  string  `json:"engine"`
 	Target  string  `json:"target"`
@@ -92,13 +92,13 @@ func runDBCreate(ctx context.Context, io IO, opts dbCreateOptions) error {
 	}
 	stmts := shopdb.Statements()
 	start := time.Now()
-	res := dbCreateResult{Name: opts.Name, Engine: opts.Engine, Digest: shopdb.Digest(), Tables: shopdb.NumTables}
+	res := DBCreateResult{Name: opts.Name, Engine: opts.Engine, Digest: shopdb.Digest(), Tables: shopdb.NumTables}
 	switch opts.Engine {
 	case "sqlite", "duckdb":
 		if opts.Out == "" {
-			return usagef("--engine %s needs --out PATH", opts.Engine)
+			return Usagef("--engine %s needs --out PATH", opts.Engine)
 		}
-		if err := checkOutput("--out", opts.Out, opts.Replace); err != nil {
+		if err := CheckOutput("--out", opts.Out, opts.Replace); err != nil {
 			return err
 		}
 		// Built beside the target and renamed over it: a replaced database
@@ -116,7 +116,7 @@ func runDBCreate(ctx context.Context, io IO, opts dbCreateOptions) error {
 		res.Next = fmt.Sprintf("--db %s=%s:%s", res.Name, opts.Engine, opts.Out)
 	case "postgres":
 		if opts.DSN == "" {
-			return usagef("--engine postgres needs --dsn postgres://USER@HOST:PORT/DB")
+			return Usagef("--engine postgres needs --dsn postgres://USER@HOST:PORT/DB")
 		}
 		schema := opts.Schema
 		if schema == "" {
@@ -130,10 +130,10 @@ func runDBCreate(ctx context.Context, io IO, opts dbCreateOptions) error {
 			return fmt.Errorf("load into PostgreSQL schema %s: %w", schema, err)
 		}
 		res.Target = "schema " + schema
-		res.Next = fmt.Sprintf("--db %s=%s --pg-schema %s", res.Name, dsnWithoutPassword(opts.DSN), schema)
+		res.Next = fmt.Sprintf("--db %s=%s --pg-schema %s", res.Name, DSNWithoutPassword(opts.DSN), schema)
 	case "mysql":
 		if !strings.HasPrefix(opts.DSN, "mysql://") {
-			return usagef("--engine mysql needs --dsn mysql://USER:PASS@HOST:3306/ (an account that may create databases)")
+			return Usagef("--engine mysql needs --dsn mysql://USER:PASS@HOST:3306/ (an account that may create databases)")
 		}
 		db := opts.Schema
 		if db == "" {
@@ -147,13 +147,13 @@ func runDBCreate(ctx context.Context, io IO, opts dbCreateOptions) error {
 			return fmt.Errorf("load into MySQL database %s: %w", db, err)
 		}
 		res.Target = "database " + db
-		res.Next = fmt.Sprintf("--db %s=%s", res.Name, mysqlURLFor(opts.DSN, db))
+		res.Next = fmt.Sprintf("--db %s=%s", res.Name, MysqlURLFor(opts.DSN, db))
 	default:
-		return usagef("--engine %q: use sqlite, duckdb, postgres or mysql", opts.Engine)
+		return Usagef("--engine %q: use sqlite, duckdb, postgres or mysql", opts.Engine)
 	}
 	res.Seconds = time.Since(start).Seconds()
 	if opts.JSON {
-		return writeJSON(io.Out, res)
+		return WriteJSON(io.Out, res)
 	}
 	fmt.Fprintf(io.Out, "created %s (%s, %d tables) in %s in %.2fs\n", res.Name, res.Engine, res.Tables, res.Target, res.Seconds)
 	if opts.Engine == "mysql" {
@@ -172,7 +172,7 @@ type dbSchemaOptions struct {
 	Name    string
 	Samples int
 	JSON    bool
-	DB      dbFlags
+	DB      DBFlags
 }
 
 func newDBSchemaCmd(io IO) *cobra.Command {
@@ -195,7 +195,7 @@ it, with a few real values per column (--samples).`,
 	}
 	cmd.Flags().IntVar(&opts.Samples, "samples", 0, "show up to N real values per column")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the schema as JSON")
-	addDBFlags(cmd, &opts.DB)
+	AddDBFlags(cmd, &opts.DB)
 	return cmd
 }
 
@@ -204,7 +204,7 @@ func runDBSchema(ctx context.Context, io IO, opts dbSchemaOptions) error {
 		_, err := fmt.Fprint(io.Out, shopdb.Schema())
 		return err
 	}
-	cat, err := opts.DB.catalog()
+	cat, err := opts.DB.Catalog()
 	if err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func runDBSchema(ctx context.Context, io IO, opts dbSchemaOptions) error {
 			"database %s has no tables", opts.Name)
 	}
 	if opts.JSON {
-		return writeJSON(io.Out, s)
+		return WriteJSON(io.Out, s)
 	}
 	_, err = fmt.Fprint(io.Out, schema.Render(s, schema.Options{}))
 	return err

@@ -36,7 +36,7 @@ func TestDBCreateShopEveryEngine(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("sqlite: exit %d %s", code, errOut)
 	}
-	var res dbCreateResult
+	var res DBCreateResult
 	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Tables != 8 || res.Target != sq {
 		t.Fatalf("--json: %v %s", err, out)
 	}

@@ -10,13 +10,13 @@ import (
 	"github.com/sqlgym/sqlgym/schema"
 )
 
-// catalogFor builds the catalog and opens and checks every database the
+// CatalogFor builds the catalog and opens and checks every database the
 // tasks name (checkDatabases), so a missing --db, a file that is not a
 // database, an unreachable or refused server or an empty schema is one
 // clear error before any work starts, not a file of gold_errors or a
 // server that fails per request. The caller closes the catalog.
-func (f dbFlags) catalogFor(ctx context.Context, tasks []sqlgym.Task) (*catalog.Catalog, error) {
-	cat, err := f.catalog()
+func (f DBFlags) CatalogFor(ctx context.Context, tasks []sqlgym.Task) (*catalog.Catalog, error) {
+	cat, err := f.Catalog()
 	if err != nil {
 		return nil, err
 	}

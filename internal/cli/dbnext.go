@@ -2,11 +2,11 @@ package cli
 
 import "net/url"
 
-// dsnWithoutPassword is a postgres:// DSN as `db create` prints it for the
+// DSNWithoutPassword is a postgres:// DSN as `db create` prints it for the
 // next command: the password, if any, replaced by PASSWORD, so it is not
 // echoed to a terminal or a log. A DSN that does not parse as a URL is
 // shown as "DSN".
-func dsnWithoutPassword(dsn string) string {
+func DSNWithoutPassword(dsn string) string {
 	u, err := url.Parse(dsn)
 	if err != nil {
 		return "DSN"
@@ -17,9 +17,9 @@ func dsnWithoutPassword(dsn string) string {
 	return u.String()
 }
 
-// mysqlURLFor is the mysql:// URL of database db on the server of dsn,
+// MysqlURLFor is the mysql:// URL of database db on the server of dsn,
 // without the administrator's password: the reader's account goes there.
-func mysqlURLFor(dsn, db string) string {
+func MysqlURLFor(dsn, db string) string {
 	u, err := url.Parse(dsn)
 	if err != nil {
 		return "mysql://USER:PASS@HOST:3306/" + db

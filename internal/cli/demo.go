@@ -27,8 +27,8 @@ type demoOptions struct {
 	Agent       agentOptions
 }
 
-// demoJSON is demo --json: where the run went and what it scored.
-type demoJSON struct {
+// DemoJSON is demo --json: where the run went and what it scored.
+type DemoJSON struct {
 	Run         string              `json:"run"`
 	HTML        string              `json:"html"`
 	Summary     rundir.Summary      `json:"summary"`
@@ -54,7 +54,7 @@ sandbox, and when it fails or returns nothing tries the query with its
 literals spelt as the database spells them, or the next retrieved query,
 before it submits (see docs/agent.md).`
 
-func newDemoCmd(io IO) *cobra.Command {
+func NewDemoCmd(io IO) *cobra.Command {
 	var opts demoOptions
 	cmd := &cobra.Command{
 		Use:   "demo",
@@ -70,7 +70,7 @@ func newDemoCmd(io IO) *cobra.Command {
 			if err := opts.Agent.check(cmd); err != nil {
 				return err
 			}
-			return runDemo(cmd.Context(), io, opts, compareCommandLine(cmd))
+			return runDemo(cmd.Context(), io, opts, CompareCommandLine(cmd))
 		},
 	}
 	f := cmd.Flags()
@@ -85,10 +85,10 @@ func newDemoCmd(io IO) *cobra.Command {
 
 func runDemo(ctx context.Context, io IO, opts demoOptions, argv []string) error {
 	if opts.K < 1 {
-		return usagef("--k %d: at least 1", opts.K)
+		return Usagef("--k %d: at least 1", opts.K)
 	}
 	if opts.Temperature < 0 {
-		return usagef("--temperature %v: 0 or more", opts.Temperature)
+		return Usagef("--temperature %v: 0 or more", opts.Temperature)
 	}
 	out := opts.Out
 	if out == "" {
@@ -122,12 +122,12 @@ func runDemo(ctx context.Context, io IO, opts demoOptions, argv []string) error 
 
 	// The eval command itself runs the benchmark; its short summary is
 	// left out because the full report follows.
-	ev := evalOptions{
+	ev := EvalOptions{
 		Tasks: shopdb.Name, Split: sqlgym.SplitHoldout, Policy: "baseline",
-		K: opts.K, Temperature: opts.Temperature, Seed: opts.Seed, seedSet: true,
+		K: opts.K, Temperature: opts.Temperature, Seed: opts.Seed, SeedSet: true,
 		Out: out, Mode: "multiset", Concurrency: eval.DefaultConcurrency, Agent: opts.Agent,
 	}
-	if err := runEval(ctx, IO{In: io.In, Out: goio.Discard, ErrOut: io.ErrOut}, ev, argv); err != nil {
+	if err := RunEval(ctx, IO{In: io.In, Out: goio.Discard, ErrOut: io.ErrOut}, ev, argv); err != nil {
 		return err
 	}
 	run, err := loadRun(out)
@@ -135,11 +135,11 @@ func runDemo(ctx context.Context, io IO, opts demoOptions, argv []string) error 
 		return err
 	}
 	html := filepath.Join(out, "report.html")
-	if err := writeReportFile(html, func(w goio.Writer) error { return report.HTML(w, run) }); err != nil {
+	if err := WriteReportFile(html, func(w goio.Writer) error { return report.HTML(w, run) }); err != nil {
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(io.Out, demoJSON{Run: out, HTML: html, Summary: run.Summary, BrokenGolds: run.BrokenGolds()})
+		return WriteJSON(io.Out, DemoJSON{Run: out, HTML: html, Summary: run.Summary, BrokenGolds: run.BrokenGolds()})
 	}
 	if err := report.Text(io.Out, run); err != nil {
 		return err

@@ -28,7 +28,7 @@ import (
 	"github.com/sqlgym/sqlgym/verify"
 )
 
-type evalOptions struct {
+type EvalOptions struct {
 	Tasks          string
 	Split          string
 	Policy         string
@@ -48,16 +48,16 @@ type evalOptions struct {
 	Reward         string
 	PromptTemplate string
 	Schema         string
-	Linker         linkerFlags
+	Linker         LinkerFlags
 	Concurrency    int
 	JSON           bool
-	DB             dbFlags
+	DB             DBFlags
 	Agent          agentOptions
 	RetryFailed    string
 	Hint           string
 	Yes            bool
 
-	topPSet, seedSet bool
+	TopPSet, SeedSet bool
 }
 
 const evalLong = `Sample each task k times through a model server (any OpenAI-compatible
@@ -105,11 +105,11 @@ every table); --schema oracle shows the gold's own tables, a diagnostic upper
 bound that reports mark as such. The choice is in the manifest and the
 configuration hash. See docs/link.md.`
 
-func newEvalCmd(io IO) *cobra.Command { return evalCmd(io, new(evalOptions)) }
+func NewEvalCmd(io IO) *cobra.Command { return EvalCmd(io, new(EvalOptions)) }
 
-// evalCmd is eval with its flags bound to opts: round fills and renders
+// EvalCmd is eval with its flags bound to opts: round fills and renders
 // options through it (roundcmds.go).
-func evalCmd(io IO, opts *evalOptions) *cobra.Command {
+func EvalCmd(io IO, opts *EvalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval",
 		Short: "Benchmark a model: sample each task k times, verify, write a resumable run",
@@ -122,12 +122,12 @@ func evalCmd(io IO, opts *evalOptions) *cobra.Command {
   sqlgym eval --tasks tasks.jsonl --split train --policy baseline --retry-failed runs/base --hint shape --out runs/base-hint`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.topPSet = cmd.Flags().Changed("top-p")
-			opts.seedSet = cmd.Flags().Changed("seed")
+			opts.TopPSet = cmd.Flags().Changed("top-p")
+			opts.SeedSet = cmd.Flags().Changed("seed")
 			if err := opts.Agent.check(cmd); err != nil {
 				return err
 			}
-			return runEval(cmd.Context(), io, *opts, compareCommandLine(cmd))
+			return RunEval(cmd.Context(), io, *opts, CompareCommandLine(cmd))
 		},
 	}
 	f := cmd.Flags()
@@ -145,39 +145,39 @@ func evalCmd(io IO, opts *evalOptions) *cobra.Command {
 	f.StringArrayVar(&opts.Stop, "stop", nil, "stop sequence; repeatable")
 	f.StringVar(&opts.Extra, "extra", "", `JSON object merged into every request body, e.g. '{"top_k":20}'`)
 	f.StringVar(&opts.Out, "out", "", "run folder, e.g. runs/NAME")
-	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+modeNames())
-	f.StringVar(&opts.Order, "order", "", orderUsage)
+	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+ModeNames())
+	f.StringVar(&opts.Order, "order", "", OrderUsage)
 	f.StringVar(&opts.Reward, "reward", "", "reward overrides, e.g. correct=1,wrong=0")
 	f.StringVar(&opts.PromptTemplate, "prompt-template", "", "prompt template file (default: the built-in one)")
 	f.StringVar(&opts.RetryFailed, "retry-failed", "", "ask again only the tasks this run folder failed (no scored sample right)")
 	f.StringVar(&opts.Hint, "hint", "", "with --retry-failed: shape adds the expected result's column count and names and row count to each prompt")
 	f.StringVar(&opts.Schema, "schema", "full", "prompt schema: full, linked (sqlgym link's choice) or oracle (the gold's tables: a diagnostic, marked in reports)")
-	addLinkerFlags(cmd, &opts.Linker)
+	AddLinkerFlags(cmd, &opts.Linker)
 	f.IntVar(&opts.Concurrency, "concurrency", eval.DefaultConcurrency, "tasks sampled at once and model requests in flight")
 	f.BoolVar(&opts.JSON, "json", false, "print summary.json's content as JSON")
 	f.BoolVar(&opts.Yes, "yes", false, fmt.Sprintf("run more than %d samples (k x tasks) without refusing", maxEvalSamples))
-	addDBFlags(cmd, &opts.DB)
-	addVariantsFlag(cmd, &opts.DB)
+	AddDBFlags(cmd, &opts.DB)
+	AddVariantsFlag(cmd, &opts.DB)
 	addAgentFlags(cmd, &opts.Agent)
 	_ = cmd.MarkFlagRequired("tasks")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
 
-func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error {
-	mode, err := parseMode(opts.Mode)
+func RunEval(ctx context.Context, io IO, opts EvalOptions, argv []string) error {
+	mode, err := ParseMode(opts.Mode)
 	if err != nil {
 		return err
 	}
-	order, err := parseOrder(opts.Order, mode, false)
+	order, err := ParseOrder(opts.Order, mode, false)
 	if err != nil {
 		return err
 	}
 	if opts.K < 1 {
-		return usagef("--k %d: at least 1", opts.K)
+		return Usagef("--k %d: at least 1", opts.K)
 	}
 	if opts.Concurrency < 1 {
-		return usagef("--concurrency %d: at least 1", opts.Concurrency)
+		return Usagef("--concurrency %d: at least 1", opts.Concurrency)
 	}
 	rewards, err := verify.ParseRewards(opts.Reward)
 	if err != nil {
@@ -186,7 +186,7 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 	var extra map[string]any
 	if strings.TrimSpace(opts.Extra) != "" {
 		if err := json.Unmarshal([]byte(opts.Extra), &extra); err != nil || extra == nil {
-			return usagef(`--extra %q: not a JSON object (e.g. '{"top_k":20}')`, opts.Extra)
+			return Usagef(`--extra %q: not a JSON object (e.g. '{"top_k":20}')`, opts.Extra)
 		}
 	}
 	tmpl := prompt.Default()
@@ -195,7 +195,7 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 			return err
 		}
 	}
-	src, err := schemaSource(opts.Schema, opts.Linker)
+	src, err := SchemaSource(opts.Schema, opts.Linker)
 	if err != nil {
 		return err
 	}
@@ -219,17 +219,17 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 	if w := dataset.SharedGoldWarning(dataset.SharedGolds(all)); w != "" && opts.Split != sqlgym.SplitTrain {
 		fmt.Fprintf(io.ErrOut, "warning: %s: %s\n", opts.Tasks, w)
 	}
-	cat, err := opts.DB.catalogFor(ctx, tasks)
+	cat, err := opts.DB.CatalogFor(ctx, tasks)
 	if err != nil {
 		return err
 	}
 	defer cat.Close()
 
 	dec := rundir.Decoding{K: opts.K, Temperature: opts.Temperature, MaxTokens: opts.MaxTokens, Stop: opts.Stop, Extra: extra}
-	if opts.topPSet {
+	if opts.TopPSet {
 		dec.TopP = opts.TopP
 	}
-	if opts.seedSet {
+	if opts.SeedSet {
 		s := opts.Seed
 		dec.Seed = &s
 	}
@@ -239,7 +239,7 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 		DBs: cat, PostgresSchema: opts.DB.PGSchema, Decoding: dec,
 		Verify:   verify.Config{Mode: mode, Order: order, Rewards: rewards, Variants: opts.DB.Variants},
 		Template: tmpl, Schema: src, Concurrency: opts.Concurrency,
-		Version: bi.Version, GitCommit: buildCommit(),
+		Version: bi.Version, GitCommit: BuildCommit(),
 		Command: argv, Ledger: ledger.PathFor(opts.Out),
 		Progress: io.ErrOut, Hint: opts.Hint, RetryOf: opts.RetryFailed,
 	}
@@ -254,7 +254,7 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 			return err
 		}
 	default:
-		return usagef("--policy %q: openai or baseline", opts.Policy)
+		return Usagef("--policy %q: openai or baseline", opts.Policy)
 	}
 	if opts.Agent.On {
 		if err := agentSetup(ctx, &cfg, opts, cat); err != nil {
@@ -267,10 +267,10 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 		return err
 	}
 	if opts.JSON {
-		if err := writeJSON(io.Out, res.Summary); err != nil {
+		if err := WriteJSON(io.Out, res.Summary); err != nil {
 			return err
 		}
-	} else if err := printEvalSummary(io.Out, res); err != nil {
+	} else if err := PrintEvalSummary(io.Out, res); err != nil {
 		return err
 	}
 	if replicaStats != nil {
@@ -282,7 +282,7 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 		// --json lists them all.
 		if run, err := loadRun(res.Dir); err == nil {
 			broken = run.BrokenGolds()
-			printBroken(io.ErrOut, broken)
+			PrintBroken(io.ErrOut, broken)
 		}
 	}
 	if err := missingError(res); err != nil {
@@ -293,7 +293,7 @@ func runEval(ctx context.Context, io IO, opts evalOptions, argv []string) error 
 		judged += n
 	}
 	if res.Summary.Tasks == 0 && judged > 0 {
-		return nothingScored("eval", res.Summary.Outcomes[string(sqlgym.OutcomeGoldError)], res.Summary.Outcomes[string(sqlgym.OutcomeInfraError)], broken)
+		return NothingScored("eval", res.Summary.Outcomes[string(sqlgym.OutcomeGoldError)], res.Summary.Outcomes[string(sqlgym.OutcomeInfraError)], broken)
 	}
 	return nil
 }
@@ -313,9 +313,9 @@ func checkSampleBound(k, tasks int, yes bool) error {
 
 // openAIPolicy sets cfg's policy to the model server(s) of --base-url;
 // stats is the pool's per-replica counts (nil for one server).
-func openAIPolicy(ctx context.Context, cfg *eval.Config, opts evalOptions) (stats func() []model.ReplicaStats, err error) {
+func openAIPolicy(ctx context.Context, cfg *eval.Config, opts EvalOptions) (stats func() []model.ReplicaStats, err error) {
 	if len(opts.BaseURLs) == 0 {
-		return nil, usagef("--policy openai needs --base-url (e.g. http://127.0.0.1:8000/v1); --policy baseline needs no server")
+		return nil, Usagef("--policy openai needs --base-url (e.g. http://127.0.0.1:8000/v1); --policy baseline needs no server")
 	}
 	key, err := model.APIKeyFromEnv(opts.APIKeyEnv)
 	if err != nil {
@@ -332,7 +332,7 @@ func openAIPolicy(ctx context.Context, cfg *eval.Config, opts evalOptions) (stat
 		return nil, err
 	}
 	d := model.Decoding{Temperature: model.Float(opts.Temperature), MaxTokens: opts.MaxTokens, Stop: opts.Stop, Extra: cfg.Decoding.Extra}
-	if opts.topPSet {
+	if opts.TopPSet {
 		d.TopP = model.Float(opts.TopP)
 	}
 	cfg.Policy = model.NewOpenAIPolicy(client, opts.Model, d)
@@ -349,12 +349,12 @@ func openAIPolicy(ctx context.Context, cfg *eval.Config, opts evalOptions) (stat
 // learns from each database, to read lower-case value names in questions.
 const baselineValueSamples = 50
 
-func baselinePolicy(ctx context.Context, cfg *eval.Config, opts evalOptions, all []sqlgym.Task, cat *catalog.Catalog) error {
+func baselinePolicy(ctx context.Context, cfg *eval.Config, opts EvalOptions, all []sqlgym.Task, cat *catalog.Catalog) error {
 	if len(opts.BaseURLs) > 0 || opts.Model != "" {
-		return usagef("--policy baseline runs offline: leave out --base-url and --model")
+		return Usagef("--policy baseline runs offline: leave out --base-url and --model")
 	}
 	if opts.Temperature < 0 {
-		return usagef("--temperature %v: the baseline needs 0 or more", opts.Temperature)
+		return Usagef("--temperature %v: the baseline needs 0 or more", opts.Temperature)
 	}
 	values, err := knownValues(ctx, cat, cfg.Tasks)
 	if err != nil {
@@ -363,7 +363,7 @@ func baselinePolicy(ctx context.Context, cfg *eval.Config, opts evalOptions, all
 	// A negative seed still fixes the draws; the baseline's seed is unsigned.
 	p, err := baseline.New(all, baseline.Options{Temperature: opts.Temperature, Seed: uint64(opts.Seed), Values: values})
 	if err != nil {
-		return usagef("%w", err)
+		return Usagef("%w", err)
 	}
 	cfg.Policy, cfg.Positional = p, true
 	cfg.PolicyKind, cfg.Model = "baseline", baseline.PolicyName
@@ -407,7 +407,7 @@ func selectSplit(all []sqlgym.Task, split, path string) ([]sqlgym.Task, error) {
 		return all, nil
 	case sqlgym.SplitHoldout, sqlgym.SplitTrain:
 	default:
-		return nil, usagef("--split %q: holdout, train or all", split)
+		return nil, Usagef("--split %q: holdout, train or all", split)
 	}
 	var out []sqlgym.Task
 	marked := 0
@@ -429,7 +429,7 @@ func selectSplit(all []sqlgym.Task, split, path string) ([]sqlgym.Task, error) {
 	return out, nil
 }
 
-func printEvalSummary(w goio.Writer, res *eval.Result) error {
+func PrintEvalSummary(w goio.Writer, res *eval.Result) error {
 	s := res.Summary
 	fmt.Fprintf(w, "%s: %d tasks x k=%d", res.Dir, s.Tasks, s.K)
 	if res.Resumed {
@@ -480,7 +480,7 @@ func missingError(res *eval.Result) error {
 		return &sqlgym.UserError{Msg: msg, Hint: "first failure: " + res.FirstFailure}
 	}
 	msg := strings.Join(what, "; ") + ": run the same command again to fill them"
-	return incomplete(&sqlgym.UserError{Msg: msg, Hint: "first failure: " + res.FirstFailure})
+	return Incomplete(&sqlgym.UserError{Msg: msg, Hint: "first failure: " + res.FirstFailure})
 }
 
 // knownValues lists, per database of the tasks, the values the baseline

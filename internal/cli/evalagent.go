@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"fmt"
+
 	"github.com/sqlgym/sqlgym/agent"
 	"github.com/sqlgym/sqlgym/baseline"
 	"github.com/sqlgym/sqlgym/catalog"
@@ -36,19 +37,19 @@ func addAgentFlags(cmd *cobra.Command, o *agentOptions) {
 func (o agentOptions) check(cmd *cobra.Command) error {
 	if o.On {
 		if o.MaxTurns < 1 {
-			return usagef("--max-turns %d: at least 1", o.MaxTurns)
+			return Usagef("--max-turns %d: at least 1", o.MaxTurns)
 		}
 		if o.TokenBudget < 0 {
-			return usagef("--token-budget %d: 0 (none) or more", o.TokenBudget)
+			return Usagef("--token-budget %d: 0 (none) or more", o.TokenBudget)
 		}
 		if _, err := agent.ParseProtocol(o.Protocol); err != nil {
-			return usagef("--protocol %q: tools or text", o.Protocol)
+			return Usagef("--protocol %q: tools or text", o.Protocol)
 		}
 		return nil
 	}
 	for _, name := range []string{"max-turns", "protocol", "submit-last", "token-budget"} {
 		if cmd.Flags().Changed(name) {
-			return usagef("--%s needs --agent", name)
+			return Usagef("--%s needs --agent", name)
 		}
 	}
 	return nil
@@ -62,7 +63,7 @@ func (o agentOptions) config() agent.Config {
 // model server (or the baseline) becomes the actor of each episode, and
 // the protocol's own prompt template replaces the single-turn one unless
 // --prompt-template names one.
-func agentSetup(ctx context.Context, cfg *eval.Config, opts evalOptions, cat *catalog.Catalog) error {
+func agentSetup(ctx context.Context, cfg *eval.Config, opts EvalOptions, cat *catalog.Catalog) error {
 	ac := opts.Agent.config()
 	cfg.Agent = &ac
 	if opts.PromptTemplate == "" {
@@ -80,10 +81,10 @@ func agentSetup(ctx context.Context, cfg *eval.Config, opts evalOptions, cat *ca
 		// retry log and one set of per-replica counts for the run.
 		client := p.Client()
 		d := model.Decoding{Temperature: model.Float(opts.Temperature), MaxTokens: opts.MaxTokens, Stop: opts.Stop, Extra: cfg.Decoding.Extra}
-		if opts.topPSet {
+		if opts.TopPSet {
 			d.TopP = model.Float(opts.TopP)
 		}
-		if opts.seedSet {
+		if opts.SeedSet {
 			d.Seed = model.Int(opts.Seed)
 		}
 		cfg.Actor = &agent.ModelActor{Client: client, Label: opts.Model, Decoding: d}

@@ -10,14 +10,14 @@ import (
 // with scored samples and none right. Without the flag the tasks are kept
 // and a --hint is refused, since a hint on every task would measure
 // nothing the plain run does not.
-func retryTasks(tasks []sqlgym.Task, opts evalOptions) ([]sqlgym.Task, error) {
+func retryTasks(tasks []sqlgym.Task, opts EvalOptions) ([]sqlgym.Task, error) {
 	switch {
 	case opts.Hint != "" && opts.Hint != eval.HintShape:
-		return nil, usagef("--hint %q: the one hint is shape", opts.Hint)
+		return nil, Usagef("--hint %q: the one hint is shape", opts.Hint)
 	case opts.Hint != "" && opts.RetryFailed == "":
-		return nil, usagef("--hint needs --retry-failed RUN: hints are for asking again the tasks a run failed")
+		return nil, Usagef("--hint needs --retry-failed RUN: hints are for asking again the tasks a run failed")
 	case opts.Hint != "" && opts.Agent.On:
-		return nil, usagef("--hint is for single-turn runs: an agent can run queries and see the result's shape itself")
+		return nil, Usagef("--hint is for single-turn runs: an agent can run queries and see the result's shape itself")
 	case opts.RetryFailed == "":
 		return tasks, nil
 	}

@@ -38,9 +38,9 @@ type exitCodeDoc struct {
 	Meaning string
 }
 
-// exitCodes is the one table of exit codes: `sqlgym --help` prints it and
+// ExitCodes is the one table of exit codes: `sqlgym --help` prints it and
 // a test holds README.md's table to it.
-var exitCodes = []exitCodeDoc{
+var ExitCodes = []exitCodeDoc{
 	{ExitOK, "ok", ""},
 	{ExitError, "error", "the message says what is wrong, a `hint:` line how to fix it"},
 	{ExitUsage, "wrong usage", "an unknown command or flag, a wrong number of arguments, a required flag left out, a flag's value refused"},
@@ -50,11 +50,11 @@ var exitCodes = []exitCodeDoc{
 	{ExitInterrupted, "interrupted", "Ctrl-C (SIGINT) or SIGTERM; what was written so far is kept"},
 }
 
-// exitCodesHelp is the table as `sqlgym --help` prints it.
-func exitCodesHelp() string {
+// ExitCodesHelp is the table as `sqlgym --help` prints it.
+func ExitCodesHelp() string {
 	var b strings.Builder
 	b.WriteString("Exit codes:")
-	for _, c := range exitCodes {
+	for _, c := range ExitCodes {
 		fmt.Fprintf(&b, "\n  %-4d %s", c.Code, c.Name)
 		if c.Meaning != "" {
 			b.WriteString(": " + strings.ReplaceAll(c.Meaning, "`", ""))
@@ -70,8 +70,8 @@ type incompleteError struct{ err error }
 func (e incompleteError) Error() string { return e.err.Error() }
 func (e incompleteError) Unwrap() error { return e.err }
 
-// incomplete marks err as "incomplete, run again"; nil stays nil.
-func incomplete(err error) error {
+// Incomplete marks err as "incomplete, run again"; nil stays nil.
+func Incomplete(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -88,9 +88,9 @@ type ranError struct{ err error }
 func (e ranError) Error() string { return e.err.Error() }
 func (e ranError) Unwrap() error { return e.err }
 
-// markRuns wraps the run function of c and of every command below it so
+// MarkRuns wraps the run function of c and of every command below it so
 // their errors are ranErrors.
-func markRuns(c *cobra.Command) {
+func MarkRuns(c *cobra.Command) {
 	if run := c.RunE; run != nil {
 		c.RunE = func(cmd *cobra.Command, args []string) error {
 			if err := run(cmd, args); err != nil {
@@ -100,7 +100,7 @@ func markRuns(c *cobra.Command) {
 		}
 	}
 	for _, sub := range c.Commands() {
-		markRuns(sub)
+		MarkRuns(sub)
 	}
 }
 

@@ -24,7 +24,7 @@ func TestExitCodeTableIsTheOneInDocsAndHelp(t *testing.T) {
 		t.Errorf("docs/commands.md's exit-code table differs from the one in exitcode.go; paste this:\n%s", exitCodesMarkdown())
 	}
 	code, out, _ := run(t, "--help")
-	for _, c := range exitCodes {
+	for _, c := range ExitCodes {
 		want := "  " + strconv.Itoa(c.Code) + " "
 		if code != ExitOK || !strings.Contains(out, want) || !strings.Contains(out, c.Name) {
 			t.Errorf("--help lacks exit code %d %q", c.Code, c.Name)
@@ -39,7 +39,7 @@ var exitMention = regexp.MustCompile(`(?i)\bexit(?:s| code| status)? ([0-9]+)\b`
 // not have, and none says a failed criterion exits 0 or 1.
 func TestDocsNameOnlyTableExitCodes(t *testing.T) {
 	known := map[string]bool{}
-	for _, c := range exitCodes {
+	for _, c := range ExitCodes {
 		known[strconv.Itoa(c.Code)] = true
 	}
 	files, _ := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
@@ -96,7 +96,7 @@ func TestEvalOnALockedRunExitsEleven(t *testing.T) {
 func exitCodesMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| code | meaning |\n|---|---|\n")
-	for _, c := range exitCodes {
+	for _, c := range ExitCodes {
 		m := c.Name
 		if c.Meaning != "" {
 			m += ": " + c.Meaning

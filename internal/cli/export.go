@@ -17,7 +17,7 @@ import (
 	"github.com/sqlgym/sqlgym/shopdb"
 )
 
-type exportOptions struct {
+type ExportOptions struct {
 	Tasks          string
 	Band           string
 	Format         string
@@ -27,17 +27,17 @@ type exportOptions struct {
 	Split          string
 	PromptTemplate string
 	Schema         string
-	Linker         linkerFlags
+	Linker         LinkerFlags
 	Agent          bool
 	Protocol       string
 	JSON           bool
-	DB             dbFlags
+	DB             DBFlags
 }
 
-func newExportCmd(io IO) *cobra.Command { return exportCmd(io, new(exportOptions)) }
+func NewExportCmd(io IO) *cobra.Command { return ExportCmd(io, new(ExportOptions)) }
 
-// exportCmd is export with its flags bound to opts (see evalCmd).
-func exportCmd(io IO, opts *exportOptions) *cobra.Command {
+// ExportCmd is export with its flags bound to opts (see evalCmd).
+func ExportCmd(io IO, opts *ExportOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Write a training dataset for TRL, verl, SkyRL or NeMo-Gym",
@@ -85,7 +85,7 @@ apart. See docs/training.md.`,
   sqlgym export --tasks shop --format nemo-gym --out shop.nemo-gym.jsonl
   sqlgym export --tasks shop --agent --protocol tools --format nemo-gym --out agent.nemo-gym.jsonl`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runExport(cmd.Context(), io, *opts) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return RunExport(cmd.Context(), io, *opts) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL), or shop for the built-in set")
@@ -99,16 +99,16 @@ apart. See docs/training.md.`,
 	f.StringVar(&opts.Protocol, "protocol", "tools", "with --agent: the episode protocol, tools or text")
 	f.BoolVar(&opts.JSON, "json", false, "print the counts as JSON")
 	f.StringVar(&opts.Schema, "schema", "full", "prompt schema: full or linked (oracle is refused: see sqlgym link)")
-	addLinkerFlags(cmd, &opts.Linker)
-	addDBFlags(cmd, &opts.DB)
+	AddLinkerFlags(cmd, &opts.Linker)
+	AddDBFlags(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
 	_ = cmd.MarkFlagRequired("format")
-	addReplaceFlag(cmd, &opts.Replace)
+	AddReplaceFlag(cmd, &opts.Replace)
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
 
-type exportResult struct {
+type ExportResult struct {
 	Format       string `json:"format"`
 	Split        string `json:"split"`
 	Protocol     string `json:"protocol,omitempty"`
@@ -121,7 +121,7 @@ type exportResult struct {
 	Weak int `json:"weak"`
 }
 
-func runExport(ctx context.Context, io IO, opts exportOptions) error {
+func RunExport(ctx context.Context, io IO, opts ExportOptions) error {
 	protocol, err := exportProtocol(opts)
 	if err != nil {
 		return err
@@ -129,21 +129,21 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 	holdout := opts.Split == sqlgym.SplitHoldout
 	switch {
 	case opts.Split != sqlgym.SplitTrain && !holdout:
-		return usagef("--split %q: train (the training file) or holdout (the validation file)", opts.Split)
+		return Usagef("--split %q: train (the training file) or holdout (the validation file)", opts.Split)
 	case holdout && opts.IncludeHoldout:
-		return usagef("--split holdout writes only held-out tasks: drop --include-holdout")
+		return Usagef("--split holdout writes only held-out tasks: drop --include-holdout")
 	case holdout && opts.Band != "":
-		return usagef("--split holdout validates on every held-out task: drop --band (the band is made on the train split)")
+		return Usagef("--split holdout validates on every held-out task: drop --band (the band is made on the train split)")
 	}
-	inputs := append([]string{opts.Tasks, opts.PromptTemplate}, opts.DB.inputs()...)
-	if err := checkOutput("--out", opts.Out, opts.Replace, append(inputs, bandInputs(opts.Band)...)...); err != nil {
+	inputs := append([]string{opts.Tasks, opts.PromptTemplate}, opts.DB.Inputs()...)
+	if err := CheckOutput("--out", opts.Out, opts.Replace, append(inputs, BandInputs(opts.Band)...)...); err != nil {
 		return err
 	}
-	src, err := schemaSource(opts.Schema, opts.Linker)
+	src, err := SchemaSource(opts.Schema, opts.Linker)
 	if err != nil {
 		return err
 	}
-	if err := refuseOracle(src, "export"); err != nil {
+	if err := RefuseOracle(src, "export"); err != nil {
 		return err
 	}
 	tmpl := prompt.Default()
@@ -181,12 +181,12 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 	} else if tasks, held = dataset.Split(tasks, opts.IncludeHoldout); len(tasks) == 0 {
 		return sqlgym.Userf("check --tasks and --band (held-out tasks are skipped unless --include-holdout)", "nothing to export")
 	}
-	cat, err := opts.DB.catalogFor(ctx, tasks)
+	cat, err := opts.DB.CatalogFor(ctx, tasks)
 	if err != nil {
 		return err
 	}
 	defer cat.Close()
-	useEngineGolds(cat, tasks)
+	UseEngineGolds(cat, tasks)
 	var exs []dataset.Example
 	if opts.Agent {
 		op := agent.NewOpener(cat, nil, protocol)
@@ -212,11 +212,11 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 	if err != nil {
 		return err
 	}
-	res := exportResult{Format: opts.Format, Split: opts.Split, Protocol: string(protocol), Out: opts.Out, Examples: len(exs), HeldOutSkip: held, PromptHash: tmpl.Hash(), BandSelected: opts.Band != "",
-		Weak: countWeak(tasks)}
-	warnWeak(io.ErrOut, "export", res.Weak, len(tasks)) // stderr: --json's stdout stays one document
+	res := ExportResult{Format: opts.Format, Split: opts.Split, Protocol: string(protocol), Out: opts.Out, Examples: len(exs), HeldOutSkip: held, PromptHash: tmpl.Hash(), BandSelected: opts.Band != "",
+		Weak: CountWeak(tasks)}
+	WarnWeak(io.ErrOut, "export", res.Weak, len(tasks)) // stderr: --json's stdout stays one document
 	if opts.JSON {
-		return writeJSON(io.Out, res)
+		return WriteJSON(io.Out, res)
 	}
 	fmt.Fprintf(io.Out, "%d examples (%s) -> %s\n", res.Examples, res.Format, res.Out)
 	if held > 0 {
@@ -226,7 +226,7 @@ func runExport(ctx context.Context, io IO, opts exportOptions) error {
 }
 
 // bandSelection reads --band: a run folder, whose band is computed, or a
-// band file, read by the one task loader (so "shop" is the built-in set).
+// Band file, read by the one task loader (so "shop" is the built-in set).
 func bandSelection(path string, tasks []sqlgym.Task) ([]sqlgym.Task, error) {
 	if st, err := os.Stat(path); err != nil || !st.IsDir() {
 		band, lerr := shopdb.LoadTasks(path)
@@ -245,20 +245,20 @@ func bandSelection(path string, tasks []sqlgym.Task) ([]sqlgym.Task, error) {
 
 // exportProtocol checks --format, --agent and --protocol together: the
 // episode protocol of an agent-mode export, empty for a single-turn one.
-func exportProtocol(opts exportOptions) (agent.Protocol, error) {
+func exportProtocol(opts ExportOptions) (agent.Protocol, error) {
 	switch opts.Format {
 	case "trl", "verl", "skyrl", "nemo-gym":
 	default:
-		return "", usagef("--format %q: trl, verl, skyrl or nemo-gym", opts.Format)
+		return "", Usagef("--format %q: trl, verl, skyrl or nemo-gym", opts.Format)
 	}
 	if !opts.Agent {
 		if opts.Format == "skyrl" {
-			return "", usagef("--format skyrl is for multi-turn episodes: add --agent --protocol text")
+			return "", Usagef("--format skyrl is for multi-turn episodes: add --agent --protocol text")
 		}
 		return "", nil
 	}
 	if opts.PromptTemplate != "" {
-		return "", usagef("--prompt-template with --agent: the episode API opens with the built-in agent templates, and the exported prompt must be what it sends; drop --prompt-template")
+		return "", Usagef("--prompt-template with --agent: the episode API opens with the built-in agent templates, and the exported prompt must be what it sends; drop --prompt-template")
 	}
 	p, err := agent.ParseProtocol(opts.Protocol)
 	if err != nil {
@@ -266,9 +266,9 @@ func exportProtocol(opts exportOptions) (agent.Protocol, error) {
 	}
 	switch {
 	case opts.Format == "skyrl" && p != agent.ProtocolText:
-		return "", usagef("--format skyrl --agent: SkyRL environments read the model's text, so use --protocol text")
+		return "", Usagef("--format skyrl --agent: SkyRL environments read the model's text, so use --protocol text")
 	case opts.Format == "nemo-gym" && p != agent.ProtocolTools:
-		return "", usagef("--format nemo-gym --agent: NeMo-Gym's agents call tools on the resources server (sqlgym serve), so use --protocol tools")
+		return "", Usagef("--format nemo-gym --agent: NeMo-Gym's agents call tools on the resources server (sqlgym serve), so use --protocol tools")
 	}
 	return p, nil
 }

@@ -23,7 +23,7 @@ func TestExportAgentCommand(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var res exportResult
+	var res ExportResult
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil || res.Protocol != "tools" || res.Examples != 3 {
 		t.Fatalf("%s %v", stdout, err)
 	}

@@ -23,7 +23,7 @@ func TestExportHoldoutSplit(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var res exportResult
+	var res ExportResult
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil || res.Examples != 1 || res.Split != "holdout" {
 		t.Fatalf("%s %v", stdout, err)
 	}

@@ -141,7 +141,7 @@ func TestEvalSummaryWithNoOutcome(t *testing.T) {
 	var b strings.Builder
 	res := &eval.Result{Dir: "runs/x"}
 	res.Summary.K, res.Summary.Missing = 1, 4
-	if err := printEvalSummary(&b, res); err != nil {
+	if err := PrintEvalSummary(&b, res); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "outcomes: none; missing 4") {

@@ -19,7 +19,7 @@ type importOptions struct {
 	JSON    bool
 }
 
-func newImportCmd(io IO) *cobra.Command {
+func NewImportCmd(io IO) *cobra.Command {
 	var opts importOptions
 	cmd := &cobra.Command{
 		Use:   "import FORMAT SRC",
@@ -46,12 +46,12 @@ Then point verify or eval at the databases with --db-dir.`,
 	cmd.Flags().StringVar(&opts.Out, "out", "", "task file to write (JSONL)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	_ = cmd.MarkFlagRequired("out")
-	addReplaceFlag(cmd, &opts.Replace)
+	AddReplaceFlag(cmd, &opts.Replace)
 	return cmd
 }
 
 func runImport(io IO, opts importOptions) error {
-	if err := checkOutput("--out", opts.Out, opts.Replace, opts.Src); err != nil {
+	if err := CheckOutput("--out", opts.Out, opts.Replace, opts.Src); err != nil {
 		return err
 	}
 	tasks, rep, err := importer.Import(opts.Format, opts.Src)
@@ -62,7 +62,7 @@ func runImport(io IO, opts importOptions) error {
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(io.Out, rep)
+		return WriteJSON(io.Out, rep)
 	}
 	fmt.Fprintf(io.Out, "imported %d tasks over %d databases from %s -> %s\n", rep.Tasks, len(rep.Database), opts.Src, opts.Out)
 	var skipped []string

@@ -11,7 +11,6 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/link"
-	"github.com/sqlgym/sqlgym/prompt"
 	"github.com/sqlgym/sqlgym/shopdb"
 )
 
@@ -21,52 +20,8 @@ type linkOptions struct {
 	Schema string
 	Report bool
 	JSON   bool
-	DB     dbFlags
-	Linker linkerFlags
-}
-
-// linkerFlags are the linker's settings, shared by every command that
-// renders a prompt with --schema linked.
-type linkerFlags struct {
-	MinTables       int
-	MaxChars        int
-	NoValues        bool
-	ValuesPerColumn int
-	Keep            float64
-}
-
-func addLinkerFlags(cmd *cobra.Command, f *linkerFlags) {
-	cmd.Flags().IntVar(&f.MinTables, "link-min-tables", link.DefaultMinTables, "--schema linked: the fewest tables kept")
-	cmd.Flags().IntVar(&f.MaxChars, "link-max-chars", 0, "--schema linked: character budget of the schema text; whole tables are dropped past it (0: none)")
-	cmd.Flags().BoolVar(&f.NoValues, "link-no-values", false, "--schema linked: match names only, not column values (the ablation)")
-	cmd.Flags().Float64Var(&f.Keep, "link-keep", link.DefaultKeep, "--schema linked: share of the best table's score another table needs to be kept")
-	cmd.Flags().IntVar(&f.ValuesPerColumn, "link-values-per-column", link.DefaultValuesPerColumn, "--schema linked: distinct values indexed per text column")
-}
-
-func (f linkerFlags) options() link.Options {
-	return link.Options{MinTables: f.MinTables, MaxChars: f.MaxChars, NoValues: f.NoValues, ValuesPerColumn: f.ValuesPerColumn, Keep: f.Keep}
-}
-
-// schemaSource reads --schema into the source prompts are rendered from.
-func schemaSource(mode string, f linkerFlags) (*link.Source, error) {
-	m, err := link.ParseMode(mode)
-	if err != nil {
-		return nil, usagef("--schema: %w", err)
-	}
-	// Zero is each setting's default (callers such as demo set none).
-	if f.MinTables < 0 || f.MaxChars < 0 || f.ValuesPerColumn < 0 || f.Keep < 0 || f.Keep > 1 {
-		return nil, usagef("--link-min-tables, --link-values-per-column and --link-max-chars are 0 or more, --link-keep between 0 and 1")
-	}
-	return link.NewSource(m, f.options(), prompt.SchemaSamples), nil
-}
-
-// refuseOracle is the refusal of commands whose output trains a model.
-func refuseOracle(src *link.Source, what string) error {
-	if src != nil && src.Mode().Diagnostic() {
-		return sqlgym.Userf("use --schema full or --schema linked; oracle is for sqlgym link and eval diagnostics only",
-			"%s refuses --schema oracle: it shows exactly the gold's tables, so a model trained on it learns from the answer", what)
-	}
-	return nil
+	DB     DBFlags
+	Linker LinkerFlags
 }
 
 const linkLong = `Choose each task's schema as --schema linked would and measure the choice
@@ -93,7 +48,7 @@ terms. --report prints the summary and the misses only. --schema oracle measures
 their database's name) and its task file, to measure linking at scale.
 See docs/link.md.`
 
-func newLinkCmd(io IO) *cobra.Command {
+func NewLinkCmd(io IO) *cobra.Command {
 	var opts linkOptions
 	cmd := &cobra.Command{
 		Use:   "link",
@@ -112,20 +67,20 @@ func newLinkCmd(io IO) *cobra.Command {
 	f.StringVar(&opts.Schema, "schema", "linked", "what to measure: linked or oracle")
 	f.BoolVar(&opts.Report, "report", false, "print the summary and the tasks that missed a gold table only")
 	f.BoolVar(&opts.JSON, "json", false, "print JSON")
-	addDBFlags(cmd, &opts.DB)
-	addLinkerFlags(cmd, &opts.Linker)
+	AddDBFlags(cmd, &opts.DB)
+	AddLinkerFlags(cmd, &opts.Linker)
 	_ = cmd.MarkFlagRequired("tasks")
 	cmd.AddCommand(newLinkMergeCmd(io))
 	return cmd
 }
 
 func runLink(ctx context.Context, io IO, opts linkOptions) error {
-	src, err := schemaSource(opts.Schema, opts.Linker)
+	src, err := SchemaSource(opts.Schema, opts.Linker)
 	if err != nil {
 		return err
 	}
 	if src.Mode() == link.ModeFull {
-		return usagef("--schema full keeps every table: nothing to measure; give linked or oracle")
+		return Usagef("--schema full keeps every table: nothing to measure; give linked or oracle")
 	}
 	tasks, err := shopdb.LoadTasks(opts.Tasks)
 	if err != nil {
@@ -136,7 +91,7 @@ func runLink(ctx context.Context, io IO, opts linkOptions) error {
 			return err
 		}
 	}
-	cat, err := opts.DB.catalogFor(ctx, tasks)
+	cat, err := opts.DB.CatalogFor(ctx, tasks)
 	if err != nil {
 		return err
 	}
@@ -155,7 +110,7 @@ func runLink(ctx context.Context, io IO, opts linkOptions) error {
 		ev.Tasks = missed
 	}
 	if opts.JSON {
-		return writeJSON(io.Out, ev)
+		return WriteJSON(io.Out, ev)
 	}
 	return printLink(io.Out, ev)
 }

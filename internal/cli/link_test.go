@@ -154,7 +154,7 @@ func TestLinkMergeCommand(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("merge: exit %d %s", code, stderr)
 	}
-	var res linkMergeResult
+	var res LinkMergeResult
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil || res.Tables != 3 || res.Databases != 2 || res.Tasks != 2 {
 		t.Fatalf("%s %v", stdout, err)
 	}

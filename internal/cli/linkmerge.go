@@ -19,7 +19,7 @@ type linkMergeOptions struct {
 	Replace  bool
 	Name     string
 	JSON     bool
-	DB       dbFlags
+	DB       DBFlags
 }
 
 func newLinkMergeCmd(io IO) *cobra.Command {
@@ -45,15 +45,15 @@ schema linking is measured on (docs/link.md). --out must not exist.`,
 	f.StringVar(&opts.TasksOut, "tasks-out", "", "task file to write, on the merged database")
 	f.StringVar(&opts.Name, "name", "spider_wide", "the merged database's name in the task file")
 	f.BoolVar(&opts.JSON, "json", false, "print JSON")
-	addDBFlags(cmd, &opts.DB)
+	AddDBFlags(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
 	_ = cmd.MarkFlagRequired("out")
 	_ = cmd.MarkFlagRequired("tasks-out")
-	addReplaceFlag(cmd, &opts.Replace)
+	AddReplaceFlag(cmd, &opts.Replace)
 	return cmd
 }
 
-type linkMergeResult struct {
+type LinkMergeResult struct {
 	Databases int    `json:"databases"`
 	Tables    int    `json:"tables"`
 	Tasks     int    `json:"tasks"`
@@ -63,18 +63,18 @@ type linkMergeResult struct {
 }
 
 func runLinkMerge(ctx context.Context, io IO, opts linkMergeOptions) error {
-	inputs := append([]string{opts.Tasks}, opts.DB.inputs()...)
-	if err := checkOutput("--out", opts.Out, opts.Replace, inputs...); err != nil {
+	inputs := append([]string{opts.Tasks}, opts.DB.Inputs()...)
+	if err := CheckOutput("--out", opts.Out, opts.Replace, inputs...); err != nil {
 		return err
 	}
-	if err := checkOutput("--tasks-out", opts.TasksOut, opts.Replace, append(inputs, opts.Out)...); err != nil {
+	if err := CheckOutput("--tasks-out", opts.TasksOut, opts.Replace, append(inputs, opts.Out)...); err != nil {
 		return err
 	}
 	tasks, err := shopdb.LoadTasks(opts.Tasks)
 	if err != nil {
 		return err
 	}
-	cat, err := opts.DB.catalogFor(ctx, tasks)
+	cat, err := opts.DB.CatalogFor(ctx, tasks)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func runLinkMerge(ctx context.Context, io IO, opts linkMergeOptions) error {
 		return err
 	}
 	out := make([]sqlgym.Task, len(tasks))
-	res := linkMergeResult{Databases: len(names), Tasks: len(tasks), Out: opts.Out, TasksOut: opts.TasksOut, Name: opts.Name}
+	res := LinkMergeResult{Databases: len(names), Tasks: len(tasks), Out: opts.Out, TasksOut: opts.TasksOut, Name: opts.Name}
 	for _, s := range schemas {
 		res.Tables += len(s.Tables)
 	}
@@ -108,7 +108,7 @@ func runLinkMerge(ctx context.Context, io IO, opts linkMergeOptions) error {
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(io.Out, res)
+		return WriteJSON(io.Out, res)
 	}
 	_, err = fmt.Fprintf(io.Out, "merged %d databases (%d tables) -> %s; %d tasks -> %s\nuse: --db %s=sqlite:%s\n",
 		res.Databases, res.Tables, res.Out, res.Tasks, res.TasksOut, res.Name, res.Out)

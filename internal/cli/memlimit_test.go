@@ -32,7 +32,7 @@ func TestVerifyBoundsTheGoHeap(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	budget := verify.New(nil, nil, verify.Config{}).Config().Budget.Limit()
-	if got, want := debug.SetMemoryLimit(-1), goHeapLimit(budget); got != want {
+	if got, want := debug.SetMemoryLimit(-1), GoHeapLimit(budget); got != want {
 		t.Errorf("Go memory limit after verify: %d, want %d (twice the %d-byte budget plus 128 MiB)", got, want, budget)
 	}
 }

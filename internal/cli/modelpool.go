@@ -14,7 +14,7 @@ import (
 // first, a failing replica taken out for a while). replicas lists the
 // pool's URLs for the manifest, and stats reads the pool's per-replica
 // counts for the end-of-run lines; both are nil for one server.
-func modelClient(opts evalOptions, key string, onRetry func(model.Retry)) (client *model.Client, replicas []string, stats func() []model.ReplicaStats, err error) {
+func modelClient(opts EvalOptions, key string, onRetry func(model.Retry)) (client *model.Client, replicas []string, stats func() []model.ReplicaStats, err error) {
 	cfg := model.Config{BaseURL: firstOf(opts.BaseURLs), APIKey: key, Model: opts.Model, Concurrency: opts.Concurrency, OnRetry: onRetry}
 	if len(opts.BaseURLs) > 1 {
 		pool, err := model.NewPool(opts.BaseURLs, model.PoolOptions{})

@@ -18,17 +18,17 @@ import (
 // on with it is the point. The check runs before any work, so a refused
 // command has changed nothing.
 
-// addReplaceFlag adds --replace, the one way to let a command overwrite a
+// AddReplaceFlag adds --replace, the one way to let a command overwrite a
 // file that exists.
-func addReplaceFlag(cmd *cobra.Command, replace *bool) {
+func AddReplaceFlag(cmd *cobra.Command, replace *bool) {
 	cmd.Flags().BoolVar(replace, "replace", false, "overwrite the output file if it exists")
 }
 
-// checkOutput applies the output rule to the file flag (e.g. "--out")
-// names. inputs are the paths the command reads: files, or folders (an
+// CheckOutput applies the output rule to the file flag (e.g. "--out")
+// Names. inputs are the paths the command reads: files, or folders (an
 // output inside an input folder is refused when it exists, since it may
 // be one of the files read there). "" entries are ignored.
-func checkOutput(flag, out string, replace bool, inputs ...string) error {
+func CheckOutput(flag, out string, replace bool, inputs ...string) error {
 	if out == "" {
 		return nil
 	}
@@ -62,11 +62,11 @@ func checkOutput(flag, out string, replace bool, inputs ...string) error {
 	return nil
 }
 
-// checkOutputDir is checkOutput for a command that writes a folder of
+// CheckOutputDir is checkOutput for a command that writes a folder of
 // files (variants): the folder may neither be an input, nor hold one, nor
 // lie inside an input folder, whatever --replace says, since replacing
 // its contents would remove what the command reads.
-func checkOutputDir(flag, out string, inputs ...string) error {
+func CheckOutputDir(flag, out string, inputs ...string) error {
 	outPath := resolvePath(out)
 	for _, in := range inputs {
 		if in == "" {
@@ -102,27 +102,27 @@ func resolvePath(path string) string {
 	}
 }
 
-// runInputs are the files of a run folder a command reads; other files in
+// RunInputs are the files of a run folder a command reads; other files in
 // the folder (a report page written there) may be replaced.
-func runInputs(dir string) []string {
+func RunInputs(dir string) []string {
 	if dir == "" {
 		return nil
 	}
 	return []string{filepath.Join(dir, rundir.SamplesFile), filepath.Join(dir, rundir.ManifestFile), filepath.Join(dir, rundir.SummaryFile)}
 }
 
-// bandInputs are the files export --band reads: a run folder's or a band
+// BandInputs are the files export --band reads: a run folder's or a band
 // file.
-func bandInputs(band string) []string {
+func BandInputs(band string) []string {
 	if st, err := os.Stat(band); err == nil && st.IsDir() {
-		return runInputs(band)
+		return RunInputs(band)
 	}
 	return []string{band}
 }
 
-// inputs are the database files and folders the flags name: sqlite: and
+// Inputs are the database files and folders the flags name: sqlite: and
 // duckdb: paths, and --db-dir.
-func (f dbFlags) inputs() []string {
+func (f DBFlags) Inputs() []string {
 	var out []string
 	for _, r := range f.Refs {
 		_, url, ok := strings.Cut(r, "=")

@@ -167,10 +167,10 @@ func TestCheckOutputComparesPathsBeforeTheFileExists(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "runs", "a", "summary.json")
 	out := filepath.Join(dir, "runs", "b", "..", "a", "summary.json")
-	if err := checkOutput("--html", out, true, in); err == nil {
+	if err := CheckOutput("--html", out, true, in); err == nil {
 		t.Fatal("an output that is an input by another spelling was accepted")
 	}
-	if err := checkOutput("--html", filepath.Join(dir, "report.html"), false, in); err != nil {
+	if err := CheckOutput("--html", filepath.Join(dir, "report.html"), false, in); err != nil {
 		t.Fatalf("a fresh output was refused: %v", err)
 	}
 }

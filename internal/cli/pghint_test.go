@@ -42,7 +42,7 @@ func TestPostgresHintsNameTheSchema(t *testing.T) {
 	}
 
 	// db schema runs no model-written SQL: a superuser may read the
-	// catalog, with a note that eval and serve will refuse the role.
+	// Catalog, with a note that eval and serve will refuse the role.
 	code, out, errOut = run(t, "db", "schema", "shop", "--db", "shop="+super, "--pg-schema", "shop")
 	if code != ExitOK || !strings.Contains(out, "orders") || !strings.Contains(errOut, "note: ") || !strings.Contains(errOut, "reader-sql") {
 		t.Fatalf("db schema as the superuser: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)

@@ -18,7 +18,7 @@ type powerOptions struct {
 	JSON  bool
 }
 
-func newPowerCmd(io IO) *cobra.Command {
+func NewPowerCmd(io IO) *cobra.Command {
 	var opts powerOptions
 	var runs []string
 	cmd := &cobra.Command{
@@ -44,7 +44,7 @@ tighter than this, since task difficulty cancels. See docs/benchmark.md,
 			// A repeated --run kept only the last; two runs are a paired
 			// comparison, which compare measures.
 			if len(runs) != 1 {
-				return usagef("--run given %d times: power measures one run; for two runs of the same tasks, compare --base A --treat B gives the paired interval", len(runs))
+				return Usagef("--run given %d times: power measures one run; for two runs of the same tasks, compare --base A --treat B gives the paired interval", len(runs))
 			}
 			opts.Run = runs[0]
 			return runPower(io, opts)
@@ -59,8 +59,8 @@ tighter than this, since task difficulty cancels. See docs/benchmark.md,
 	return cmd
 }
 
-// powerJSON is power --json.
-type powerJSON struct {
+// PowerJSON is power --json.
+type PowerJSON struct {
 	Run string `json:"run"`
 	stats.Power
 	// CurrentBootstrapHalfWidth is half the run's own pass@1 interval.
@@ -87,9 +87,9 @@ func runPower(io IO, opts powerOptions) error {
 		return err
 	}
 	m := run.Summary.Metrics["pass@1"]
-	res := powerJSON{Run: opts.Run, Power: p, CurrentBootstrapHalfWidth: (m.CI[1] - m.CI[0]) / 2, Pass1: m.Value}
+	res := PowerJSON{Run: opts.Run, Power: p, CurrentBootstrapHalfWidth: (m.CI[1] - m.CI[0]) / 2, Pass1: m.Value}
 	if opts.JSON {
-		return writeJSON(io.Out, res)
+		return WriteJSON(io.Out, res)
 	}
 	pts := func(x float64) string { return fmt.Sprintf("+-%.1f points", 100*x) }
 	fmt.Fprintf(io.Out, "run %s: pass@1 %.1f%% over %d tasks, per-task sd %.3f\n", run.Name(), 100*m.Value, p.N, p.SD)
@@ -113,13 +113,13 @@ func parsePowerDelta(s string) (float64, error) {
 	num, percent := strings.CutSuffix(strings.TrimSpace(s), "%")
 	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
 	if err != nil {
-		return 0, usagef("--delta %q: want a fraction such as 0.03 or points such as 3%%", s)
+		return 0, Usagef("--delta %q: want a fraction such as 0.03 or points such as 3%%", s)
 	}
 	if percent {
 		v /= 100
 	}
 	if !(v > 0 && v < 1) {
-		return 0, usagef("--delta %q: the half-width must be between 0 and 1 (0.03, or 3%%)", s)
+		return 0, Usagef("--delta %q: the half-width must be between 0 and 1 (0.03, or 3%%)", s)
 	}
 	return v, nil
 }

@@ -22,7 +22,7 @@ type reportOptions struct {
 	Replace  bool
 }
 
-func newReportCmd(io IO) *cobra.Command {
+func NewReportCmd(io IO) *cobra.Command {
 	var opts reportOptions
 	cmd := &cobra.Command{
 		Use:   "report RUN",
@@ -53,13 +53,13 @@ asset) and prints its path. See docs/benchmark.md, "Reports".`,
 	f.BoolVar(&opts.Markdown, "md", false, "print Markdown instead of the terminal table")
 	f.BoolVar(&opts.JSON, "json", false, "print JSON")
 	cmd.MarkFlagsMutuallyExclusive("md", "json")
-	addReplaceFlag(cmd, &opts.Replace)
+	AddReplaceFlag(cmd, &opts.Replace)
 	return cmd
 }
 
-// reportJSON is report --json: the recomputed summary beside the run's
+// ReportJSON is report --json: the recomputed summary beside the run's
 // identity, the per-task counts and every failure.
-type reportJSON struct {
+type ReportJSON struct {
 	Run           string              `json:"run"`
 	Manifest      rundir.Manifest     `json:"manifest"`
 	Summary       rundir.Summary      `json:"summary"`
@@ -78,7 +78,7 @@ func runReport(io IO, dir string, opts reportOptions) error {
 	// A page report wrote before is its own derived file: rewriting it
 	// is what running report again means, so it needs no --replace.
 	replace := opts.Replace || ownReportPage(opts.HTML)
-	if err := checkOutput("--html", opts.HTML, replace, runInputs(dir)...); err != nil {
+	if err := CheckOutput("--html", opts.HTML, replace, RunInputs(dir)...); err != nil {
 		return err
 	}
 	run, err := loadRun(dir)
@@ -86,13 +86,13 @@ func runReport(io IO, dir string, opts reportOptions) error {
 		return err
 	}
 	if opts.HTML != "" {
-		if err := writeReportFile(opts.HTML, func(w goio.Writer) error { return report.HTML(w, run) }); err != nil {
+		if err := WriteReportFile(opts.HTML, func(w goio.Writer) error { return report.HTML(w, run) }); err != nil {
 			return err
 		}
 	}
 	switch {
 	case opts.JSON:
-		return writeJSON(io.Out, reportJSON{Run: dir, Manifest: run.Manifest, Summary: run.Summary,
+		return WriteJSON(io.Out, ReportJSON{Run: dir, Manifest: run.Manifest, Summary: run.Summary,
 			StoredSummary: run.Stored != nil, AbsentTasks: run.AbsentTasks, Notes: run.Notes,
 			Tasks: run.Tasks, Failures: run.Failures, Classes: run.Classes, Hint: run.Hint, BrokenGolds: run.BrokenGolds(), HTML: opts.HTML})
 	case opts.Markdown:
@@ -123,7 +123,7 @@ func loadRun(dir string) (*report.Run, error) {
 	return run, nil
 }
 
-// writeReportFile writes a page atomically, so a reader never sees half of
+// WriteReportFile writes a page atomically, so a reader never sees half of
 // one and a failed render leaves the old page in place.
 // ownReportPage reports whether the regular file at path is an HTML page
 // report wrote (report.IsReportHTML on its first bytes).
@@ -144,6 +144,6 @@ func ownReportPage(path string) bool {
 	return report.IsReportHTML(head[:n])
 }
 
-func writeReportFile(path string, render func(goio.Writer) error) error {
+func WriteReportFile(path string, render func(goio.Writer) error) error {
 	return atomicfile.Write(path, render)
 }

@@ -98,7 +98,7 @@ func TestReportCommandFormats(t *testing.T) {
 	}
 
 	code, out, _ = run(t, "report", dir, "--json")
-	var res reportJSON
+	var res ReportJSON
 	if code != ExitOK || json.Unmarshal([]byte(out), &res) != nil {
 		t.Fatalf("--json: exit %d\n%s", code, out)
 	}
@@ -301,7 +301,7 @@ func TestPowerCommand(t *testing.T) {
 	}
 	dir := rptWrite(t, t.TempDir(), "holdout", rptRun{k: 4, right: right})
 	code, out, errOut := run(t, "power", "--run", dir, "--delta", "0.035", "--json")
-	var p powerJSON
+	var p PowerJSON
 	if code != ExitOK || json.Unmarshal([]byte(out), &p) != nil {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}

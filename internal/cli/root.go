@@ -1,64 +1,11 @@
 package cli
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"syscall"
-
 	"github.com/spf13/cobra"
-
-	"github.com/sqlgym/sqlgym/engine/duckdb"
 )
-
-// Exit codes; exitCodes (exitcode.go) documents them all.
-const (
-	ExitOK    = 0
-	ExitError = 1
-	ExitUsage = 2
-)
-
-// IO is a command's standard streams.
-type IO struct {
-	In     io.Reader
-	Out    io.Writer
-	ErrOut io.Writer
-}
-
-// StdIO is the process's own streams.
-func StdIO() IO { return IO{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr} }
-
-// usageError marks an error in how a command was called (exit code 2).
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 // Main runs sqlgym with args and returns the process exit code.
 func Main(args []string, io IO) int { return Execute(NewRoot(io), args, io) }
-
-// Execute runs the command tree root with args, Ctrl-C and SIGTERM
-// cancelling its context, and returns the process exit code after
-// reporting an error on io.ErrOut. cmd/sqlgym-bench runs its own tree
-// through it, so both programs report errors and choose exit codes alike.
-func Execute(root *cobra.Command, args []string, io IO) int {
-	// A process the command started as a DuckDB worker becomes that here
-	// and never returns.
-	duckdb.MaybeServeWorker()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return ExitOK
-	}
-	return reportError(ctx, io.ErrOut, root.Name(), err)
-}
 
 const rootLong = `sqlgym makes a database the teacher of text-to-SQL models.
 
@@ -76,7 +23,7 @@ func NewRoot(io IO) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "sqlgym",
 		Short:         "Make a database the teacher of text-to-SQL models",
-		Long:          rootLong + "\n\n" + exitCodesHelp(),
+		Long:          rootLong + "\n\n" + ExitCodesHelp(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Example: `  sqlgym demo                                      # the whole loop offline
@@ -89,38 +36,29 @@ func NewRoot(io IO) *cobra.Command {
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return UsageError(err) })
 	root.AddCommand(
 		newVersionCmd(io),
-		newDBCmd(io),
-		newSplitCmd(io),
-		newVerifyCmd(io),
-		newEvalCmd(io),
-		newDemoCmd(io),
-		newImportCmd(io),
-		newReportCmd(io),
-		newCompareCmd(io),
-		newPowerCmd(io),
-		newAuthorCmd(io),
-		newScreenCmd(io),
-		newVariantsCmd(io),
-		newServeCmd(io),
-		newBandCmd(io),
-		newExportCmd(io),
-		newCurateCmd(io),
-		newLinkCmd(io),
-		newRoundCmd(io),
-		newRunsCmd(io),
+		NewDBCmd(io),
+		NewSplitCmd(io),
+		NewVerifyCmd(io),
+		NewEvalCmd(io),
+		NewDemoCmd(io),
+		NewImportCmd(io),
+		NewReportCmd(io),
+		NewCompareCmd(io),
+		NewPowerCmd(io),
+		NewAuthorCmd(io),
+		NewScreenCmd(io),
+		NewVariantsCmd(io),
+		NewServeCmd(io),
+		NewBandCmd(io),
+		NewExportCmd(io),
+		NewCurateCmd(io),
+		NewLinkCmd(io),
+		NewRoundCmd(io),
+		NewRunsCmd(io),
 	)
-	markRuns(root)
+	MarkRuns(root)
 	return root
-}
-
-// writeJSON writes v as indented JSON: the --json convention of every
-// command is one JSON document on stdout, nothing else there.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }

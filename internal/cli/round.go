@@ -40,7 +40,7 @@ step leaves a marker when done: a round killed at any step resumes there when
 run again, and a finished round makes the next call start the next round from
 the best checkpoint. Files go to rounds/NNN/ (see docs/rounds.md).`
 
-func newRoundCmd(io IO) *cobra.Command {
+func NewRoundCmd(io IO) *cobra.Command {
 	var opts roundOptions
 	cmd := &cobra.Command{
 		Use:   "round",
@@ -66,7 +66,7 @@ func newRoundCmd(io IO) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRoundStatus(io, opts) },
 	}
 	status.Flags().StringVar(&opts.HTML, "html", "", "also write the history as a self-contained HTML page")
-	addReplaceFlag(status, &opts.Replace)
+	AddReplaceFlag(status, &opts.Replace)
 	cmd.AddCommand(status)
 	return cmd
 }
@@ -106,7 +106,7 @@ func runRound(ctx context.Context, io IO, opts roundOptions) error {
 		return nil
 	}
 	if opts.JSON {
-		if werr := writeJSON(io.Out, d); werr != nil {
+		if werr := WriteJSON(io.Out, d); werr != nil {
 			return werr
 		}
 	} else {
@@ -131,16 +131,16 @@ func runRoundStatus(io IO, opts roundOptions) error {
 		return err
 	}
 	if opts.HTML != "" {
-		if err := checkOutput("--html", opts.HTML, opts.Replace, opts.Config); err != nil {
+		if err := CheckOutput("--html", opts.HTML, opts.Replace, opts.Config); err != nil {
 			return err
 		}
-		if err := writeReportFile(opts.HTML, h.WriteHTML); err != nil {
+		if err := WriteReportFile(opts.HTML, h.WriteHTML); err != nil {
 			return err
 		}
 		fmt.Fprintf(io.ErrOut, "wrote %s\n", opts.HTML) // stderr: --json's stdout stays one document
 	}
 	if opts.JSON {
-		return writeJSON(io.Out, h)
+		return WriteJSON(io.Out, h)
 	}
 	return h.WriteText(io.Out)
 }

@@ -28,17 +28,17 @@ func (c roundCommands) io() IO {
 	return IO{In: strings.NewReader(""), Out: goio.Discard, ErrOut: c.errOut}
 }
 
-func dbFlagsOf(d round.DBs) dbFlags {
-	return dbFlags{Refs: d.Refs, DBDir: d.DBDir, PGSchema: d.PGSchema}
+func dbFlagsOf(d round.DBs) DBFlags {
+	return DBFlags{Refs: d.Refs, DBDir: d.DBDir, PGSchema: d.PGSchema}
 }
 
 // The options of each step, from the command's defaults.
 
-func evalStepOptions(e round.EvalStep) evalOptions {
-	var o evalOptions
-	evalCmd(IO{}, &o)
+func evalStepOptions(e round.EvalStep) EvalOptions {
+	var o EvalOptions
+	EvalCmd(IO{}, &o)
 	o.Tasks, o.Split, o.Policy, o.BaseURLs, o.Model = e.Tasks, e.Split, "openai", []string{e.BaseURL}, e.Model
-	o.APIKeyEnv, o.K, o.Temperature, o.Seed, o.seedSet = e.APIKeyEnv, e.K, e.Temperature, e.Seed, true
+	o.APIKeyEnv, o.K, o.Temperature, o.Seed, o.SeedSet = e.APIKeyEnv, e.K, e.Temperature, e.Seed, true
 	o.Mode, o.Extra, o.Out, o.DB = e.Mode, e.Extra, e.Out, dbFlagsOf(e.DBs)
 	if e.MaxTokens > 0 {
 		o.MaxTokens = e.MaxTokens
@@ -49,59 +49,59 @@ func evalStepOptions(e round.EvalStep) evalOptions {
 	return o
 }
 
-func bandStepOptions(b round.BandStep) bandOptions {
-	var o bandOptions
-	bandCmd(IO{}, &o)
+func bandStepOptions(b round.BandStep) BandOptions {
+	var o BandOptions
+	BandCmd(IO{}, &o)
 	o.Tasks, o.Out, o.Replace = b.Tasks, b.Out, true
 	return o
 }
 
-func exportStepOptions(x round.ExportStep) exportOptions {
-	var o exportOptions
-	exportCmd(IO{}, &o)
+func exportStepOptions(x round.ExportStep) ExportOptions {
+	var o ExportOptions
+	ExportCmd(IO{}, &o)
 	o.Tasks, o.Band, o.Format, o.Out, o.Replace, o.DB = x.Tasks, x.Band, x.Format, x.Out, true, dbFlagsOf(x.DBs)
 	return o
 }
 
-func compareStepOptions(s round.CompareStep) compareOptions {
-	var o compareOptions
-	compareCmd(IO{}, &o)
+func compareStepOptions(s round.CompareStep) CompareOptions {
+	var o CompareOptions
+	CompareCmd(IO{}, &o)
 	o.Base, o.Treat = s.Base, s.Treat
 	return o
 }
 
-func serveStepOptions(s round.ServeStep) serveOptions {
-	var o serveOptions
-	serveCmd(IO{}, &o)
+func serveStepOptions(s round.ServeStep) ServeOptions {
+	var o ServeOptions
+	ServeCmd(IO{}, &o)
 	o.Tasks, o.Addr, o.DB = s.Tasks, "127.0.0.1:0", dbFlagsOf(s.DBs)
 	return o
 }
 
 func (c roundCommands) Eval(ctx context.Context, e round.EvalStep) error {
 	o := evalStepOptions(e)
-	return runEval(ctx, c.io(), o, o.args(evalPinned...))
+	return RunEval(ctx, c.io(), o, o.args(evalPinned...))
 }
 
 func (c roundCommands) Band(_ context.Context, b round.BandStep) (round.BandCounts, error) {
-	res, err := band(b.Run, bandStepOptions(b))
+	res, err := Band(b.Run, bandStepOptions(b))
 	return round.BandCounts{Tasks: res.Tasks, Band: res.Band}, err
 }
 
 func (c roundCommands) Export(ctx context.Context, x round.ExportStep) error {
-	return runExport(ctx, c.io(), exportStepOptions(x))
+	return RunExport(ctx, c.io(), exportStepOptions(x))
 }
 
 func (c roundCommands) Compare(_ context.Context, s round.CompareStep) (*report.Comparison, error) {
 	o := compareStepOptions(s)
-	return compareRuns(o, o.args())
+	return CompareRuns(o, o.args())
 }
 
 func (c roundCommands) Serve(ctx context.Context, s round.ServeStep, listening func(url string)) error {
 	o := serveStepOptions(s)
 	// --json as before: the one JSON line goes to the discarded stdout and
 	// the drain notice stays off the round's stderr.
-	o.JSON, o.listening = true, listening
-	return runServe(ctx, c.io(), o)
+	o.JSON, o.Listening = true, listening
+	return RunServe(ctx, c.io(), o)
 }
 
 func (c roundCommands) Line(step any) []string {
@@ -127,40 +127,40 @@ var evalPinned = []string{"policy", "k", "temperature", "seed", "mode"}
 // args methods: the command line a user would type for the options, from
 // the command's own flags (so a line always parses back to the options).
 
-func (o evalOptions) args(always ...string) []string {
-	var bound evalOptions
-	cmd := evalCmd(IO{}, &bound)
+func (o EvalOptions) args(always ...string) []string {
+	var bound EvalOptions
+	cmd := EvalCmd(IO{}, &bound)
 	bound = o
 	// A seed or top_p given is part of the line even at the flag's default.
-	cmd.Flags().Lookup("seed").Changed = o.seedSet
-	cmd.Flags().Lookup("top-p").Changed = o.topPSet
+	cmd.Flags().Lookup("seed").Changed = o.SeedSet
+	cmd.Flags().Lookup("top-p").Changed = o.TopPSet
 	return commandLine(cmd, nil, always...)
 }
 
-func (o bandOptions) args(run string) []string {
-	var bound bandOptions
-	cmd := bandCmd(IO{}, &bound)
+func (o BandOptions) args(run string) []string {
+	var bound BandOptions
+	cmd := BandCmd(IO{}, &bound)
 	bound = o
 	return commandLine(cmd, []string{run})
 }
 
-func (o exportOptions) args() []string {
-	var bound exportOptions
-	cmd := exportCmd(IO{}, &bound)
+func (o ExportOptions) args() []string {
+	var bound ExportOptions
+	cmd := ExportCmd(IO{}, &bound)
 	bound = o
 	return commandLine(cmd, nil)
 }
 
-func (o compareOptions) args() []string {
-	var bound compareOptions
-	cmd := compareCmd(IO{}, &bound)
+func (o CompareOptions) args() []string {
+	var bound CompareOptions
+	cmd := CompareCmd(IO{}, &bound)
 	bound = o
 	return commandLine(cmd, nil)
 }
 
-func (o serveOptions) args() []string {
-	var bound serveOptions
-	cmd := serveCmd(IO{}, &bound)
+func (o ServeOptions) args() []string {
+	var bound ServeOptions
+	cmd := ServeCmd(IO{}, &bound)
 	bound = o
 	return commandLine(cmd, nil)
 }

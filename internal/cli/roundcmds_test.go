@@ -32,11 +32,11 @@ func TestRoundStepLinesParseBackToTheirOptions(t *testing.T) {
 	e := round.EvalStep{Tasks: "t.jsonl", Split: "train", BaseURL: "http://h:8000/v1", Model: "m", APIKeyEnv: "KEY",
 		Extra: `{"top_k":20}`, Mode: "multiset", K: 4, Seed: 0, Temperature: 0.7, MaxTokens: 512, Out: "runs/r", DBs: dbs}
 	want := evalStepOptions(e)
-	var got evalOptions
-	cmd := evalCmd(IO{}, &got)
+	var got EvalOptions
+	cmd := EvalCmd(IO{}, &got)
 	line := rc.Line(e)
 	parseLine(t, cmd, line)
-	got.seedSet, got.topPSet = cmd.Flags().Changed("seed"), cmd.Flags().Changed("top-p")
+	got.SeedSet, got.TopPSet = cmd.Flags().Changed("seed"), cmd.Flags().Changed("top-p")
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("eval line %q parses to\n%+v\nwant\n%+v", line, got, want)
 	}
@@ -47,8 +47,8 @@ func TestRoundStepLinesParseBackToTheirOptions(t *testing.T) {
 	}
 
 	b := round.BandStep{Run: "rounds/001/rollout", Tasks: "t.jsonl", Out: "rounds/001/band.jsonl"}
-	var gotBand bandOptions
-	cmd = bandCmd(IO{}, &gotBand)
+	var gotBand BandOptions
+	cmd = BandCmd(IO{}, &gotBand)
 	if args := parseLine(t, cmd, rc.Line(b)); len(args) != 1 || args[0] != b.Run {
 		t.Errorf("band line %q: positional %q", rc.Line(b), args)
 	}
@@ -57,22 +57,22 @@ func TestRoundStepLinesParseBackToTheirOptions(t *testing.T) {
 	}
 
 	x := round.ExportStep{Tasks: "t.jsonl", Band: "band.jsonl", Format: "verl", Out: "train.parquet", DBs: dbs}
-	var gotExport exportOptions
-	parseLine(t, exportCmd(IO{}, &gotExport), rc.Line(x))
+	var gotExport ExportOptions
+	parseLine(t, ExportCmd(IO{}, &gotExport), rc.Line(x))
 	if want := exportStepOptions(x); !reflect.DeepEqual(gotExport, want) {
 		t.Errorf("export line parses to %+v, want %+v", gotExport, want)
 	}
 
 	c := round.CompareStep{Base: []string{"a/1", "a/2"}, Treat: []string{"b/1", "b/2"}}
-	var gotCompare compareOptions
-	parseLine(t, compareCmd(IO{}, &gotCompare), rc.Line(c))
+	var gotCompare CompareOptions
+	parseLine(t, CompareCmd(IO{}, &gotCompare), rc.Line(c))
 	if want := compareStepOptions(c); !reflect.DeepEqual(gotCompare, want) {
 		t.Errorf("compare line parses to %+v, want %+v", gotCompare, want)
 	}
 
 	s := round.ServeStep{Tasks: "band.jsonl", DBs: dbs}
-	var gotServe serveOptions
-	parseLine(t, serveCmd(IO{}, &gotServe), rc.Line(s))
+	var gotServe ServeOptions
+	parseLine(t, ServeCmd(IO{}, &gotServe), rc.Line(s))
 	if want := serveStepOptions(s); !reflect.DeepEqual(gotServe, want) || want.Addr != "127.0.0.1:0" {
 		t.Errorf("serve line parses to %+v, want %+v on a free loopback port", gotServe, want)
 	}

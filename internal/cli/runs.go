@@ -23,14 +23,14 @@ import (
 
 // Statuses of a listed run.
 const (
-	runComplete    = "complete"    // ended with every sample drawn
-	runIncomplete  = "incomplete"  // ended with samples missing: run the same command again
-	runInterrupted = "interrupted" // stopped before its end (Ctrl-C, a kill, a crash)
+	RunComplete    = "complete"    // ended with every sample drawn
+	RunIncomplete  = "incomplete"  // ended with samples missing: run the same command again
+	RunInterrupted = "interrupted" // stopped before its end (Ctrl-C, a kill, a crash)
 	runRunning     = "running"     // another process holds its lock now
 )
 
-// runRow is one run as `sqlgym runs` lists it.
-type runRow struct {
+// RunRow is one run as `sqlgym runs` lists it.
+type RunRow struct {
 	ID      string    `json:"id"`
 	Dir     string    `json:"dir"`
 	Started time.Time `json:"started"`
@@ -65,7 +65,7 @@ as 'sqlgym report', recomputed from the samples), and a status:
   interrupted  stopped before its end (Ctrl-C, a kill): run its command again
   running      another sqlgym process is writing it now`
 
-func newRunsCmd(io IO) *cobra.Command {
+func NewRunsCmd(io IO) *cobra.Command {
 	var opts runsOptions
 	cmd := &cobra.Command{
 		Use:   "runs [DIR]",
@@ -124,7 +124,7 @@ func runRuns(io IO, opts runsOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	var rows []runRow
+	var rows []RunRow
 	for _, d := range dirs {
 		rs, err := listRuns(d)
 		if err != nil {
@@ -134,9 +134,9 @@ func runRuns(io IO, opts runsOptions, args []string) error {
 	}
 	if opts.JSON {
 		if rows == nil {
-			rows = []runRow{}
+			rows = []RunRow{}
 		}
-		return writeJSON(io.Out, rows)
+		return WriteJSON(io.Out, rows)
 	}
 	if len(rows) == 0 {
 		fmt.Fprintf(io.ErrOut, "no runs in %s; 'sqlgym eval --out runs/NAME' or 'sqlgym demo' makes one\n", runsWhere(dirs))
@@ -155,7 +155,7 @@ func runsWhere(dirs []string) string {
 // listRuns lists the runs of one folder: the eval entries of its ledger
 // whose folder still exists, and every run folder in it (a run stopped
 // before its end is in no ledger), oldest first.
-func listRuns(dir string) ([]runRow, error) {
+func listRuns(dir string) ([]RunRow, error) {
 	seen := map[string]bool{}
 	var paths []string
 	add := func(p string) {
@@ -187,7 +187,7 @@ func listRuns(dir string) ([]runRow, error) {
 			add(filepath.Join(dir, de.Name()))
 		}
 	}
-	var rows []runRow
+	var rows []RunRow
 	for _, p := range paths {
 		r, err := runRowOf(p)
 		if err != nil {
@@ -200,13 +200,13 @@ func listRuns(dir string) ([]runRow, error) {
 }
 
 // runRowOf reads one run folder the way `sqlgym report` does.
-func runRowOf(dir string) (runRow, error) {
+func runRowOf(dir string) (RunRow, error) {
 	run, err := loadRun(dir)
 	if err != nil {
-		return runRow{}, err
+		return RunRow{}, err
 	}
 	m := run.Manifest
-	row := runRow{ID: run.Name(), Dir: dir, Started: m.Started, Model: m.Model, Tasks: m.TaskCount, K: m.Decoding.K,
+	row := RunRow{ID: run.Name(), Dir: dir, Started: m.Started, Model: m.Model, Tasks: m.TaskCount, K: m.Decoding.K,
 		Missing: run.Summary.Missing, Ended: m.Ended}
 	if row.Model == "" {
 		row.Model = m.Policy
@@ -225,14 +225,14 @@ func runStatus(dir string, m rundir.Manifest, run *report.Run) string {
 	}
 	switch {
 	case m.Ended == nil:
-		return runInterrupted
+		return RunInterrupted
 	case run.Summary.Missing > 0:
-		return runIncomplete
+		return RunIncomplete
 	}
-	return runComplete
+	return RunComplete
 }
 
-func printRuns(w goio.Writer, rows []runRow) error {
+func printRuns(w goio.Writer, rows []RunRow) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTARTED\tMODEL\tTASKS\tK\tPASS@1 [95% CI]\tSTATUS\tFOLDER")
 	for _, r := range rows {

@@ -12,13 +12,13 @@ import (
 	"github.com/sqlgym/sqlgym/rundir"
 )
 
-func runsJSON(t *testing.T, args ...string) []runRow {
+func runsJSON(t *testing.T, args ...string) []RunRow {
 	t.Helper()
 	code, out, errOut := run(t, append([]string{"runs", "--json"}, args...)...)
 	if code != ExitOK {
 		t.Fatalf("runs %v: exit %d: %s", args, code, errOut)
 	}
-	var rows []runRow
+	var rows []RunRow
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatalf("runs --json: %v\n%s", err, out)
 	}
@@ -40,7 +40,7 @@ func TestRunsListsTheDemoRunWithReportsPass1(t *testing.T) {
 	}
 	r := rows[0]
 	checkReportPass1(t, r)
-	if r.Status != runComplete || r.K != 2 || !strings.HasPrefix(r.ID, "demo-") {
+	if r.Status != RunComplete || r.K != 2 || !strings.HasPrefix(r.ID, "demo-") {
 		t.Errorf("row %+v", r)
 	}
 	code, out, _ := run(t, "runs")
@@ -80,7 +80,7 @@ func TestRunsStatuses(t *testing.T) {
 	for _, r := range runsJSON(t, dir) {
 		got[r.ID] = r.Status
 	}
-	want := map[string]string{"done": runComplete, "cut": runInterrupted, "short": runIncomplete}
+	want := map[string]string{"done": RunComplete, "cut": RunInterrupted, "short": RunIncomplete}
 	for id, st := range want {
 		if got[id] != st {
 			t.Errorf("%s: status %q, want %q (all: %v)", id, got[id], st, got)
@@ -95,10 +95,10 @@ func TestRunsStatuses(t *testing.T) {
 }
 
 // checkReportPass1 holds a listed run's pass@1 and interval to report's.
-func checkReportPass1(t *testing.T, r runRow) {
+func checkReportPass1(t *testing.T, r RunRow) {
 	t.Helper()
 	code, out, _ := run(t, "report", r.Dir, "--json")
-	var rep reportJSON
+	var rep ReportJSON
 	if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil {
 		t.Fatalf("report %s: exit %d", r.Dir, code)
 	}

@@ -39,7 +39,7 @@ func newRunsPruneCmd(io IO) *cobra.Command {
 
 func runRunsPrune(io IO, opts runsOptions, args []string) error {
 	if opts.Keep < 0 {
-		return usagef("--keep %d: 0 or more", opts.Keep)
+		return Usagef("--keep %d: 0 or more", opts.Keep)
 	}
 	dir := ""
 	if len(args) == 1 {
@@ -59,7 +59,7 @@ func runRunsPrune(io IO, opts runsOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	var demos []runRow
+	var demos []RunRow
 	for _, r := range rows {
 		if strings.HasPrefix(r.ID, "demo-") && filepath.Dir(r.Dir) == absOr(dir) && r.Status != runRunning {
 			demos = append(demos, r)

@@ -28,11 +28,11 @@ type screenOptions struct {
 	MaxPerKind   int
 	Timeout      time.Duration
 	JSON         bool
-	DB           dbFlags
+	DB           DBFlags
 	Replace      bool
 }
 
-func newScreenCmd(io IO) *cobra.Command {
+func NewScreenCmd(io IO) *cobra.Command {
 	var opts screenOptions
 	cmd := &cobra.Command{
 		Use:   "screen",
@@ -65,16 +65,16 @@ weak-task screen".`,
 	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL), or shop for the built-in shop task set")
 	f.StringVar(&opts.Out, "out", "", "write the screened tasks here (JSONL)")
 	f.BoolVar(&opts.DropWeak, "drop-weak", false, "leave weak tasks out of --out")
-	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+modeNames())
+	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+ModeNames())
 	f.BoolVar(&opts.KeepDistinct, "keep-distinct", false, "testsuite mode: keep DISTINCT (the official script removes it by default)")
 	f.StringVar(&opts.Kinds, "kinds", "", "mutant kinds, comma-separated (default all): "+kindNames())
 	f.IntVar(&opts.MaxPerKind, "max-per-kind", screen.DefaultMaxPerKind, "most mutants of one kind per gold")
 	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement on PostgreSQL and DuckDB (SQLite: its default step budget decides)")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
-	addDBFlags(cmd, &opts.DB)
-	addVariantsFlag(cmd, &opts.DB)
+	AddDBFlags(cmd, &opts.DB)
+	AddVariantsFlag(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
-	addReplaceFlag(cmd, &opts.Replace)
+	AddReplaceFlag(cmd, &opts.Replace)
 	return cmd
 }
 
@@ -173,25 +173,25 @@ func parseKinds(s string) ([]screen.Kind, error) {
 	for _, p := range strings.Split(s, ",") {
 		k, ok := screen.ParseKind(p)
 		if !ok {
-			return nil, usagef("--kinds: unknown kind %q (kinds: %s)", strings.TrimSpace(p), kindNames())
+			return nil, Usagef("--kinds: unknown kind %q (kinds: %s)", strings.TrimSpace(p), kindNames())
 		}
 		out = append(out, k)
 	}
 	return out, nil
 }
 
-// screenJSON is screen --json.
-type screenJSON struct {
+// ScreenJSON is screen --json.
+type ScreenJSON struct {
 	screen.Report
 	Out     string `json:"out,omitempty"`
 	Written int    `json:"written,omitempty"`
 }
 
 func runScreen(ctx context.Context, io IO, opts screenOptions) error {
-	if err := checkOutput("--out", opts.Out, opts.Replace, append([]string{opts.Tasks}, opts.DB.inputs()...)...); err != nil {
+	if err := CheckOutput("--out", opts.Out, opts.Replace, append([]string{opts.Tasks}, opts.DB.Inputs()...)...); err != nil {
 		return err
 	}
-	mode, err := parseMode(opts.Mode)
+	mode, err := ParseMode(opts.Mode)
 	if err != nil {
 		return err
 	}
@@ -200,13 +200,13 @@ func runScreen(ctx context.Context, io IO, opts screenOptions) error {
 		return err
 	}
 	if opts.DropWeak && opts.Out == "" {
-		return usagef("--drop-weak needs --out")
+		return Usagef("--drop-weak needs --out")
 	}
 	tasks, err := shopdb.LoadTasks(opts.Tasks)
 	if err != nil {
 		return err
 	}
-	cat, err := opts.DB.catalogFor(ctx, tasks)
+	cat, err := opts.DB.CatalogFor(ctx, tasks)
 	if err != nil {
 		return err
 	}
@@ -226,7 +226,7 @@ func runScreen(ctx context.Context, io IO, opts screenOptions) error {
 		}
 	}
 	start := time.Now()
-	rep, out, err := screen.Screen(ctx, v, tasks, screen.Options{Dialect: dialectOf(cat), Kinds: kinds, MaxPerKind: opts.MaxPerKind, Schemas: schemas,
+	rep, out, err := screen.Screen(ctx, v, tasks, screen.Options{Dialect: DialectOf(cat), Kinds: kinds, MaxPerKind: opts.MaxPerKind, Schemas: schemas,
 		Proofs: opts.DB.Variants,
 		Progress: func(done, total int) {
 			if total > 256 {
@@ -236,7 +236,7 @@ func runScreen(ctx context.Context, io IO, opts screenOptions) error {
 	if err != nil {
 		return err
 	}
-	res := screenJSON{Report: rep, Out: opts.Out}
+	res := ScreenJSON{Report: rep, Out: opts.Out}
 	if opts.Out != "" {
 		if opts.DropWeak {
 			out = screen.DropWeak(out)
@@ -247,7 +247,7 @@ func runScreen(ctx context.Context, io IO, opts screenOptions) error {
 		res.Written = len(out)
 	}
 	if opts.JSON {
-		err = writeJSON(io.Out, res)
+		err = WriteJSON(io.Out, res)
 	} else {
 		err = printScreen(io.Out, res, opts.DropWeak)
 	}
@@ -255,12 +255,12 @@ func runScreen(ctx context.Context, io IO, opts screenOptions) error {
 		return err
 	}
 	if rep.Screened == 0 && rep.Tasks > 0 && rep.NoMutants == 0 {
-		return nothingScored("screen", rep.GoldErrors, rep.InfraErrors, rep.Broken)
+		return NothingScored("screen", rep.GoldErrors, rep.InfraErrors, rep.Broken)
 	}
 	return nil
 }
 
-func printScreen(w goio.Writer, r screenJSON, dropped bool) error {
+func printScreen(w goio.Writer, r ScreenJSON, dropped bool) error {
 	fmt.Fprintf(w, "mode %s: %d weak of %d screened tasks (%.1f%%); %d mutants judged\n",
 		r.Mode, r.Weak, r.Screened, 100*r.WeakShare, r.Mutants)
 	if n := r.Tasks - r.Screened; n > 0 {
@@ -271,7 +271,7 @@ func printScreen(w goio.Writer, r screenJSON, dropped bool) error {
 		fmt.Fprintf(w, "equivalent: %d more tasks weak only by mutants proved equivalent to their gold (%d mutants), not counted weak\n",
 			r.Equivalent, r.EquivalentMutants)
 	}
-	printBroken(w, r.Broken)
+	PrintBroken(w, r.Broken)
 	fmt.Fprintf(w, "%-18s %7s %10s %11s %16s\n", "kind", "judged", "invisible", "weak tasks", "skipped by mode")
 	for _, k := range screen.Kinds {
 		t := r.Kinds[k]

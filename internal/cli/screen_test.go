@@ -45,7 +45,7 @@ func TestScreenCommand(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("--drop-weak: exit %d: %s", code, errOut)
 	}
-	var res screenJSON
+	var res ScreenJSON
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("--json: %v\n%s", err, stdout)
 	}
@@ -72,7 +72,7 @@ func TestScreenBuiltInShopTasks(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var res screenJSON
+	var res ScreenJSON
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestAuthorOpenAITeacherWithScreen(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var res authorResult
+	var res AuthorResult
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("--json: %v\n%s", err, stdout)
 	}

@@ -16,9 +16,9 @@ import (
 	"github.com/sqlgym/sqlgym/verify"
 )
 
-type serveOptions struct {
+type ServeOptions struct {
 	Schema         string
-	Linker         linkerFlags
+	Linker         LinkerFlags
 	Tasks          string
 	Addr           string
 	Mode           string
@@ -48,7 +48,7 @@ type serveOptions struct {
 	ReplicaID      string
 	UnreadyDelay   time.Duration
 	JSON           bool
-	DB             dbFlags
+	DB             DBFlags
 	// The episode API's bounds.
 	Protocol    string
 	MaxTurns    int
@@ -57,15 +57,15 @@ type serveOptions struct {
 	EpisodeTTL  time.Duration
 	MaxEpisodes int
 
-	// listening, when set, is told the URL once the server listens (round
+	// Listening, when set, is told the URL once the server listens (round
 	// starts serve in process for its trainer).
-	listening func(url string)
+	Listening func(url string)
 }
 
-func newServeCmd(io IO) *cobra.Command { return serveCmd(io, new(serveOptions)) }
+func NewServeCmd(io IO) *cobra.Command { return ServeCmd(io, new(ServeOptions)) }
 
-// serveCmd is serve with its flags bound to opts (see evalCmd).
-func serveCmd(io IO, opts *serveOptions) *cobra.Command {
+// ServeCmd is serve with its flags bound to opts (see evalCmd).
+func ServeCmd(io IO, opts *ServeOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve rewards to RL trainers over HTTP (TRL, verl, OpenRLHF)",
@@ -129,13 +129,13 @@ answers 404 naming it. See docs/deploy.md and docs/training.md.`,
   sqlgym serve --tasks shop --warm --eval-holdout       # validation on held-out tasks during training
   sqlgym serve --tasks shop --addr 0.0.0.0:8421 --replica-id node-3 --warm --unready-delay 5s`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), io, *opts) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return RunServe(cmd.Context(), io, *opts) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL), or shop for the built-in set")
 	f.StringVar(&opts.Addr, "addr", "127.0.0.1:8421", "address to listen on (port 0: any free port)")
-	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+modeNames())
-	f.StringVar(&opts.Order, "order", "", orderUsage)
+	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+ModeNames())
+	f.StringVar(&opts.Order, "order", "", OrderUsage)
 	f.StringVar(&opts.Reward, "reward", "", "reward overrides, e.g. correct=1,wrong=0.1,truncated=null")
 	f.BoolVar(&opts.Components, "components", false, "compute the reward components (rows, cells, cardinality, schema, executes, format, length) and return them beside each reward")
 	f.StringVar(&opts.RewardWeights, "reward-weights", "", "the reward as a weighted sum of components, e.g. outcome=1,rows=0.3,schema=0.2 (implies --components; default outcome=1)")
@@ -168,15 +168,15 @@ answers 404 naming it. See docs/deploy.md and docs/training.md.`,
 	f.DurationVar(&opts.EpisodeTTL, "episode-ttl", serve.DefaultEpisodeTTL, "episodes: idle time after which an episode is dropped")
 	f.IntVar(&opts.MaxEpisodes, "max-episodes", serve.DefaultMaxEpisodes, "episodes: open episodes at most (429 past it)")
 	f.StringVar(&opts.Schema, "schema", "full", "episodes: opening prompt's schema, full or linked (oracle is refused)")
-	addLinkerFlags(cmd, &opts.Linker)
-	addDBFlags(cmd, &opts.DB)
-	addVariantsFlag(cmd, &opts.DB)
+	AddLinkerFlags(cmd, &opts.Linker)
+	AddDBFlags(cmd, &opts.DB)
+	AddVariantsFlag(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
 	return cmd
 }
 
-// serveInfo is what serve prints once it listens.
-type serveInfo struct {
+// ServeInfo is what serve prints once it listens.
+type ServeInfo struct {
 	Addr    string            `json:"addr"`
 	URL     string            `json:"url"`
 	Tasks   int               `json:"tasks"`
@@ -191,15 +191,15 @@ type serveInfo struct {
 	Weak int `json:"weak"`
 }
 
-func runServe(ctx context.Context, io IO, opts serveOptions) error {
-	mode, err := parseMode(opts.Mode)
+func RunServe(ctx context.Context, io IO, opts ServeOptions) error {
+	mode, err := ParseMode(opts.Mode)
 	if err != nil {
 		return err
 	}
 	if opts.IncludeHoldout && opts.EvalHoldout {
-		return usagef("--include-holdout scores held-out tasks on every request: give it or --eval-holdout (validation only), not both")
+		return Usagef("--include-holdout scores held-out tasks on every request: give it or --eval-holdout (validation only), not both")
 	}
-	order, err := parseOrder(opts.Order, mode, false)
+	order, err := ParseOrder(opts.Order, mode, false)
 	if err != nil {
 		return err
 	}
@@ -213,29 +213,29 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	}
 	proto, err := agent.ParseProtocol(opts.Protocol)
 	if err != nil {
-		return usagef("--protocol %q: tools or text", opts.Protocol)
+		return Usagef("--protocol %q: tools or text", opts.Protocol)
 	}
 	if opts.MaxTurns < 1 || opts.TokenBudget < 0 || opts.MaxEpisodes < 1 {
-		return usagef("--max-turns and --max-episodes must be 1 or more, --token-budget 0 or more")
+		return Usagef("--max-turns and --max-episodes must be 1 or more, --token-budget 0 or more")
 	}
-	src, err := schemaSource(opts.Schema, opts.Linker)
+	src, err := SchemaSource(opts.Schema, opts.Linker)
 	if err != nil {
 		return err
 	}
-	if err := refuseOracle(src, "serve"); err != nil {
+	if err := RefuseOracle(src, "serve"); err != nil {
 		return err
 	}
 	replica := ""
 	if opts.ReplicaID != "" {
 		if replica, err = serve.ParseReplicaID(opts.ReplicaID); err != nil {
-			return usagef("--replica-id: %w", err)
+			return Usagef("--replica-id: %w", err)
 		}
 	}
 	tasks, err := shopdb.LoadTasks(opts.Tasks)
 	if err != nil {
 		return err
 	}
-	cat, err := opts.DB.catalogFor(ctx, tasks)
+	cat, err := opts.DB.CatalogFor(ctx, tasks)
 	if err != nil {
 		return err
 	}
@@ -266,9 +266,9 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(sctx, ln, opts.Drain) }()
 	train, held := countSplits(tasks)
-	info := serveInfo{Tasks: len(tasks), Train: train, Holdout: held, Mode: verify.Config{Mode: mode, Order: order, Variants: opts.DB.Variants}.ModeLabel(),
-		Rewards: rewards.String(), Replica: srv.Replica(), Weak: countWeak(tasks)}
-	warnWeak(io.ErrOut, "serve", info.Weak, len(tasks))
+	info := ServeInfo{Tasks: len(tasks), Train: train, Holdout: held, Mode: verify.Config{Mode: mode, Order: order, Variants: opts.DB.Variants}.ModeLabel(),
+		Rewards: rewards.String(), Replica: srv.Replica(), Weak: CountWeak(tasks)}
+	WarnWeak(io.ErrOut, "serve", info.Weak, len(tasks))
 	openErr, err := startUp(ctx, io, srv, opts, &info)
 	if err != nil {
 		stop()
@@ -283,8 +283,8 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 	info.Ready = openErr == nil
 	info.Addr = ln.Addr().String()
 	info.URL = "http://" + info.Addr
-	if opts.listening != nil {
-		opts.listening(info.URL)
+	if opts.Listening != nil {
+		opts.Listening(info.URL)
 	}
 	if opts.JSON {
 		b, _ := json.Marshal(info)
@@ -307,7 +307,7 @@ func runServe(ctx context.Context, io IO, opts serveOptions) error {
 // start: the server serves (its items get infra_error) and turns ready
 // once it opens. A warm-up that fails, or in which every gold fails, is
 // err.
-func startUp(ctx context.Context, io IO, srv *serve.Server, opts serveOptions, info *serveInfo) (openErr, err error) {
+func startUp(ctx context.Context, io IO, srv *serve.Server, opts ServeOptions, info *ServeInfo) (openErr, err error) {
 	if openErr = srv.OpenDatabases(ctx); openErr != nil {
 		fmt.Fprintf(io.ErrOut, "warning: %v\nhint: /readyz answers 503 until every task database opens (retried every 5s)\n", openErr)
 	}
@@ -328,12 +328,12 @@ func startUp(ctx context.Context, io IO, srv *serve.Server, opts serveOptions, i
 			fmt.Fprintf(io.ErrOut, "; %d golds do not match themselves: %v", n, head(rep.NotSelf, 5))
 		}
 		fmt.Fprintln(io.ErrOut)
-		printBroken(io.ErrOut, rep.Broken)
+		PrintBroken(io.ErrOut, rep.Broken)
 	}
 	if openErr == nil && rep.Tasks > 0 && len(rep.GoldErrors) == rep.Tasks {
 		// A server whose every reward would be null trains nothing:
 		// refuse to start rather than answer every request in vain.
-		return openErr, nothingScored("serve --warm", len(rep.GoldErrors), 0, rep.Broken)
+		return openErr, NothingScored("serve --warm", len(rep.GoldErrors), 0, rep.Broken)
 	}
 	return openErr, nil
 }
@@ -350,8 +350,8 @@ func probeGolds(ctx context.Context, io IO, srv *serve.Server, openErr error) er
 		return err
 	}
 	if rep.Tasks > 0 && len(rep.GoldErrors) == rep.Tasks {
-		printBroken(io.ErrOut, rep.Broken)
-		return nothingScored("serve", len(rep.GoldErrors), 0, rep.Broken)
+		PrintBroken(io.ErrOut, rep.Broken)
+		return NothingScored("serve", len(rep.GoldErrors), 0, rep.Broken)
 	}
 	return nil
 }

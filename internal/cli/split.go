@@ -22,7 +22,7 @@ type splitOptions struct {
 	Replace     bool
 }
 
-func newSplitCmd(io IO) *cobra.Command {
+func NewSplitCmd(io IO) *cobra.Command {
 	var opts splitOptions
 	cmd := &cobra.Command{
 		Use:   "split",
@@ -58,12 +58,12 @@ when the input's existing splits share a gold.`,
 	f.StringVar(&opts.GroupBy, "group-by", dataset.GroupGoldDB, "keep together tasks with the same: gold (on one database), sql (on any database), db, or none")
 	f.BoolVar(&opts.JSON, "json", false, "print JSON")
 	_ = cmd.MarkFlagRequired("tasks")
-	addReplaceFlag(cmd, &opts.Replace)
+	AddReplaceFlag(cmd, &opts.Replace)
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
 
-type splitResult struct {
+type SplitResult struct {
 	Tasks   int     `json:"tasks"`
 	Train   int     `json:"train"`
 	Holdout int     `json:"holdout"`
@@ -84,16 +84,16 @@ type splitResult struct {
 
 func runSplit(io IO, opts splitOptions) error {
 	if opts.HoldoutFrac < 0 || opts.HoldoutFrac > 1 {
-		return usagef("--holdout-frac %v: must be between 0 and 1", opts.HoldoutFrac)
+		return Usagef("--holdout-frac %v: must be between 0 and 1", opts.HoldoutFrac)
 	}
 	var groups []string
 	if opts.GroupBy != "none" {
 		var err error
 		if groups, err = dataset.SplitGroups(nil, opts.GroupBy); err != nil {
-			return usagef("--group-by %q: gold, sql, db or none", opts.GroupBy)
+			return Usagef("--group-by %q: gold, sql, db or none", opts.GroupBy)
 		}
 	}
-	if err := checkOutput("--out", opts.Out, opts.Replace, opts.Tasks); err != nil {
+	if err := CheckOutput("--out", opts.Out, opts.Replace, opts.Tasks); err != nil {
 		return err
 	}
 	tasks, err := shopdb.LoadTasks(opts.Tasks)
@@ -113,7 +113,7 @@ func runSplit(io IO, opts splitOptions) error {
 	}
 	train, hold := sqlgym.AssignSplitGroups(tasks, groups, opts.Salt, opts.HoldoutFrac)
 	after := dataset.SharedGolds(tasks)
-	res := splitResult{Tasks: len(tasks), Train: train, Holdout: hold, Frac: opts.HoldoutFrac, Salt: opts.Salt,
+	res := SplitResult{Tasks: len(tasks), Train: train, Holdout: hold, Frac: opts.HoldoutFrac, Salt: opts.Salt,
 		GroupBy: opts.GroupBy, Grouped: grouped(groups), Out: opts.Out,
 		SharedBefore: sharedHoldout(before), SharedAfter: sharedHoldout(after)}
 	for i, t := range tasks {
@@ -128,7 +128,7 @@ func runSplit(io IO, opts splitOptions) error {
 		fmt.Fprintf(io.ErrOut, "warning: %s: %s\n", opts.Out, w)
 	}
 	if opts.JSON {
-		return writeJSON(io.Out, res)
+		return WriteJSON(io.Out, res)
 	}
 	fmt.Fprintf(io.Out, "%d tasks: %d train, %d holdout -> %s\n", res.Tasks, res.Train, res.Holdout, res.Out)
 	_, err = fmt.Fprintf(io.Out, "grouped by %s: %d tasks share a group; %d tasks changed split; held-out tasks with a train twin: %d before, %d after\n",

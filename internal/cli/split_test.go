@@ -21,13 +21,13 @@ func TestSplitKeepsSpiderParaphrasesTogether(t *testing.T) {
 	if code, _, errOut := run(t, "import", "spider", filepath.Join(data, "spider_dev"), "--out", tasks); code != ExitOK {
 		t.Fatalf("import: exit %d: %s", code, errOut)
 	}
-	split := func(in, out string, args ...string) splitResult {
+	split := func(in, out string, args ...string) SplitResult {
 		t.Helper()
 		code, stdout, errOut := run(t, append([]string{"split", "--tasks", in, "--out", out, "--json"}, args...)...)
 		if code != ExitOK {
 			t.Fatalf("split %v: exit %d: %s", args, code, errOut)
 		}
-		var res splitResult
+		var res SplitResult
 		if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 			t.Fatal(err)
 		}

@@ -22,7 +22,7 @@ func TestBandFileMayBeTheBuiltInSet(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("export --band shop: exit %d: %s", code, errOut)
 	}
-	var res exportResult
+	var res ExportResult
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestAuthorScreenReadsItsOutput(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("author --screen: exit %d: %s", code, errOut)
 	}
-	var res authorResult
+	var res AuthorResult
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestScreenUsesTheEnginesGold(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("screen: exit %d: %s", code, errOut)
 	}
-	var res screenJSON
+	var res ScreenJSON
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func TestBandCommand(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var res bandResult
+	var res BandResult
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestExportCommand(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var res exportResult
+	var res ExportResult
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil || res.Examples != 2 {
 		t.Fatalf("%s %v", stdout, err)
 	}

@@ -41,10 +41,10 @@ type variantsOptions struct {
 	Shard       string
 	Verbose     bool
 	Progress    time.Duration
-	DB          dbFlags
+	DB          DBFlags
 }
 
-func newVariantsCmd(io IO) *cobra.Command {
+func NewVariantsCmd(io IO) *cobra.Command {
 	var opts variantsOptions
 	cmd := &cobra.Command{
 		Use:   "variants",
@@ -103,7 +103,7 @@ eval, serve and screen. See docs/authoring.md, "Variant databases".`,
 	f.IntVar(&opts.MaxVariants, "max-variants", 5, "most variants kept per database")
 	f.IntVar(&opts.Candidates, "candidates", 0, "variants built and screened per database, aimed and fuzzed (default 4 x --max-variants)")
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the candidates: the same seed, database and tasks give the same variants")
-	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode the mutants are judged under: "+modeNames())
+	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode the mutants are judged under: "+ModeNames())
 	f.IntVar(&opts.MaxPerKind, "max-per-kind", screen.DefaultMaxPerKind, "most mutants of one kind per gold")
 	f.BoolVar(&opts.Replace, "replace", false, "overwrite the variants of a database already in --out")
 	f.DurationVar(&opts.Timeout, "timeout", sqlgym.DefaultTimeout, "time limit per statement (SQLite: its default step budget decides)")
@@ -115,19 +115,19 @@ eval, serve and screen. See docs/authoring.md, "Variant databases".`,
 	f.StringVar(&opts.Shard, "shard", "", "I/N: vary only the I-th of N parts of the databases (0 <= I < N; one Kubernetes indexed Job or Ray task each), then merge with the same command without --shard (docs/deploy.md)")
 	f.BoolVar(&opts.Verbose, "verbose", false, "print the generator's traces (each trial) on stderr, not only the progress")
 	f.DurationVar(&opts.Progress, "progress", 30*time.Second, "how often the progress line names the current database's step (0: only when a database starts and ends)")
-	addDBFlags(cmd, &opts.DB)
+	AddDBFlags(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
 
 func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
-	mode, err := parseMode(opts.Mode)
+	mode, err := ParseMode(opts.Mode)
 	if err != nil {
 		return err
 	}
 	if opts.MaxVariants < 1 {
-		return usagef("--max-variants must be at least 1")
+		return Usagef("--max-variants must be at least 1")
 	}
 	shard := variants.Shard{I: 0, N: 1}
 	if opts.Shard != "" {
@@ -154,13 +154,13 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 	for _, n := range names {
 		tasks = append(tasks, byDB[n]...)
 	}
-	cat, err := opts.DB.catalogFor(ctx, tasks)
+	cat, err := opts.DB.CatalogFor(ctx, tasks)
 	if err != nil {
 		return err
 	}
 	defer cat.Close()
 	// Every database the tasks use, wherever --db or --db-dir put it.
-	inputs := append([]string{opts.Tasks}, opts.DB.inputs()...)
+	inputs := append([]string{opts.Tasks}, opts.DB.Inputs()...)
 	for _, name := range names {
 		if url, err := cat.Resolve(name); err == nil {
 			for _, scheme := range []string{"sqlite:", "duckdb:"} {
@@ -170,7 +170,7 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 			}
 		}
 	}
-	if err := checkOutputDir("--out", opts.Out, inputs...); err != nil {
+	if err := CheckOutputDir("--out", opts.Out, inputs...); err != nil {
 		return err
 	}
 	out, err := filepath.Abs(opts.Out)
@@ -275,14 +275,14 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 	if err := writeTaskFile(filepath.Join(out, "tasks.jsonl"), inTaskOrder(allTasks, after)); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(out, "manifest.json"), func(w goio.Writer) error { return writeJSON(w, rep) }); err != nil {
+	if err := atomicfile.Write(filepath.Join(out, "manifest.json"), func(w goio.Writer) error { return WriteJSON(w, rep) }); err != nil {
 		return err
 	}
 	if err := atomicfile.Write(filepath.Join(out, "report.md"), rep.WriteMarkdown); err != nil {
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(io.Out, rep)
+		return WriteJSON(io.Out, rep)
 	}
 	return rep.WriteText(io.Out)
 }

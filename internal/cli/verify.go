@@ -16,7 +16,6 @@ import (
 	"github.com/sqlgym/sqlgym/internal/atomicfile"
 	"github.com/sqlgym/sqlgym/shopdb"
 	"github.com/sqlgym/sqlgym/verify"
-	"github.com/sqlgym/sqlgym/verify/compare"
 )
 
 type verifyOptions struct {
@@ -33,10 +32,10 @@ type verifyOptions struct {
 	Out          string
 	Replace      bool
 	JSON         bool
-	DB           dbFlags
+	DB           DBFlags
 }
 
-func newVerifyCmd(io IO) *cobra.Command {
+func NewVerifyCmd(io IO) *cobra.Command {
 	var opts verifyOptions
 	cmd := &cobra.Command{
 		Use:   "verify",
@@ -67,8 +66,8 @@ results take stdout.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.Tasks, "tasks", "", "task file (JSONL), or shop for the built-in shop task set")
 	f.StringVar(&opts.Predictions, "predictions", "", "predictions file (JSONL)")
-	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+modeNames())
-	f.StringVar(&opts.Order, "order", "", orderUsage)
+	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+ModeNames())
+	f.StringVar(&opts.Order, "order", "", OrderUsage)
 	f.BoolVar(&opts.AllModes, "all-modes", false, "add every mode's verdict to each result")
 	f.BoolVar(&opts.KeepDistinct, "keep-distinct", false, "testsuite mode: keep DISTINCT (the official script removes it by default)")
 	f.StringVar(&opts.Reward, "reward", "", "reward overrides, e.g. correct=1,wrong=0.1,truncated=null")
@@ -77,20 +76,12 @@ results take stdout.`,
 	f.DurationVar(&opts.SafetyNet, "safety-net", 0, "SQLite with a step budget: wall-clock time after which a statement is stopped as infra_error, never scored (0: the default 300s)")
 	f.StringVar(&opts.Out, "out", "", "results file (JSONL)")
 	f.BoolVar(&opts.JSON, "json", false, "print the summary as JSON")
-	addDBFlags(cmd, &opts.DB)
-	addVariantsFlag(cmd, &opts.DB)
+	AddDBFlags(cmd, &opts.DB)
+	AddVariantsFlag(cmd, &opts.DB)
 	_ = cmd.MarkFlagRequired("tasks")
 	_ = cmd.MarkFlagRequired("predictions")
-	addReplaceFlag(cmd, &opts.Replace)
+	AddReplaceFlag(cmd, &opts.Replace)
 	return cmd
-}
-
-func modeNames() string {
-	var s []string
-	for _, m := range compare.Modes {
-		s = append(s, string(m))
-	}
-	return strings.Join(s, ", ")
 }
 
 // verifyChunk bounds how many answers are planned and deduplicated at once,
@@ -98,14 +89,14 @@ func modeNames() string {
 const verifyChunk = 2048
 
 func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
-	if err := checkOutput("--out", opts.Out, opts.Replace, append([]string{opts.Tasks, opts.Predictions}, opts.DB.inputs()...)...); err != nil {
+	if err := CheckOutput("--out", opts.Out, opts.Replace, append([]string{opts.Tasks, opts.Predictions}, opts.DB.Inputs()...)...); err != nil {
 		return err
 	}
-	mode, err := parseMode(opts.Mode)
+	mode, err := ParseMode(opts.Mode)
 	if err != nil {
 		return err
 	}
-	order, err := parseOrder(opts.Order, mode, opts.AllModes)
+	order, err := ParseOrder(opts.Order, mode, opts.AllModes)
 	if err != nil {
 		return err
 	}
@@ -141,7 +132,7 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 			needed = append(needed, t)
 		}
 	}
-	cat, err := opts.DB.catalogFor(ctx, needed)
+	cat, err := opts.DB.CatalogFor(ctx, needed)
 	if err != nil {
 		return err
 	}
@@ -151,7 +142,7 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 		Limits:   sqlgym.Limits{Timeout: opts.Timeout, VMSteps: opts.VMSteps, SafetyNet: opts.SafetyNet},
 		Failures: true,
 	})
-	boundGoHeap(v.Config().Budget.Limit())
+	BoundGoHeap(v.Config().Budget.Limit())
 
 	var all []verify.Result
 	summaryTo := io.Out
@@ -179,17 +170,17 @@ func runVerify(ctx context.Context, io IO, opts verifyOptions) error {
 	sum := verify.Summarize(all)
 	broken := verify.Broken(all)
 	if opts.JSON {
-		if err := writeJSON(summaryTo, verifyJSON{Summary: sum, BrokenGolds: broken}); err != nil {
+		if err := WriteJSON(summaryTo, verifyJSON{Summary: sum, BrokenGolds: broken}); err != nil {
 			return err
 		}
 	} else {
 		if err := printSummary(summaryTo, sum, v.Config().ModeLabel()); err != nil {
 			return err
 		}
-		printBroken(summaryTo, broken)
+		PrintBroken(summaryTo, broken)
 	}
 	if sum.Scored == 0 && sum.Total > 0 {
-		return nothingScored("verify", sum.Outcomes[sqlgym.OutcomeGoldError], sum.Outcomes[sqlgym.OutcomeInfraError], broken)
+		return NothingScored("verify", sum.Outcomes[sqlgym.OutcomeGoldError], sum.Outcomes[sqlgym.OutcomeInfraError], broken)
 	}
 	return nil
 }

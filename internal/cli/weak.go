@@ -8,10 +8,10 @@ import (
 	"github.com/sqlgym/sqlgym/screen"
 )
 
-// countWeak counts the tasks a screen marked weak: tasks whose database
+// CountWeak counts the tasks a screen marked weak: tasks whose database
 // cannot tell the gold from a near miss, so a wrong answer earns the
 // reward there.
-func countWeak(tasks []sqlgym.Task) int {
+func CountWeak(tasks []sqlgym.Task) int {
 	n := 0
 	for _, t := range tasks {
 		if screen.IsWeak(t) {
@@ -21,9 +21,9 @@ func countWeak(tasks []sqlgym.Task) int {
 	return n
 }
 
-// warnWeak says on w how many of the tasks going into training are weak,
+// WarnWeak says on w how many of the tasks going into training are weak,
 // and what to do about it; nothing when none is.
-func warnWeak(w goio.Writer, what string, weak, total int) {
+func WarnWeak(w goio.Writer, what string, weak, total int) {
 	if weak == 0 {
 		return
 	}

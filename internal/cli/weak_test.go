@@ -49,7 +49,7 @@ func TestExportAndCurateWarnOfWeakTasks(t *testing.T) {
 	tf, weak := weakShopTasks(t, 120)
 	out := filepath.Join(t.TempDir(), "train.jsonl")
 	code, stdout, stderr := run(t, "export", "--tasks", tf, "--format", "trl", "--out", out, "--json")
-	var res exportResult
+	var res ExportResult
 	if code != ExitOK || json.Unmarshal([]byte(stdout), &res) != nil {
 		t.Fatalf("export: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -92,7 +92,7 @@ func TestServeWarnsOfWeakTasks(t *testing.T) {
 		done <- root.ExecuteContext(ctx)
 		pw.Close()
 	}()
-	var info serveInfo
+	var info ServeInfo
 	if err := json.NewDecoder(pr).Decode(&info); err != nil {
 		t.Fatalf("serve --json: %v\n%s", err, errOut.String())
 	}
