@@ -37,10 +37,14 @@ var layers = [][]string{
 	{"variants", "eval", "serve", "dataset", "round", "variants/precision"},
 	// 8 workflows built on workflows.
 	{"curate", "serve/loadtest"},
-	// 9 the command tree, the measuring commands over it, then the
-	// programs (main packages).
-	{"internal/cli"},
-	{"internal/cmd/bench"},
+	// 9 the command tree (internal/cmd): the pieces every command uses,
+	// the command groups, round (which runs the groups' commands), the
+	// root that assembles sqlgym's tree, and the measuring commands; then
+	// the programs (main packages).
+	{"internal/cmd/cmdkit"},
+	{"internal/cmd/run", "internal/cmd/data", "internal/cmd/serve"},
+	{"internal/cmd/round"},
+	{"internal/cmd/root", "internal/cmd/bench"},
 	{"cmd/sqlgym", "cmd/sqlgym-bench", "cmd/sqlgym-precision", "variants/shopvariants", "shopdb/internal/gen/shopgen"},
 }
 
