@@ -225,7 +225,7 @@ func TestServerDownForOneTaskExitsThreeAndRerunFills(t *testing.T) {
 	out := filepath.Join(dir, "runs", "flaky")
 
 	r := runCLI(t, cache, evalArgs(taskFile, srv.BaseURL(), out)...)
-	// Exit 3: incomplete, run again (internal/cli/exitcode.go).
+	// Exit 3: incomplete, run again (internal/cmd/cmdkit/exitcode.go).
 	if r.code != 3 || !strings.Contains(r.stderr, "4 samples missing (model server failures): run the same command again to fill them") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
 )
 
-// The help of every sqlgym-bench command, pinned as internal/cli pins
+// The help of every sqlgym-bench command, pinned as internal/cmd/root pins
 // sqlgym's: -update (or SQLGYM_UPDATE_GOLDEN=1) rewrites testdata/help.
 var updateGolden = flag.Bool("update", false, "rewrite testdata/help/*.golden from the current output")
 

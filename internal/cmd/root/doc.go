@@ -1,4 +1,5 @@
-// Package cli holds sqlgym's cobra commands, one file each. Every command has
-// an options struct and a run function that takes its IO streams, so tests
-// drive commands in-process and assert on stdout and stderr.
+// Package root assembles sqlgym's command tree (NewRoot, Main) from the
+// command groups (run, data, serve, round) and holds the version command.
+// Its tests drive the whole tree in-process through Main, as a user would,
+// and pin every command's --help and --json in testdata.
 package root
