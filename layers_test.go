@@ -27,7 +27,7 @@ var layers = [][]string{
 	{"engine/sqlite", "engine/duckdb", "engine/postgres", "engine/mysql", "engine/enginetest", "rundir", "model", "importer", "eval/evaltest"},
 	// 4 services over one engine or file: the engine registry, schema
 	// linking, the ledger, the baseline policy, task synthesis.
-	{"engine", "link", "ledger", "baseline", "author"},
+	{"engine", "link", "ledger", "baseline", "author", "engine/duckdb/duckdbtest"},
 	// 5 the judge, where databases come from, and the one prompt
 	// renderer (a task's prompt on its full or linked schema).
 	{"verify", "catalog", "prompt"},
