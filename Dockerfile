@@ -21,7 +21,7 @@ ARG COMMIT=
 # (.dockerignore), so the toolchain cannot record the commit itself.
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
     CGO_ENABLED=1 go build -trimpath -buildvcs=false \
-      -ldflags "-s -w -X github.com/sqlgym/sqlgym/internal/cli.Version=${VERSION} -X github.com/sqlgym/sqlgym/internal/cli.Commit=${COMMIT}" \
+      -ldflags "-s -w -X github.com/sqlgym/sqlgym/internal/cmd/cmdkit.Version=${VERSION} -X github.com/sqlgym/sqlgym/internal/cmd/cmdkit.Commit=${COMMIT}" \
       -o /out/sqlgym ./cmd/sqlgym
 
 FROM debian:bookworm-slim

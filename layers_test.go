@@ -22,12 +22,12 @@ var layers = [][]string{
 	// 2 pure logic on the domain: SQL text, schema text, constraints,
 	// comparison, extraction, failure classes, the built-in data.
 	{"schema", "sqltext", "constraints", "verify/compare", "shopdb"},
-	{"failure", "verify/extract", "author/goldfilter"},
+	{"failure", "verify/extract", "author/goldfilter", "chatwire"},
 	// 3 one engine, one file format, one model client each.
 	{"engine/sqlite", "engine/duckdb", "engine/postgres", "engine/mysql", "engine/enginetest", "rundir", "model", "importer", "eval/evaltest"},
 	// 4 services over one engine or file: the engine registry, schema
 	// linking, the ledger, the baseline policy, task synthesis.
-	{"engine", "link", "ledger", "baseline", "author"},
+	{"engine", "link", "ledger", "baseline", "author", "engine/duckdb/duckdbtest"},
 	// 5 the judge, where databases come from, and the one prompt
 	// renderer (a task's prompt on its full or linked schema).
 	{"verify", "catalog", "prompt"},
@@ -37,10 +37,14 @@ var layers = [][]string{
 	{"variants", "eval", "serve", "dataset", "round", "variants/precision"},
 	// 8 workflows built on workflows.
 	{"curate", "serve/loadtest"},
-	// 9 the command tree, the measuring commands over it, then the
-	// programs (main packages).
-	{"internal/cli"},
-	{"internal/cmd/bench"},
+	// 9 the command tree (internal/cmd): the pieces every command uses,
+	// the command groups, round (which runs the groups' commands), the
+	// root that assembles sqlgym's tree, and the measuring commands; then
+	// the programs (main packages).
+	{"internal/cmd/cmdkit"},
+	{"internal/cmd/run", "internal/cmd/data", "internal/cmd/serve"},
+	{"internal/cmd/round"},
+	{"internal/cmd/root", "internal/cmd/bench"},
 	{"cmd/sqlgym", "cmd/sqlgym-bench", "cmd/sqlgym-precision", "variants/shopvariants", "shopdb/internal/gen/shopgen"},
 }
 

@@ -14,8 +14,8 @@ import (
 
 // errorConstructors are the calls that build an error from a format:
 // fmt.Errorf, Userf (which keeps what its format wraps) and the command
-// tree's usagef. The index is that of the format argument.
-var errorConstructors = map[string]int{"Errorf": 0, "Userf": 1, "usagef": 0}
+// tree's Usagef (cmdkit). The index is that of the format argument.
+var errorConstructors = map[string]int{"Errorf": 0, "Userf": 1, "Usagef": 0}
 
 // flattenAllowed lists the calls that format an error with a verb other
 // than %w on purpose, by file and the call's format, with the reason.
@@ -39,7 +39,7 @@ var flattenAllowed = map[string]string{
 var causeName = regexp.MustCompile(`(^|\.)(err|Err|[a-z]\w*Err|err[A-Z]\w*|[a-z]err)(\(\))?$`)
 
 // TestErrorsKeepTheirCause scans every Go file of the module for an error
-// built with fmt.Errorf, Userf or usagef whose cause is formatted with %v,
+// built with fmt.Errorf, Userf or Usagef whose cause is formatted with %v,
 // %s or %q instead of %w: the text survives but errors.Is and errors.As
 // no longer see the cause (a missing file stops being fs.ErrNotExist).
 func TestErrorsKeepTheirCause(t *testing.T) {

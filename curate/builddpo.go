@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/chatwire"
 	"github.com/sqlgym/sqlgym/screen"
 )
 
@@ -53,8 +54,8 @@ func BuildDPO(ctx context.Context, env *Env, runs []*Run, tasks []sqlgym.Task, o
 		t := &stats[p.Index]
 		rows = append(rows, DPORow{
 			Prompt:   promptMessages(exs[t.Task.ID].Prompt),
-			Chosen:   []Message{{Role: "assistant", Content: Answer(p.Chosen)}},
-			Rejected: []Message{{Role: "assistant", Content: Answer(p.Rejected)}},
+			Chosen:   []chatwire.Message{{Role: "assistant", Content: Answer(p.Chosen)}},
+			Rejected: []chatwire.Message{{Role: "assistant", Content: Answer(p.Rejected)}},
 			TaskID:   t.Task.ID, DB: t.Task.DB, Source: p.Source, RejectedClass: string(p.RejectedClass),
 		})
 		m.BySource[p.Source]++

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/chatwire"
 	"github.com/sqlgym/sqlgym/screen"
 )
 
@@ -73,7 +74,7 @@ func BuildSFT(ctx context.Context, env *Env, runs []*Run, tasks []sqlgym.Task, o
 		if o.Agent {
 			msgs = append(msgs, episodeMessages(t.Episodes[p.Episode].Turns)...)
 		} else {
-			msgs = append(msgs, Message{Role: "assistant", Content: Answer(p.Target)})
+			msgs = append(msgs, chatwire.Message{Role: "assistant", Content: Answer(p.Target)})
 		}
 		row := SFTRow{Messages: msgs, TaskID: t.Task.ID, DB: t.Task.DB, Reason: p.Reason, Source: string(p.Source), Class: string(p.Class)}
 		if o.Agent {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/chatwire"
 	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/rundir"
 )
@@ -37,42 +38,16 @@ func ParseFormat(kind, f string) (string, error) {
 	return "", sqlgym.Userf("use --format trl, openai or verl (verl: sft only)", "--format %q: unknown", f)
 }
 
-// Message is one chat message of a written example. Tool calls and tool
-// results appear only in agent examples.
-type Message struct {
-	Role       string     `json:"role" parquet:"role"`
-	Content    string     `json:"content" parquet:"content"`
-	ToolCalls  []ToolCall `json:"tool_calls,omitempty" parquet:"-"`
-	ToolCallID string     `json:"tool_call_id,omitempty" parquet:"-"`
-	Name       string     `json:"name,omitempty" parquet:"-"`
-}
-
-// ToolCall is an assistant's call in the OpenAI chat layout, which the
-// Hugging Face chat templates TRL applies read too.
-type ToolCall struct {
-	ID       string       `json:"id,omitempty"`
-	Type     string       `json:"type"`
-	Function FunctionCall `json:"function"`
-}
-
-// FunctionCall is a tool call's name and arguments. Arguments stay the
-// JSON object the model wrote, so chat templates that iterate over them
-// see an object, not a string.
-type FunctionCall struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-}
-
 // Answer renders a target query as the assistant's reply, in the fenced
 // block the default prompt asks for and the extractor reads back.
 func Answer(sql string) string {
 	return "```sql\n" + strings.TrimSpace(sql) + "\n```"
 }
 
-func promptMessages(p []sqlgym.Message) []Message {
-	out := make([]Message, len(p))
+func promptMessages(p []sqlgym.Message) []chatwire.Message {
+	out := make([]chatwire.Message, len(p))
 	for i, m := range p {
-		out[i] = Message{Role: m.Role, Content: m.Content}
+		out[i] = chatwire.Message{Role: m.Role, Content: m.Content}
 	}
 	return out
 }
@@ -80,16 +55,12 @@ func promptMessages(p []sqlgym.Message) []Message {
 // episodeMessages turns an agent trajectory into messages after the
 // opening prompt. Arguments that are not a JSON object (a model's broken
 // call) are kept as a JSON string.
-func episodeMessages(turns []rundir.Turn) []Message {
-	out := make([]Message, 0, len(turns))
+func episodeMessages(turns []rundir.Turn) []chatwire.Message {
+	out := make([]chatwire.Message, 0, len(turns))
 	for _, t := range turns {
-		m := Message{Role: t.Role, Content: t.Content, ToolCallID: t.ToolCallID, Name: t.Name}
+		m := chatwire.Message{Role: t.Role, Content: t.Content, ToolCallID: t.ToolCallID, Name: t.Name}
 		for _, tc := range t.ToolCalls {
-			args := json.RawMessage(tc.Arguments)
-			if !json.Valid(args) || !strings.HasPrefix(strings.TrimSpace(tc.Arguments), "{") {
-				args, _ = json.Marshal(tc.Arguments)
-			}
-			m.ToolCalls = append(m.ToolCalls, ToolCall{ID: tc.ID, Type: "function", Function: FunctionCall{Name: tc.Name, Arguments: args}})
+			m.ToolCalls = append(m.ToolCalls, chatwire.FunctionCall(tc.ID, tc.Name, chatwire.ArgumentsObject(tc.Arguments)))
 		}
 		out = append(out, m)
 	}
@@ -99,12 +70,12 @@ func episodeMessages(turns []rundir.Turn) []Message {
 // SFTRow is one supervised example in TRL's conversational
 // language-modelling layout, with sqlgym's provenance columns.
 type SFTRow struct {
-	Messages []Message `json:"messages"`
-	TaskID   string    `json:"task_id"`
-	DB       string    `json:"db"`
-	Reason   string    `json:"reason"`
-	Source   string    `json:"source"`
-	Class    string    `json:"failure_class,omitempty"`
+	Messages []chatwire.Message `json:"messages"`
+	TaskID   string             `json:"task_id"`
+	DB       string             `json:"db"`
+	Reason   string             `json:"reason"`
+	Source   string             `json:"source"`
+	Class    string             `json:"failure_class,omitempty"`
 	// Tools is the tool list of an agent example, as the JSON text of
 	// OpenAI's tool layout: TRL's SFTTrainer reads a string "tools"
 	// column with json.loads and hands it to the chat template.
@@ -130,35 +101,35 @@ func ToolsJSON(tools []model.Tool) string {
 
 // openAISFT is OpenAI's chat fine-tuning line: only "messages".
 type openAISFT struct {
-	Messages []Message `json:"messages"`
+	Messages []chatwire.Message `json:"messages"`
 }
 
 // DPORow is one pair in TRL's conversational preference layout with an
 // explicit prompt.
 type DPORow struct {
-	Prompt        []Message `json:"prompt"`
-	Chosen        []Message `json:"chosen"`
-	Rejected      []Message `json:"rejected"`
-	TaskID        string    `json:"task_id"`
-	DB            string    `json:"db"`
-	Source        string    `json:"source"`
-	RejectedClass string    `json:"rejected_class,omitempty"`
+	Prompt        []chatwire.Message `json:"prompt"`
+	Chosen        []chatwire.Message `json:"chosen"`
+	Rejected      []chatwire.Message `json:"rejected"`
+	TaskID        string             `json:"task_id"`
+	DB            string             `json:"db"`
+	Source        string             `json:"source"`
+	RejectedClass string             `json:"rejected_class,omitempty"`
 }
 
 // openAIDPO is OpenAI's preference fine-tuning line.
 type openAIDPO struct {
 	Input struct {
-		Messages []Message `json:"messages"`
+		Messages []chatwire.Message `json:"messages"`
 	} `json:"input"`
-	Preferred    []Message `json:"preferred_output"`
-	NonPreferred []Message `json:"non_preferred_output"`
+	Preferred    []chatwire.Message `json:"preferred_output"`
+	NonPreferred []chatwire.Message `json:"non_preferred_output"`
 }
 
 // verlSFTRow is a row of verl's multi-turn SFT Parquet.
 type verlSFTRow struct {
-	Messages   []Message    `parquet:"messages,list"`
-	DataSource string       `parquet:"data_source"`
-	ExtraInfo  verlSFTExtra `parquet:"extra_info"`
+	Messages   []chatwire.Message `parquet:"messages,list"`
+	DataSource string             `parquet:"data_source"`
+	ExtraInfo  verlSFTExtra       `parquet:"extra_info"`
 }
 
 type verlSFTExtra struct {

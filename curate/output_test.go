@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/sqlgym/sqlgym/chatwire"
 )
 
 func sftRows() []SFTRow {
-	return []SFTRow{{Messages: []Message{{Role: "system", Content: "s"}, {Role: "user", Content: "q"}, {Role: "assistant", Content: Answer("SELECT 1")}},
+	return []SFTRow{{Messages: []chatwire.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "q"}, {Role: "assistant", Content: Answer("SELECT 1")}},
 		TaskID: "t1", DB: "shop", Reason: ReasonFailed, Source: string(SourceGold), Class: "wrong_table"}}
 }
 

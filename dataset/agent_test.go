@@ -17,6 +17,7 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/agent"
 	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/chatwire"
 	"github.com/sqlgym/sqlgym/dataset"
 	"github.com/sqlgym/sqlgym/serve"
 )
@@ -71,9 +72,9 @@ func TestAgentExportIsTheEpisodeOpening(t *testing.T) {
 		}
 		for i, ex := range exs {
 			ep := openEpisode(t, hs.URL, tasks[i].ID, string(p))
-			var got []serve.WireMessage
+			var got []chatwire.Message
 			for _, m := range ex.Prompt {
-				got = append(got, serve.WireMessage{Role: m.Role, Content: m.Content})
+				got = append(got, chatwire.Message{Role: m.Role, Content: m.Content})
 			}
 			if !reflect.DeepEqual(got, ep.Messages) {
 				t.Fatalf("%s %s: exported prompt\n%+v\nepisode opening\n%+v", p, tasks[i].ID, got, ep.Messages)

@@ -16,13 +16,14 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine/duckdb"
 	"github.com/sqlgym/sqlgym/eval/evaltest"
-	"github.com/sqlgym/sqlgym/internal/cli"
+	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
+	"github.com/sqlgym/sqlgym/internal/cmd/root"
 	"github.com/sqlgym/sqlgym/rundir"
 )
 
 // These tests run sqlgym as a process of its own, so that kill -9, exit
 // codes and the printed messages are the user's. That process is this
-// test binary started again as the command: TestMain hands it to cli.Main,
+// test binary started again as the command: TestMain hands it to root.Main,
 // all that cmd/sqlgym's main does. Building the real binary instead cost
 // a link of the whole program (about 40 s on two busy cores) in every run
 // of the suite; .ci/run still builds and runs it.
@@ -33,7 +34,7 @@ const asCLI = "SQLGYM_EVAL_TEST_AS_CLI=1"
 func TestMain(m *testing.M) {
 	duckdb.MaybeServeWorker() // the engine re-executes this binary for its workers
 	if os.Getenv("SQLGYM_EVAL_TEST_AS_CLI") == "1" {
-		os.Exit(cli.Main(os.Args[1:], cli.StdIO()))
+		os.Exit(root.Main(os.Args[1:], cmdkit.StdIO()))
 	}
 	os.Exit(m.Run())
 }
@@ -224,7 +225,7 @@ func TestServerDownForOneTaskExitsThreeAndRerunFills(t *testing.T) {
 	out := filepath.Join(dir, "runs", "flaky")
 
 	r := runCLI(t, cache, evalArgs(taskFile, srv.BaseURL(), out)...)
-	// Exit 3: incomplete, run again (internal/cli/exitcode.go).
+	// Exit 3: incomplete, run again (internal/cmd/cmdkit/exitcode.go).
 	if r.code != 3 || !strings.Contains(r.stderr, "4 samples missing (model server failures): run the same command again to fill them") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 // Commands are the sqlgym commands a round's steps run, in this process.
-// internal/cli implements them with each command's own options struct and
+// internal/cmd/round implements them with each command's own options struct and
 // run function: a round names what it wants in these types, the command
 // fills its options from them, and a renamed option breaks the build, not
 // a round at run time. Results come back as values (the band's counts, the

@@ -7,7 +7,7 @@
 //
 // It trains nothing and scores nothing itself: every sqlgym step is the
 // command a user would type (eval, band, export, compare, serve), run
-// in-process by Commands (internal/cli fills each command's options struct
+// in-process by Commands (internal/cmd/round fills each command's options struct
 // from a typed step and calls its run function; --dry-run prints the line
 // those options make), so a round's numbers come from the same verifier,
 // prompt renderer and ledger as anyone's. The

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/sqlgym/sqlgym"
-	"github.com/sqlgym/sqlgym/internal/cli"
+	roundcmd "github.com/sqlgym/sqlgym/internal/cmd/round"
 	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/round"
 	"github.com/sqlgym/sqlgym/shopdb"
@@ -256,7 +256,7 @@ func runner(t *testing.T, cfgPath string, srv *modelServer) *round.Runner {
 		t.Fatal(err)
 	}
 	return &round.Runner{
-		Cfg: cfg, Commands: cli.RoundCommands(os.Stderr), Progress: os.Stderr,
+		Cfg: cfg, Commands: roundcmd.RoundCommands(os.Stderr), Progress: os.Stderr,
 		Model: modelClient(t, srv.URL+"/v1", srv.Client()),
 	}
 }

@@ -1,8 +1,6 @@
 package rundir
 
 import (
-	"bytes"
-
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/internal/jsonl"
 )
@@ -87,16 +85,16 @@ func (s *Sample) Judged(v sqlgym.Verdict, taskSQL string) {
 	s.Verdict = v
 }
 
-// MarshalJSON writes the sample as samples.jsonl always has: the verdict's
-// fields in place, except an empty detail, which run files leave out
-// (verify and serve write it). Every field before "detail" is a number or
-// a string, whose quotes JSON escapes, so the first `,"detail":""` in the
-// encoding is that key and no text of the answer.
+// MarshalJSON writes the sample as samples.jsonl always has (sampleJSON).
 func (s Sample) MarshalJSON() ([]byte, error) {
-	type plain Sample // the fields without this method
-	b, err := jsonl.Marshal(plain(s))
-	if err != nil || s.Detail != "" {
-		return b, err
-	}
-	return bytes.Replace(b, []byte(`,"detail":""`), nil, 1), nil
+	v := s.Verdict
+	return jsonl.Marshal(sampleJSON{
+		TaskID: s.TaskID, Sample: s.Sample, DB: s.DB, PromptHash: s.PromptHash,
+		Completion: s.Completion, Reasoning: s.Reasoning, FinishReason: s.FinishReason,
+		SQL: v.SQL, Outcome: v.Outcome, Reward: v.Reward, Detail: v.Detail, ErrorKind: v.ErrorKind,
+		Why: v.Why, Score: v.Score, Modes: v.Modes, Gold: v.Gold, PredPreview: v.PredPreview,
+		GoldPreview: v.GoldPreview, Failure: v.Failure, Components: v.Components, Variant: v.Variant,
+		LatencyMS: s.LatencyMS, PromptTokens: s.PromptTokens, CompletionTokens: s.CompletionTokens,
+		Trajectory: s.Trajectory, Extra: s.Extra,
+	})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/agent"
+	"github.com/sqlgym/sqlgym/chatwire"
 	"github.com/sqlgym/sqlgym/internal/jsonl"
 	"github.com/sqlgym/sqlgym/model"
 	"github.com/sqlgym/sqlgym/verify"
@@ -36,16 +37,16 @@ type EpisodeRequest struct {
 // EpisodeResponse opens an episode: the messages to send the model first,
 // and the tools to offer it (tools protocol).
 type EpisodeResponse struct {
-	ID       string        `json:"episode_id"`
-	Protocol string        `json:"protocol"`
-	MaxTurns int           `json:"max_turns"`
-	Messages []WireMessage `json:"messages"`
-	Tools    []WireTool    `json:"tools,omitempty"`
+	ID       string             `json:"episode_id"`
+	Protocol string             `json:"protocol"`
+	MaxTurns int                `json:"max_turns"`
+	Messages []chatwire.Message `json:"messages"`
+	Tools    []WireTool         `json:"tools,omitempty"`
 }
 
 // StepRequest is the body of POST /v1/episodes/{id}/step.
 type StepRequest struct {
-	Message WireMessage `json:"message"`
+	Message chatwire.Message `json:"message"`
 	// FinishReason "length" says the message was cut at the token limit:
 	// the episode ends truncated, with no reward.
 	FinishReason string `json:"finish_reason,omitempty"`
@@ -62,9 +63,9 @@ type StepRequest struct {
 // StepResponse answers a step. The verdict is set once Done; its reward
 // stays null for outcomes that carry none (truncated, infra_error).
 type StepResponse struct {
-	Observations []WireMessage `json:"observations"`
-	Done         bool          `json:"done"`
-	Turn         int           `json:"turn"`
+	Observations []chatwire.Message `json:"observations"`
+	Done         bool               `json:"done"`
+	Turn         int                `json:"turn"`
 	sqlgym.Verdict
 	Stats *agent.Stats `json:"stats,omitempty"`
 }
@@ -72,40 +73,20 @@ type StepResponse struct {
 // stepJSON is a StepResponse as the episode API has always written it:
 // of the verdict, the reward, outcome, SQL and detail.
 type stepJSON struct {
-	Observations []WireMessage  `json:"observations"`
-	Done         bool           `json:"done"`
-	Turn         int            `json:"turn"`
-	Reward       *float64       `json:"reward"`
-	Outcome      sqlgym.Outcome `json:"outcome,omitempty"`
-	SQL          string         `json:"sql,omitempty"`
-	Detail       string         `json:"detail,omitempty"`
-	Stats        *agent.Stats   `json:"stats,omitempty"`
+	Observations []chatwire.Message `json:"observations"`
+	Done         bool               `json:"done"`
+	Turn         int                `json:"turn"`
+	Reward       *float64           `json:"reward"`
+	Outcome      sqlgym.Outcome     `json:"outcome,omitempty"`
+	SQL          string             `json:"sql,omitempty"`
+	Detail       string             `json:"detail,omitempty"`
+	Stats        *agent.Stats       `json:"stats,omitempty"`
 }
 
 // MarshalJSON writes the episode API's shape of a step.
 func (r StepResponse) MarshalJSON() ([]byte, error) {
 	return jsonl.Marshal(stepJSON{Observations: r.Observations, Done: r.Done, Turn: r.Turn,
 		Reward: r.Reward, Outcome: r.Outcome, SQL: r.SQL, Detail: r.Detail, Stats: r.Stats})
-}
-
-// WireMessage is a chat message in the OpenAI shape.
-type WireMessage struct {
-	Role       string         `json:"role"`
-	Content    string         `json:"content"`
-	ToolCalls  []WireToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string         `json:"tool_call_id,omitempty"`
-	Name       string         `json:"name,omitempty"`
-}
-
-// WireToolCall is a tool call in the OpenAI shape. Arguments may come as
-// the JSON text OpenAI sends or as an object.
-type WireToolCall struct {
-	ID       string `json:"id,omitempty"`
-	Type     string `json:"type"`
-	Function struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"function"`
 }
 
 // WireTool is a tool definition in the OpenAI shape.
@@ -327,7 +308,7 @@ func (s *Server) handleEpisodeStep(w http.ResponseWriter, r *http.Request) {
 	}
 	out := StepResponse{Observations: toWire(res.Observations), Done: res.Done, Turn: ep.Turn()}
 	if out.Observations == nil {
-		out.Observations = []WireMessage{}
+		out.Observations = []chatwire.Message{}
 	}
 	if res.Done {
 		s.eps.drop(id)
@@ -388,7 +369,7 @@ func (s *Server) handleEpisodeDelete(w http.ResponseWriter, r *http.Request) {
 	}
 	st := ep.Stats()
 	s.countOutcome(eval, res.Outcome)
-	s.writeJSON(w, http.StatusOK, StepResponse{Observations: []WireMessage{}, Done: true, Turn: ep.Turn(),
+	s.writeJSON(w, http.StatusOK, StepResponse{Observations: []chatwire.Message{}, Done: true, Turn: ep.Turn(),
 		Verdict: res.Verdict, Stats: &st})
 }
 
@@ -416,15 +397,12 @@ func (s *Server) underSlot(ctx context.Context, db string, fn func(ctx context.C
 	return fn(hctx)
 }
 
-func toWire(msgs []sqlgym.Message) []WireMessage {
-	out := make([]WireMessage, len(msgs))
+func toWire(msgs []sqlgym.Message) []chatwire.Message {
+	out := make([]chatwire.Message, len(msgs))
 	for i, m := range msgs {
-		wm := WireMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
+		wm := chatwire.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
 		for _, tc := range m.ToolCalls {
-			var w WireToolCall
-			w.ID, w.Type, w.Function.Name = tc.ID, "function", tc.Name
-			w.Function.Arguments, _ = json.Marshal(tc.Arguments)
-			wm.ToolCalls = append(wm.ToolCalls, w)
+			wm.ToolCalls = append(wm.ToolCalls, chatwire.FunctionCall(tc.ID, tc.Name, chatwire.ArgumentsString(tc.Arguments)))
 		}
 		out[i] = wm
 	}

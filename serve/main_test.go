@@ -1,15 +1,11 @@
 package serve
 
 import (
-	"os"
 	"testing"
 
-	"github.com/sqlgym/sqlgym/engine/duckdb"
+	"github.com/sqlgym/sqlgym/engine/duckdb/duckdbtest"
 )
 
 // TestMain lets this test binary serve as its own DuckDB worker process:
 // the engine re-executes the running binary for each worker.
-func TestMain(m *testing.M) {
-	duckdb.MaybeServeWorker()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { duckdbtest.Main(m) }

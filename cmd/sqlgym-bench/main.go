@@ -4,8 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/sqlgym/sqlgym/internal/cli"
 	"github.com/sqlgym/sqlgym/internal/cmd/bench"
+	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
 )
 
-func main() { os.Exit(bench.Main(os.Args[1:], cli.StdIO())) }
+func main() { os.Exit(bench.Main(os.Args[1:], cmdkit.StdIO())) }

@@ -4,7 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/sqlgym/sqlgym/internal/cli"
+	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
+	"github.com/sqlgym/sqlgym/internal/cmd/root"
 )
 
-func main() { os.Exit(cli.Main(os.Args[1:], cli.StdIO())) }
+func main() { os.Exit(root.Main(os.Args[1:], cmdkit.StdIO())) }

@@ -15,7 +15,8 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/eval/evaltest"
-	"github.com/sqlgym/sqlgym/internal/cli"
+	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
+	"github.com/sqlgym/sqlgym/internal/cmd/root"
 	"github.com/sqlgym/sqlgym/internal/testenv"
 )
 
@@ -57,8 +58,8 @@ func TestReadmeQuickstartsUseRealFlags(t *testing.T) {
 				path = append(path, f)
 			}
 			var help, errOut bytes.Buffer
-			io := cli.IO{In: strings.NewReader(""), Out: &help, ErrOut: &errOut}
-			if code := cli.Main(append(path, "--help"), io); code != cli.ExitOK {
+			io := cmdkit.IO{In: strings.NewReader(""), Out: &help, ErrOut: &errOut}
+			if code := root.Main(append(path, "--help"), io); code != cmdkit.ExitOK {
 				t.Errorf("%s: %q --help: exit %d\n%s", name, path, code, errOut.String())
 				continue
 			}

@@ -21,7 +21,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/sqlgym/sqlgym/catalog"
-	"github.com/sqlgym/sqlgym/internal/cli"
+	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
+	rootcmd "github.com/sqlgym/sqlgym/internal/cmd/root"
 	"github.com/sqlgym/sqlgym/serve"
 	"github.com/sqlgym/sqlgym/shopdb"
 )
@@ -178,7 +179,7 @@ func TestPodSpecsMatchTheServer(t *testing.T) {
 // checkServeArgs parses the container's arguments with the real command.
 func checkServeArgs(t *testing.T, name string, args []string) {
 	t.Helper()
-	root := cli.NewRoot(cli.IO{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
+	root := rootcmd.NewRoot(cmdkit.IO{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
 	cmd, rest, err := root.Find(args)
 	if err != nil || cmd.Name() != "serve" {
 		t.Fatalf("%s: args %v are not a serve command: %v", name, args, err)

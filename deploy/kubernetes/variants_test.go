@@ -9,7 +9,8 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 
-	"github.com/sqlgym/sqlgym/internal/cli"
+	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
+	rootcmd "github.com/sqlgym/sqlgym/internal/cmd/root"
 	"github.com/sqlgym/sqlgym/variants"
 )
 
@@ -83,7 +84,7 @@ func TestVariantsJobsShardAndMerge(t *testing.T) {
 // command, the --shard value with the command's own parser.
 func checkVariantsArgs(t *testing.T, name string, args []string) {
 	t.Helper()
-	root := cli.NewRoot(cli.IO{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
+	root := rootcmd.NewRoot(cmdkit.IO{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
 	cmd, rest, err := root.Find(args)
 	if err != nil || cmd.Name() != "variants" {
 		t.Fatalf("%s: args %v are not a variants command: %v", name, args, err)

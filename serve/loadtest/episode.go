@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/chatwire"
 	"github.com/sqlgym/sqlgym/serve"
 )
 
@@ -52,10 +53,8 @@ func (w *workload) episode(ctx context.Context, cl *http.Client, target string, 
 
 func toolStep(id, tool, sql string) serve.StepRequest {
 	args, _ := json.Marshal(map[string]string{"sql": sql})
-	var tc serve.WireToolCall
-	tc.ID, tc.Type, tc.Function.Name = id, "function", tool
-	tc.Function.Arguments, _ = json.Marshal(string(args)) // OpenAI sends arguments as JSON text
-	return serve.StepRequest{Message: serve.WireMessage{Role: "assistant", ToolCalls: []serve.WireToolCall{tc}}}
+	tc := chatwire.FunctionCall(id, tool, chatwire.ArgumentsString(string(args))) // OpenAI sends arguments as JSON text
+	return serve.StepRequest{Message: chatwire.Message{Role: "assistant", ToolCalls: []chatwire.ToolCall{tc}}}
 }
 
 // call posts body and decodes a 200 answer into out. When holder is set,

@@ -8,13 +8,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sqlgym/sqlgym"
-	"github.com/sqlgym/sqlgym/internal/cli"
+	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
 	"github.com/sqlgym/sqlgym/serve"
 	"github.com/sqlgym/sqlgym/serve/loadtest"
 	"github.com/sqlgym/sqlgym/verify"
 )
 
-func newBenchCmd(io cli.IO) *cobra.Command {
+func newBenchCmd(io cmdkit.IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure sqlgym's own speed",
@@ -47,7 +47,7 @@ type benchServeOptions struct {
 	SafetyNet      time.Duration
 }
 
-func newBenchServeCmd(io cli.IO) *cobra.Command {
+func newBenchServeCmd(io cmdkit.IO) *cobra.Command {
 	var opts benchServeOptions
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -104,12 +104,12 @@ within 2 s of its latency alone.`,
 	return cmd
 }
 
-func runBenchServe(ctx context.Context, io cli.IO, opts benchServeOptions) error {
+func runBenchServe(ctx context.Context, io cmdkit.IO, opts benchServeOptions) error {
 	if opts.Duration < 0 || opts.Duration > time.Hour {
-		return cli.Usagef("--duration %s: between 0 and 1h", opts.Duration)
+		return cmdkit.Usagef("--duration %s: between 0 and 1h", opts.Duration)
 	}
 	if opts.Cold > 10000 || opts.Warm > 10000 || opts.Tasks*opts.Samples > serve.DefaultMaxItems {
-		return cli.Usagef("keep --cold and --warm at most 10000 and --tasks x --samples at most %d", serve.DefaultMaxItems)
+		return cmdkit.Usagef("keep --cold and --warm at most 10000 and --tasks x --samples at most %d", serve.DefaultMaxItems)
 	}
 	if opts.Hostile != "" {
 		return runBenchHostile(ctx, io, opts)
@@ -124,7 +124,7 @@ func runBenchServe(ctx context.Context, io cli.IO, opts benchServeOptions) error
 		return fmt.Errorf("bench serve: %w", err)
 	}
 	if opts.JSON {
-		return cli.WriteJSON(io.Out, rep)
+		return cmdkit.WriteJSON(io.Out, rep)
 	}
 	w := io.Out
 	fmt.Fprintf(w, "target %s, %d answers per batch, %d CPUs, load average %s -> %s\n", rep.Target, rep.BatchSize, rep.CPUs, rep.LoadAvg, rep.LoadAvgEnd)

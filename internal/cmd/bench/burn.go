@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sqlgym/sqlgym/internal/cli"
+	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
 )
 
 // burnEnv, set to a duration, turns the process into a CPU burner for
@@ -66,7 +66,7 @@ type benchBurnOptions struct {
 
 // newBenchBurnCmd is the hidden command a burner runs as, also handy by
 // hand: `sqlgym-bench burn --for 60s &` three times per core.
-func newBenchBurnCmd(_ cli.IO) *cobra.Command {
+func newBenchBurnCmd(_ cmdkit.IO) *cobra.Command {
 	var opts benchBurnOptions
 	cmd := &cobra.Command{
 		Use:     "burn",
@@ -76,7 +76,7 @@ func newBenchBurnCmd(_ cli.IO) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.For <= 0 || opts.For > maxBurn {
-				return cli.Usagef("--for %s: between 0 and %s", opts.For, maxBurn)
+				return cmdkit.Usagef("--for %s: between 0 and %s", opts.For, maxBurn)
 			}
 			_ = burn(opts.For)
 			return nil

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sqlgym/sqlgym/internal/cli"
+	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
 	"github.com/sqlgym/sqlgym/serve/loadtest"
 )
 
@@ -27,7 +27,7 @@ type benchClusterOptions struct {
 	Sqlgym   string // the binary the replicas run
 }
 
-func newBenchClusterCmd(io cli.IO) *cobra.Command {
+func newBenchClusterCmd(io cmdkit.IO) *cobra.Command {
 	var opts benchClusterOptions
 	cmd := &cobra.Command{
 		Use:   "cluster",
@@ -64,12 +64,12 @@ fails. Prints throughput: rewards per second and episode requests per second.`,
 	return cmd
 }
 
-func runBenchCluster(ctx context.Context, io cli.IO, opts benchClusterOptions) error {
+func runBenchCluster(ctx context.Context, io cmdkit.IO, opts benchClusterOptions) error {
 	if opts.Duration <= 0 || opts.Duration > time.Hour || opts.Replicas < 1 || opts.Replicas > 16 || opts.Episodes < 1 || opts.Senders < 1 {
-		return cli.Usagef("--duration between 0 and 1h, --replicas 1 to 16, --episodes and --senders 1 or more")
+		return cmdkit.Usagef("--duration between 0 and 1h, --replicas 1 to 16, --episodes and --senders 1 or more")
 	}
 	if !opts.HAProxy && opts.Replicas != 1 {
-		return cli.Usagef("--replicas %d needs a balancer in front: add --haproxy (or use --replicas 1)", opts.Replicas)
+		return cmdkit.Usagef("--replicas %d needs a balancer in front: add --haproxy (or use --replicas 1)", opts.Replicas)
 	}
 	bin, err := sqlgymBinary(opts.Sqlgym)
 	if err != nil {
@@ -83,7 +83,7 @@ func runBenchCluster(ctx context.Context, io cli.IO, opts benchClusterOptions) e
 		return fmt.Errorf("bench cluster: %w", err)
 	}
 	if opts.JSON {
-		if werr := cli.WriteJSON(io.Out, rep); werr != nil {
+		if werr := cmdkit.WriteJSON(io.Out, rep); werr != nil {
 			return werr
 		}
 	} else {
@@ -127,5 +127,5 @@ func sqlgymBinary(flag string) (string, error) {
 	if p, err := exec.LookPath("sqlgym"); err == nil {
 		return p, nil
 	}
-	return "", cli.Usagef("cluster: no sqlgym binary beside sqlgym-bench nor on PATH to run replicas of: build one (go build -o DIR ./cmd/sqlgym) and pass --sqlgym DIR/sqlgym")
+	return "", cmdkit.Usagef("cluster: no sqlgym binary beside sqlgym-bench nor on PATH to run replicas of: build one (go build -o DIR ./cmd/sqlgym) and pass --sqlgym DIR/sqlgym")
 }

@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sqlgym/sqlgym/internal/cli"
+	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
 )
 
-// The help of every sqlgym-bench command, pinned as internal/cli pins
+// The help of every sqlgym-bench command, pinned as internal/cmd/root pins
 // sqlgym's: -update (or SQLGYM_UPDATE_GOLDEN=1) rewrites testdata/help.
 var updateGolden = flag.Bool("update", false, "rewrite testdata/help/*.golden from the current output")
 
@@ -27,14 +27,14 @@ func TestHelpGolden(t *testing.T) {
 			}
 		}
 	}
-	walk(NewRoot(cli.IO{}), nil)
+	walk(NewRoot(cmdkit.IO{}), nil)
 	if len(paths) != 4 { // the root, serve, verify, cluster
 		t.Fatalf("sqlgym-bench has %d visible commands, want 4: %v", len(paths), paths)
 	}
 	for _, p := range paths {
 		name := strings.Join(append([]string{"sqlgym-bench"}, p...), "_")
 		code, out, errOut := run(t, append(append([]string(nil), p...), "--help")...)
-		if code != cli.ExitOK || errOut != "" {
+		if code != cmdkit.ExitOK || errOut != "" {
 			t.Fatalf("%s --help: exit %d, stderr %q", name, code, errOut)
 		}
 		golden := filepath.Join("testdata", "help", name+".golden")

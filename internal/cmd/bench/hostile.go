@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/sqlgym/sqlgym"
-	"github.com/sqlgym/sqlgym/internal/cli"
+	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
 	"github.com/sqlgym/sqlgym/internal/jsonl"
 	"github.com/sqlgym/sqlgym/serve"
 	"github.com/sqlgym/sqlgym/serve/loadtest"
@@ -16,9 +16,9 @@ import (
 
 // runBenchHostile is `bench serve --hostile`: honest requests timed
 // beside hostile batches.
-func runBenchHostile(ctx context.Context, io cli.IO, opts benchServeOptions) error {
+func runBenchHostile(ctx context.Context, io cmdkit.IO, opts benchServeOptions) error {
 	if opts.HostileBatches < 1 || opts.HostileBatches > 64 {
-		return cli.Usagef("--hostile-batches %d: between 1 and 64", opts.HostileBatches)
+		return cmdkit.Usagef("--hostile-batches %d: between 1 and 64", opts.HostileBatches)
 	}
 	var items []serve.Item
 	_, err := jsonl.ScanFile(opts.Hostile, jsonl.Strict, func(_ int, b []byte) error {
@@ -48,7 +48,7 @@ func runBenchHostile(ctx context.Context, io cli.IO, opts benchServeOptions) err
 		return fmt.Errorf("bench serve --hostile: %w", err)
 	}
 	if opts.JSON {
-		return cli.WriteJSON(io.Out, rep)
+		return cmdkit.WriteJSON(io.Out, rep)
 	}
 	w := io.Out
 	fmt.Fprintf(w, "target %s (%s), %d CPUs, load average %s -> %s\n", rep.Target, rep.Dialect, rep.CPUs, rep.LoadAvg, rep.LoadAvgEnd)

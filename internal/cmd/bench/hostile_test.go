@@ -1,7 +1,7 @@
 package bench
 
 import (
-	"github.com/sqlgym/sqlgym/internal/cli"
+	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
 
 	"encoding/json"
 	"fmt"
@@ -33,7 +33,7 @@ func TestBenchServeHostile(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := run(t, "serve", "--hostile", preds, "--hostile-tasks", tasks, "--deadline", "2s", "--honest-every", "50ms", "--json")
-	if code != cli.ExitOK {
+	if code != cmdkit.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var rep loadtest.HostileReport
@@ -48,25 +48,25 @@ func TestBenchServeHostile(t *testing.T) {
 	if h := rep.HostileRuns[0]; h.Status != 503 && (h.Status != 200 || h.Outcomes["unscored"] == 0) {
 		t.Fatalf("hostile request: %+v", h)
 	}
-	if code, _, errOut := run(t, "serve", "--hostile", preds, "--hostile-batches", "0"); code != cli.ExitUsage || !strings.Contains(errOut, "--hostile-batches") {
+	if code, _, errOut := run(t, "serve", "--hostile", preds, "--hostile-batches", "0"); code != cmdkit.ExitUsage || !strings.Contains(errOut, "--hostile-batches") {
 		t.Fatalf("--hostile-batches 0: exit %d: %s", code, errOut)
 	}
 }
 
 func TestClusterHelpAndRefusals(t *testing.T) {
 	for _, c := range []string{"serve", "verify", "cluster"} {
-		if code, out, _ := run(t, c, "--help"); code != cli.ExitOK || !strings.Contains(out, "Examples:") {
+		if code, out, _ := run(t, c, "--help"); code != cmdkit.ExitOK || !strings.Contains(out, "Examples:") {
 			t.Errorf("%s --help: exit %d, no examples:\n%s", c, code, out)
 		}
 	}
 	code, out, _ := run(t, "cluster", "--help")
-	if code != cli.ExitOK || !strings.Contains(out, "--haproxy") || !strings.Contains(out, "--sqlgym") {
+	if code != cmdkit.ExitOK || !strings.Contains(out, "--haproxy") || !strings.Contains(out, "--sqlgym") {
 		t.Errorf("cluster --help: exit %d:\n%s", code, out)
 	}
-	if code, _, errOut := run(t, "cluster", "--replicas", "3"); code != cli.ExitUsage || !strings.Contains(errOut, "--haproxy") {
+	if code, _, errOut := run(t, "cluster", "--replicas", "3"); code != cmdkit.ExitUsage || !strings.Contains(errOut, "--haproxy") {
 		t.Errorf("cluster --replicas 3: exit %d, stderr %q; want a usage error naming --haproxy", code, errOut)
 	}
-	if code, out, _ := run(t, "--help"); code != cli.ExitOK || !strings.Contains(out, "Examples:") || !strings.Contains(out, "sqlgym-bench") {
+	if code, out, _ := run(t, "--help"); code != cmdkit.ExitOK || !strings.Contains(out, "Examples:") || !strings.Contains(out, "sqlgym-bench") {
 		t.Errorf("sqlgym-bench --help: exit %d:\n%s", code, out)
 	}
 }
@@ -74,7 +74,7 @@ func TestClusterHelpAndRefusals(t *testing.T) {
 // A usage error points to sqlgym-bench's own help, not sqlgym's.
 func TestUsageErrorNamesThisProgram(t *testing.T) {
 	code, _, errOut := run(t, "no-such-command")
-	if code != cli.ExitUsage || !strings.Contains(errOut, "Run 'sqlgym-bench --help'") {
+	if code != cmdkit.ExitUsage || !strings.Contains(errOut, "Run 'sqlgym-bench --help'") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }

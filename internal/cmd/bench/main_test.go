@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/sqlgym/sqlgym/engine/duckdb"
-	"github.com/sqlgym/sqlgym/internal/cli"
+	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
 )
 
 // TestMain lets the test binary be a CPU burner, as sqlgym-bench is:
@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 func run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := Main(args, cli.IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	code := Main(args, cmdkit.IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 	return code, out.String(), errOut.String()
 }
 

@@ -19,7 +19,7 @@ import (
 	"github.com/sqlgym/sqlgym/benchdb"
 	"github.com/sqlgym/sqlgym/catalog"
 	"github.com/sqlgym/sqlgym/internal/atomicfile"
-	"github.com/sqlgym/sqlgym/internal/cli"
+	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
 	"github.com/sqlgym/sqlgym/sqltext"
 	"github.com/sqlgym/sqlgym/verify"
 	"github.com/sqlgym/sqlgym/verify/extract"
@@ -38,7 +38,7 @@ type benchVerifyOptions struct {
 	JSON    bool
 }
 
-func newBenchVerifyCmd(io cli.IO) *cobra.Command {
+func newBenchVerifyCmd(io cmdkit.IO) *cobra.Command {
 	var opts benchVerifyOptions
 	cmd := &cobra.Command{
 		Use:   "verify",
@@ -77,19 +77,19 @@ generated file; --db reuses one.`,
 	f.StringVar(&opts.Size, "size", "10MB", "size of the generated database: 10MB, 100MB, 1GB (KB, MB, GB; at least 256KB)")
 	f.Uint64Var(&opts.Seed, "seed", benchdb.DefaultSeed, "seed of the database and of the batch")
 	f.IntVar(&opts.Answers, "answers", benchdb.MaxTasks*benchdb.Samples, fmt.Sprintf("answers in the batch: a multiple of %d, at most %d", benchdb.Samples, benchdb.MaxTasks*benchdb.Samples))
-	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+cli.ModeNames())
+	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+cmdkit.ModeNames())
 	f.IntVar(&opts.Repeat, "repeat", 3, "timed runs of the verifier and of each floor; the median is reported")
 	f.IntVar(&opts.Load, "load", 0, "then verify again with this many CPU burners per CPU running, and compare (0: no check)")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
-	cli.AddReplaceFlag(cmd, &opts.Replace)
+	cmdkit.AddReplaceFlag(cmd, &opts.Replace)
 	return cmd
 }
 
 // maxBenchRepeat bounds --repeat; more than this only heats the machine.
 const maxBenchRepeat = 100
 
-func runBenchVerify(ctx context.Context, io cli.IO, opts benchVerifyOptions) error {
-	mode, err := cli.ParseMode(opts.Mode)
+func runBenchVerify(ctx context.Context, io cmdkit.IO, opts benchVerifyOptions) error {
+	mode, err := cmdkit.ParseMode(opts.Mode)
 	if err != nil {
 		return err
 	}
@@ -98,16 +98,16 @@ func runBenchVerify(ctx context.Context, io cli.IO, opts benchVerifyOptions) err
 		return err
 	}
 	if opts.Answers <= 0 || opts.Answers%benchdb.Samples != 0 || opts.Answers > benchdb.MaxTasks*benchdb.Samples {
-		return cli.Usagef("--answers %d: a multiple of %d between %d and %d", opts.Answers, benchdb.Samples, benchdb.Samples, benchdb.MaxTasks*benchdb.Samples)
+		return cmdkit.Usagef("--answers %d: a multiple of %d between %d and %d", opts.Answers, benchdb.Samples, benchdb.Samples, benchdb.MaxTasks*benchdb.Samples)
 	}
 	if opts.Repeat < 1 || opts.Repeat > maxBenchRepeat {
-		return cli.Usagef("--repeat %d: between 1 and %d", opts.Repeat, maxBenchRepeat)
+		return cmdkit.Usagef("--repeat %d: between 1 and %d", opts.Repeat, maxBenchRepeat)
 	}
 	if opts.Load < 0 || opts.Load > 16 {
-		return cli.Usagef("--load %d: burners per CPU, between 0 and 16", opts.Load)
+		return cmdkit.Usagef("--load %d: burners per CPU, between 0 and 16", opts.Load)
 	}
 	if opts.DB != "" && opts.Out != "" {
-		return cli.Usagef("give --db (reuse a file) or --out (keep the generated one), not both")
+		return cmdkit.Usagef("give --db (reuse a file) or --out (keep the generated one), not both")
 	}
 	progress := io.ErrOut
 
@@ -122,7 +122,7 @@ func runBenchVerify(ctx context.Context, io cli.IO, opts benchVerifyOptions) err
 			}
 			defer os.RemoveAll(dir)
 			path = filepath.Join(dir, "bench.sqlite")
-		} else if err := cli.CheckOutput("--out", path, opts.Replace); err != nil {
+		} else if err := cmdkit.CheckOutput("--out", path, opts.Replace); err != nil {
 			return err
 		}
 		fmt.Fprintf(progress, "generating a %s database (seed %d)...\n", opts.Size, opts.Seed)
@@ -218,7 +218,7 @@ func runBenchVerify(ctx context.Context, io cli.IO, opts benchVerifyOptions) err
 	}
 
 	if opts.JSON {
-		if err := cli.WriteJSON(io.Out, rep); err != nil {
+		if err := cmdkit.WriteJSON(io.Out, rep); err != nil {
 			return err
 		}
 	} else {
@@ -356,12 +356,12 @@ func parseSize(s string) (int64, error) {
 			}
 			size := int64(n * float64(u.mult))
 			if size < benchdb.MinSize || size > benchdb.MaxSize {
-				return 0, cli.Usagef("--size %s: between 256KB and 1GB", s)
+				return 0, cmdkit.Usagef("--size %s: between 256KB and 1GB", s)
 			}
 			return size, nil
 		}
 	}
-	return 0, cli.Usagef("--size %q: a number and KB, MB or GB, e.g. 10MB, 100MB, 1GB", s)
+	return 0, cmdkit.Usagef("--size %q: a number and KB, MB or GB, e.g. 10MB, 100MB, 1GB", s)
 }
 
 // countingDBs counts the statements the verifier sends to the engine: a

@@ -1,7 +1,7 @@
 package bench
 
 import (
-	"github.com/sqlgym/sqlgym/internal/cli"
+	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
 
 	"context"
 	"encoding/json"
@@ -26,7 +26,7 @@ import (
 func TestBenchVerifyLoad(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "bench.sqlite")
 	code, out, errOut := run(t, "verify", "--size", "512KB", "--answers", "32", "--repeat", "1", "--out", db)
-	if code != cli.ExitOK {
+	if code != cmdkit.ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	for _, want := range []string{"generated in", "32 answers to 2 tasks", "verifier (golds cached, ", "floor: sandboxed engine"} {
@@ -39,7 +39,7 @@ func TestBenchVerifyLoad(t *testing.T) {
 	}
 
 	code, out, errOut = run(t, "verify", "--db", db, "--answers", "32", "--repeat", "1", "--load", "1", "--json")
-	if code != cli.ExitOK {
+	if code != cmdkit.ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	var rep benchVerifyReport
@@ -86,14 +86,14 @@ func TestBenchVerifyRefuses(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"--size", "10XB"}, cli.ExitUsage, "--size"},
-		{[]string{"--size", "2GB"}, cli.ExitUsage, "between 256KB and 1GB"},
-		{[]string{"--answers", "100"}, cli.ExitUsage, "multiple of 16"},
-		{[]string{"--repeat", "0"}, cli.ExitUsage, "--repeat"},
-		{[]string{"--db", "a.sqlite", "--out", "b.sqlite"}, cli.ExitUsage, "not both"},
-		{[]string{"--mode", "nope"}, cli.ExitUsage, "--mode"},
-		{[]string{"--db", filepath.Join(t.TempDir(), "missing.sqlite")}, cli.ExitError, "hint: write one with"},
-		{[]string{"--db", notBench}, cli.ExitError, "hint: --db takes a file written by"},
+		{[]string{"--size", "10XB"}, cmdkit.ExitUsage, "--size"},
+		{[]string{"--size", "2GB"}, cmdkit.ExitUsage, "between 256KB and 1GB"},
+		{[]string{"--answers", "100"}, cmdkit.ExitUsage, "multiple of 16"},
+		{[]string{"--repeat", "0"}, cmdkit.ExitUsage, "--repeat"},
+		{[]string{"--db", "a.sqlite", "--out", "b.sqlite"}, cmdkit.ExitUsage, "not both"},
+		{[]string{"--mode", "nope"}, cmdkit.ExitUsage, "--mode"},
+		{[]string{"--db", filepath.Join(t.TempDir(), "missing.sqlite")}, cmdkit.ExitError, "hint: write one with"},
+		{[]string{"--db", notBench}, cmdkit.ExitError, "hint: --db takes a file written by"},
 	} {
 		code, _, errOut := run(t, append([]string{"verify"}, c.args...)...)
 		if code != c.code || !strings.Contains(errOut, c.want) {
@@ -104,17 +104,17 @@ func TestBenchVerifyRefuses(t *testing.T) {
 
 func TestBenchVerifyBurnIsHidden(t *testing.T) {
 	code, out, _ := run(t, "--help")
-	if code != cli.ExitOK || strings.Contains(out, "burn") || !strings.Contains(out, "verify") {
+	if code != cmdkit.ExitOK || strings.Contains(out, "burn") || !strings.Contains(out, "verify") {
 		t.Errorf("bench --help: exit %d, lists burn or misses verify:\n%s", code, out)
 	}
-	if code, _, errOut := run(t, "burn", "--for", "50ms"); code != cli.ExitOK {
+	if code, _, errOut := run(t, "burn", "--for", "50ms"); code != cmdkit.ExitOK {
 		t.Errorf("bench burn --for 50ms: exit %d: %s", code, errOut)
 	}
-	if code, _, _ := run(t, "burn", "--for", "2h"); code != cli.ExitUsage {
-		t.Errorf("bench burn --for 2h: exit %d, want %d", code, cli.ExitUsage)
+	if code, _, _ := run(t, "burn", "--for", "2h"); code != cmdkit.ExitUsage {
+		t.Errorf("bench burn --for 2h: exit %d, want %d", code, cmdkit.ExitUsage)
 	}
 	code, out, _ = run(t, "verify", "--help")
-	if code != cli.ExitOK || !strings.Contains(out, "Examples:") {
+	if code != cmdkit.ExitOK || !strings.Contains(out, "Examples:") {
 		t.Errorf("bench verify --help: exit %d, no examples:\n%s", code, out)
 	}
 }
