@@ -125,8 +125,6 @@ type Generator struct {
 
 	golds      []string
 	goldStates map[string]goldState
-	// anti is the columns the golds read through NOT IN (antiJoined).
-	anti map[string]bool
 }
 
 // DBResult is what a generation found for one database.
@@ -173,6 +171,10 @@ type DBResult struct {
 	// find, per task, with UndistinguishedTasks the tasks holding one.
 	Undistinguished      []Undistinguished `json:"undistinguished,omitempty"`
 	UndistinguishedTasks int               `json:"undistinguished_tasks"`
+	// EmptiedGolds lists the variants left out of one task's db_variants
+	// because its gold returns no row there and some on the original
+	// (emptiedBy): the variant stays for the database's other tasks.
+	EmptiedGolds []EmptiedGold `json:"emptied_golds,omitempty"`
 	// Levels tallies weak tasks per task level (complexity, else
 	// difficulty).
 	Levels  map[string]*LevelTally `json:"levels"`
@@ -195,6 +197,13 @@ type Undistinguished struct {
 	Task string      `json:"task"`
 	Kind screen.Kind `json:"kind"`
 	SQL  string      `json:"sql"`
+}
+
+// EmptiedGold is a variant one task is not judged on: it empties the
+// task's gold.
+type EmptiedGold struct {
+	Task    string `json:"task"`
+	Variant string `json:"variant"`
 }
 
 // Kept is one kept variant database.
@@ -311,7 +320,6 @@ func NewGenerator(ctx context.Context, dbs verify.Databases, name, url string, t
 			}
 		}
 	}
-	g.anti = antiJoined(g.golds)
 	return g, nil
 }
 
@@ -469,6 +477,7 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 
 	// Write the kept variants beside the original's copy.
 	urls := []string{orig}
+	var states []map[string]goldState
 	for i := range res.Variants {
 		k := &res.Variants[i]
 		w, err := g.tgt.keep(ctx, kept[i].url, k.Name)
@@ -482,10 +491,12 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 		}
 		urls = append(urls, u)
 		t0 := time.Now()
-		if _, err := g.tgt.golds(ctx, u, g.golds, opt.Limits); err != nil {
+		st, err := g.tgt.golds(ctx, u, g.golds, opt.Limits)
+		if err != nil {
 			return nil, err
 		}
 		res.Cost.VariantSeconds += time.Since(t0).Seconds()
+		states = append(states, st)
 	}
 	for _, s := range g.golds {
 		if !nonEmpty(g.goldStates, kept, s) {
@@ -497,8 +508,21 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 	opt.Step(fmt.Sprintf("judging the tasks on the original and %d variants", len(res.Variants)))
 	tasks := make([]sqlgym.Task, len(g.tasks))
 	copy(tasks, g.tasks)
+	emptied := emptiedBy(tasks, g.dialect, g.goldStates, states)
 	for i := range tasks {
-		tasks[i].DBVariants = append([]string(nil), urls[1:]...)
+		tasks[i].DBVariants = nil
+		for j, u := range urls[1:] {
+			if slices.Contains(emptied[tasks[i].ID], j) {
+				res.EmptiedGolds = append(res.EmptiedGolds, EmptiedGold{Task: tasks[i].ID, Variant: res.Variants[j].Name})
+				continue
+			}
+			tasks[i].DBVariants = append(tasks[i].DBVariants, u)
+		}
+		if len(tasks[i].DBVariants) == 0 && len(urls) > 1 {
+			// Every variant left out: the original alone, named, since
+			// an empty list means the database's whole folder.
+			tasks[i].DBVariants = []string{orig}
+		}
 	}
 	vcfg := cfg
 	vcfg.Variants = true
