@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine"
@@ -106,8 +107,13 @@ func report(args []string, stdout, stderr io.Writer) error {
 	unjudged := fs.String("unjudged", "", "write the flips still to judge here (JSONL)")
 	replace := fs.Bool("replace", false, "overwrite --unjudged if it exists")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	suspectsFrom := fs.String("suspects-from", "", "comma-separated systems whose answers decide the gold suspects; the screen's precision is measured on the other systems")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
+	}
+	var from []string
+	if *suspectsFrom != "" {
+		from = strings.Split(*suspectsFrom, ",")
 	}
 	if *predsPath == "" || *basePath == "" || *varPath == "" || *copyName == "" || *generator == "" {
 		return fmt.Errorf("%w: report needs --predictions, --base, --variants, --generator and --copy", errUsage)
@@ -128,7 +134,7 @@ func report(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("judgments: %w\nhint: run from the repository's root, or name the file with --judgments", err)
 	}
-	r, err := precision.Compute(preds, base, withV, judg, precision.Options{Generator: *generator, Baseline: *baseline, DBCopy: *copyName, Sample: *sample, Seed: *seed})
+	r, err := precision.Compute(preds, base, withV, judg, precision.Options{Generator: *generator, Baseline: *baseline, DBCopy: *copyName, Sample: *sample, Seed: *seed, SuspectsFrom: from})
 	if err != nil {
 		return err
 	}

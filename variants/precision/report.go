@@ -27,6 +27,9 @@ type Options struct {
 	// that many flips instead of all of them.
 	Sample int
 	Seed   uint64
+	// SuspectsFrom, when set, names the systems whose answers decide the
+	// gold suspects of the screen measured on the others (Screened).
+	SuspectsFrom []string
 }
 
 // Report is the precision of one generator's variants on the corpus.
@@ -59,6 +62,9 @@ type Report struct {
 	// most of the systems that matched it on the original disagree with
 	// it on the variants (GoldSuspects).
 	GoldSuspects []Suspect `json:"gold_suspects,omitempty"`
+	// Screen is the gold-suspect screen measured on held-out systems
+	// (Options.SuspectsFrom).
+	Screen *Screened `json:"screen,omitempty"`
 	// Unjudged are the examined flips with no judgment, one per distinct
 	// task and SQL: what to judge next.
 	Unjudged []Flip `json:"unjudged"`
@@ -113,6 +119,9 @@ func Compute(preds []Prediction, base, withVariants map[answerKey]Result, judgme
 	r.Precision = stats.Wilson(r.Wrong, r.Right+r.Wrong)
 	r.PrecisionSoundGold = stats.Wilson(r.Wrong, r.Right-r.Causes["wrong_gold"]+r.Wrong)
 	r.GoldSuspects = goldSuspects(preds, base, flips, judgments, o)
+	if len(o.SuspectsFrom) > 0 {
+		r.Screen = screenSuspects(preds, base, flips, examined, judgments, o)
+	}
 	n := float64(r.Total.Flips)
 	r.CaughtEstimate = stats.Interval{Value: n * r.Precision.Value, Lo: n * r.Precision.Lo, Hi: n * r.Precision.Hi}
 	return r, nil
@@ -190,6 +199,9 @@ func (r Report) WriteText(w io.Writer) error {
 		for _, g := range r.GoldSuspects {
 			fmt.Fprintf(w, "  %s: %d of %d systems flipped%s\n", g.TaskID, g.Flipped, g.RightBefore, g.judgedText())
 		}
+	}
+	if r.Screen != nil {
+		r.Screen.write(w)
 	}
 	_, err := fmt.Fprintf(w, "not yet judged: %d distinct flips\n", len(r.Unjudged))
 	return err
