@@ -171,10 +171,11 @@ type DBResult struct {
 	// find, per task, with UndistinguishedTasks the tasks holding one.
 	Undistinguished      []Undistinguished `json:"undistinguished,omitempty"`
 	UndistinguishedTasks int               `json:"undistinguished_tasks"`
-	// EmptiedGolds lists the variants left out of one task's db_variants
-	// because its gold returns no row there and some on the original
-	// (emptiedBy): the variant stays for the database's other tasks.
-	EmptiedGolds []EmptiedGold `json:"emptied_golds,omitempty"`
+	// LeftOut lists the variants left out of one task's db_variants
+	// because its gold returns no row there and some on the original, or
+	// is not deterministic there (leftOut): the variant stays for the
+	// database's other tasks.
+	LeftOut []LeftOut `json:"left_out,omitempty"`
 	// Levels tallies weak tasks per task level (complexity, else
 	// difficulty).
 	Levels  map[string]*LevelTally `json:"levels"`
@@ -197,13 +198,6 @@ type Undistinguished struct {
 	Task string      `json:"task"`
 	Kind screen.Kind `json:"kind"`
 	SQL  string      `json:"sql"`
-}
-
-// EmptiedGold is a variant one task is not judged on: it empties the
-// task's gold.
-type EmptiedGold struct {
-	Task    string `json:"task"`
-	Variant string `json:"variant"`
 }
 
 // Kept is one kept variant database.
@@ -508,22 +502,11 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 	opt.Step(fmt.Sprintf("judging the tasks on the original and %d variants", len(res.Variants)))
 	tasks := make([]sqlgym.Task, len(g.tasks))
 	copy(tasks, g.tasks)
-	emptied := emptiedBy(tasks, g.dialect, g.goldStates, states)
-	for i := range tasks {
-		tasks[i].DBVariants = nil
-		for j, u := range urls[1:] {
-			if slices.Contains(emptied[tasks[i].ID], j) {
-				res.EmptiedGolds = append(res.EmptiedGolds, EmptiedGold{Task: tasks[i].ID, Variant: res.Variants[j].Name})
-				continue
-			}
-			tasks[i].DBVariants = append(tasks[i].DBVariants, u)
-		}
-		if len(tasks[i].DBVariants) == 0 && len(urls) > 1 {
-			// Every variant left out: the original alone, named, since
-			// an empty list means the database's whole folder.
-			tasks[i].DBVariants = []string{orig}
-		}
+	names := make([]string, len(res.Variants))
+	for i, k := range res.Variants {
+		names[i] = k.Name
 	}
+	res.LeftOut = assignVariants(tasks, g.dialect, orig, urls[1:], names, g.goldStates, states)
 	vcfg := cfg
 	vcfg.Variants = true
 	over := &overlay{Databases: g.dbs, name: g.name, urls: urls}

@@ -1,30 +1,115 @@
 package variants
 
-import "github.com/sqlgym/sqlgym"
+import (
+	"context"
 
-// emptiedBy lists, for each task, the kept variants on which one of its
-// golds returns no row where it returns rows on the original. A variant
-// is shared by every task of its database, and an edit that is a fair
-// test for one gold can empty another: a NULL in concert.stadium_id
-// catches a NOT IN answer to "stadiums without a concert in 2014" and
-// empties the gold of "stadiums without any concert", whose own NOT IN
-// meets it. An empty gold judges nothing but whether the answer is empty
-// too, and there the data contradicts what the gold's author took it to
-// hold, so such a variant leaves that task's db_variants only (the task
-// is still judged on the original and its other variants) instead of
-// being refused for the whole database. states[i] is the gold check of
-// urls[i].
-func emptiedBy(tasks []sqlgym.Task, d sqlgym.Dialect, orig map[string]goldState, states []map[string]goldState) map[string][]int {
-	out := map[string][]int{}
+	"github.com/sqlgym/sqlgym"
+)
+
+// A variant is shared by every task of its database, and an edit that is
+// a fair test for one gold can be none for another. A NULL in
+// concert.stadium_id catches a NOT IN answer to "stadiums without a
+// concert in 2014" and empties the gold of "stadiums without any
+// concert", whose own NOT IN meets it: an empty gold judges nothing but
+// whether the answer is empty too, and there the data contradicts what
+// the gold's author took it to hold. And a gold whose result depends on
+// the order of tied rows on a variant (it may tie on the original too,
+// where nothing refuses it) rewards whichever tie an answer happens to
+// pick. Such a variant leaves that task's db_variants only, the task
+// still judged on the original and its other variants, instead of being
+// refused for the whole database.
+
+// Left out reasons.
+const (
+	leftEmpty    = "empties the gold"
+	leftUnstable = "the gold is not deterministic there"
+)
+
+// LeftOut is a variant one task is not judged on, and why.
+type LeftOut struct {
+	Task    string `json:"task"`
+	Variant string `json:"variant"`
+	Reason  string `json:"reason"`
+}
+
+// leftOut lists, for each task, the variants (indexes into states, the
+// gold check of each) it is not judged on: one where a gold of the task
+// that returns rows on the original returns none, or where a gold is not
+// deterministic (a tie under a LIMIT at any depth, a bare column of a
+// group; screen.TieCheck, nestedTie) or fails.
+func leftOut(tasks []sqlgym.Task, d sqlgym.Dialect, orig map[string]goldState, states []map[string]goldState) map[string]map[int]string {
+	out := map[string]map[int]string{}
 	for _, t := range tasks {
 		for i, st := range states {
 			for _, s := range t.GoldsFor(d) {
-				if o := orig[s]; o.ok && o.rows > 0 && (!st[s].ok || st[s].rows == 0) {
-					out[t.ID] = append(out[t.ID], i)
+				why := ""
+				switch o, v := orig[s], st[s]; {
+				case !v.ok:
+					why = leftUnstable
+				case o.ok && o.rows > 0 && v.rows == 0:
+					why = leftEmpty
+				}
+				if why != "" {
+					if out[t.ID] == nil {
+						out[t.ID] = map[int]string{}
+					}
+					out[t.ID][i] = why
 					break
 				}
 			}
 		}
 	}
 	return out
+}
+
+// assignVariants sets each task's db_variants to the variant URLs it is
+// judged on (leftOut) and returns the ones left out, by the variants'
+// names. A task left with none names the original alone (orig), since an
+// empty list means every database in the folder.
+func assignVariants(tasks []sqlgym.Task, d sqlgym.Dialect, orig string, urls, names []string, origStates map[string]goldState, states []map[string]goldState) []LeftOut {
+	left := leftOut(tasks, d, origStates, states)
+	var out []LeftOut
+	for i := range tasks {
+		tasks[i].DBVariants = nil
+		for j, u := range urls {
+			if why, ok := left[tasks[i].ID][j]; ok {
+				out = append(out, LeftOut{Task: tasks[i].ID, Variant: names[j], Reason: why})
+				continue
+			}
+			tasks[i].DBVariants = append(tasks[i].DBVariants, u)
+		}
+		if len(tasks[i].DBVariants) == 0 && len(urls) > 0 {
+			tasks[i].DBVariants = []string{orig}
+		}
+	}
+	return out
+}
+
+// AssignVariants is the same choice for a database already varied: the
+// tasks of the database at orig get, among the variant URLs, those their
+// golds are fit to be judged on, every gold run on the original and each
+// variant through the generator's gold check. The written folders of an
+// earlier generator can be judged as the current one judges its own.
+func AssignVariants(ctx context.Context, tasks []sqlgym.Task, d sqlgym.Dialect, orig string, urls []string, lim sqlgym.Limits) ([]LeftOut, error) {
+	var golds []string
+	seen := map[string]bool{}
+	for _, t := range tasks {
+		for _, s := range t.GoldsFor(d) {
+			if !seen[s] {
+				seen[s] = true
+				golds = append(golds, s)
+			}
+		}
+	}
+	origStates, err := checkGoldsURL(ctx, orig, golds, lim)
+	if err != nil {
+		return nil, err
+	}
+	states := make([]map[string]goldState, len(urls))
+	for i, u := range urls {
+		if states[i], err = checkGoldsURL(ctx, u, golds, lim); err != nil {
+			return nil, err
+		}
+	}
+	return assignVariants(tasks, d, orig, urls, urls, origStates, states), nil
 }

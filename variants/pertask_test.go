@@ -3,6 +3,7 @@ package variants
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -37,21 +38,40 @@ func TestOptionalReferenceNullsStay(t *testing.T) {
 	}
 }
 
-// emptiedBy leaves a variant out of the tasks whose gold it empties (rows
-// on the original, none there) and of no other.
-func TestEmptiedByIsPerTask(t *testing.T) {
+// leftOut leaves a variant out of the tasks whose gold it empties (rows
+// on the original, none there) or makes depend on tie order, and of no
+// other; a gold unstable on the original is not judged on an unstable
+// variant either.
+func TestLeftOutIsPerTask(t *testing.T) {
 	all := "SELECT name FROM stadium WHERE stadium_id NOT IN (SELECT stadium_id FROM concert)"
 	y2014 := "SELECT name FROM stadium WHERE stadium_id NOT IN (SELECT stadium_id FROM concert WHERE year = 2014)"
 	none := "SELECT name FROM stadium WHERE name = 'zz'"
-	tasks := []sqlgym.Task{{ID: "all", SQL: all}, {ID: "y2014", SQL: y2014}, {ID: "none", SQL: none}}
-	orig := map[string]goldState{all: {ok: true, rows: 1}, y2014: {ok: true, rows: 1}, none: {ok: true}}
+	top := "SELECT stadium_id FROM concert GROUP BY stadium_id ORDER BY COUNT(*) LIMIT 1"
+	tasks := []sqlgym.Task{{ID: "all", SQL: all}, {ID: "y2014", SQL: y2014}, {ID: "none", SQL: none}, {ID: "top", SQL: top}}
+	orig := map[string]goldState{all: {ok: true, rows: 1}, y2014: {ok: true, rows: 1}, none: {ok: true}, top: {}}
 	states := []map[string]goldState{
-		{all: {ok: true}, y2014: {ok: true, rows: 2}, none: {ok: true}},          // a NULL stadium_id in 2015
-		{all: {ok: true, rows: 1}, y2014: {ok: true, rows: 1}, none: {ok: true}}, // empties nothing
-		{all: {ok: true}, y2014: {ok: true}, none: {ok: true}},                   // a NULL in 2014
+		{all: {ok: true}, y2014: {ok: true, rows: 2}, none: {ok: true}, top: {ok: true, rows: 1}}, // a NULL stadium_id in 2015
+		{all: {ok: true, rows: 1}, y2014: {ok: true, rows: 1}, none: {ok: true}, top: {}},         // top ties here
+		{all: {ok: true}, y2014: {ok: true}, none: {ok: true}, top: {ok: true, rows: 1}},          // a NULL in 2014
 	}
-	got := emptiedBy(tasks, sqlgym.DialectSQLite, orig, states)
-	if !slices.Equal(got["all"], []int{0, 2}) || !slices.Equal(got["y2014"], []int{2}) || len(got["none"]) != 0 {
-		t.Errorf("emptiedBy = %v, want all [0 2], y2014 [2], none (empty on the original too) nothing", got)
+	got := leftOut(tasks, sqlgym.DialectSQLite, orig, states)
+	want := map[string]map[int]string{
+		"all":   {0: leftEmpty, 2: leftEmpty},
+		"y2014": {2: leftEmpty},
+		"top":   {1: leftUnstable},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("leftOut = %v, want %v (none is empty on the original too)", got, want)
+	}
+	urls := []string{"sqlite:v1", "sqlite:v2", "sqlite:v3"}
+	assigned := slices.Clone(tasks)
+	left := assignVariants(assigned, sqlgym.DialectSQLite, "sqlite:orig", urls, []string{"v1", "v2", "v3"}, orig, states)
+	if len(left) != 4 || !slices.Equal(assigned[0].DBVariants, []string{"sqlite:v2"}) || !slices.Equal(assigned[2].DBVariants, urls) {
+		t.Errorf("assigned %+v, left out %v", assigned, left)
+	}
+	states[1][all] = goldState{ok: true}
+	assignVariants(assigned, sqlgym.DialectSQLite, "sqlite:orig", urls, []string{"v1", "v2", "v3"}, orig, states)
+	if !slices.Equal(assigned[0].DBVariants, []string{"sqlite:orig"}) {
+		t.Errorf("a task left without variants gets %v, want the original named alone", assigned[0].DBVariants)
 	}
 }

@@ -6,6 +6,7 @@
 //
 //	sqlgym-precision build --corpus DIR --dev ../shared/data/spider_dev/dev.jsonl --out corpus.jsonl
 //	sqlgym-precision locate --flips todo.jsonl --tasks V/tasks.jsonl [--out located.jsonl]
+//	sqlgym-precision assign --tasks V/tasks.jsonl --out tasks.jsonl [--all]
 //	sqlgym-precision report --predictions corpus.jsonl --base R0.jsonl --variants R1.jsonl --generator main@d2bd839 --copy plain [--sample 100 --seed 1] [--unjudged todo.jsonl]
 package main
 
@@ -39,7 +40,7 @@ func main() {
 	}
 }
 
-var errUsage = errors.New("usage: sqlgym-precision build|report|locate [flags] (-h for the flags)")
+var errUsage = errors.New("usage: sqlgym-precision build|report|locate|assign [flags] (-h for the flags)")
 
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -52,6 +53,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return report(args[1:], stdout, stderr)
 	case "locate":
 		return locate(args[1:], stdout, stderr)
+	case "assign":
+		return assign(args[1:], stdout, stderr)
 	}
 	return errUsage
 }
