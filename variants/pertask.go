@@ -22,7 +22,7 @@ import (
 // Left out reasons.
 const (
 	leftEmpty    = "empties the gold"
-	leftUnstable = "the gold is not deterministic there"
+	leftUnstable = "the gold ties or fails there"
 )
 
 // LeftOut is a variant one task is not judged on, and why.
