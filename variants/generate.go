@@ -506,7 +506,11 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 	for i, k := range res.Variants {
 		names[i] = k.Name
 	}
-	res.LeftOut = assignVariants(tasks, g.dialect, orig, urls[1:], names, g.goldStates, states)
+	reps, err := repeatsOn(ctx, orig, urls[1:], g.golds, opt.Limits)
+	if err != nil {
+		return nil, err
+	}
+	res.LeftOut = assignVariants(tasks, g.dialect, orig, urls[1:], names, g.goldStates, states, reps)
 	vcfg := cfg
 	vcfg.Variants = true
 	over := &overlay{Databases: g.dbs, name: g.name, urls: urls}

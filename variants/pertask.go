@@ -2,6 +2,8 @@ package variants
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/sqlgym/sqlgym"
 )
@@ -15,7 +17,11 @@ import (
 // the gold's author took it to hold. And a gold whose result depends on
 // the order of tied rows on a variant (it may tie on the original too,
 // where nothing refuses it) rewards whichever tie an answer happens to
-// pick. Such a variant leaves that task's db_variants only, the task
+// pick. And a gold that returns no row twice on the original but repeats
+// one on a variant (a second cartoon of one writer in Italy, a second
+// orchestra of one conductor) meets a case its author never saw: whether
+// the answer should repeat it is the question's wording, which the data
+// does not decide. Such a variant leaves that task's db_variants only, the task
 // still judged on the original and its other variants, instead of being
 // refused for the whole database.
 
@@ -23,6 +29,7 @@ import (
 const (
 	leftEmpty    = "empties the gold"
 	leftUnstable = "the gold ties or fails there"
+	leftRepeats  = "the gold repeats a row there, never on the original"
 )
 
 // LeftOut is a variant one task is not judged on, and why.
@@ -37,7 +44,7 @@ type LeftOut struct {
 // that returns rows on the original returns none, or where a gold is not
 // deterministic (a tie under a LIMIT at any depth, a bare column of a
 // group; screen.TieCheck, nestedTie) or fails.
-func leftOut(tasks []sqlgym.Task, d sqlgym.Dialect, orig map[string]goldState, states []map[string]goldState) map[string]map[int]string {
+func leftOut(tasks []sqlgym.Task, d sqlgym.Dialect, orig map[string]goldState, states []map[string]goldState, rep goldRepeats) map[string]map[int]string {
 	out := map[string]map[int]string{}
 	for _, t := range tasks {
 		for i, st := range states {
@@ -48,6 +55,8 @@ func leftOut(tasks []sqlgym.Task, d sqlgym.Dialect, orig map[string]goldState, s
 					why = leftUnstable
 				case o.ok && o.rows > 0 && v.rows == 0:
 					why = leftEmpty
+				case rep.variants != nil && !rep.orig[s] && rep.variants[i][s]:
+					why = leftRepeats
 				}
 				if why != "" {
 					if out[t.ID] == nil {
@@ -66,8 +75,8 @@ func leftOut(tasks []sqlgym.Task, d sqlgym.Dialect, orig map[string]goldState, s
 // judged on (leftOut) and returns the ones left out, by the variants'
 // names. A task left with none names the original alone (orig), since an
 // empty list means every database in the folder.
-func assignVariants(tasks []sqlgym.Task, d sqlgym.Dialect, orig string, urls, names []string, origStates map[string]goldState, states []map[string]goldState) []LeftOut {
-	left := leftOut(tasks, d, origStates, states)
+func assignVariants(tasks []sqlgym.Task, d sqlgym.Dialect, orig string, urls, names []string, origStates map[string]goldState, states []map[string]goldState, rep goldRepeats) []LeftOut {
+	left := leftOut(tasks, d, origStates, states, rep)
 	var out []LeftOut
 	for i := range tasks {
 		tasks[i].DBVariants = nil
@@ -111,5 +120,67 @@ func AssignVariants(ctx context.Context, tasks []sqlgym.Task, d sqlgym.Dialect, 
 			return nil, err
 		}
 	}
-	return assignVariants(tasks, d, orig, urls, urls, origStates, states), nil
+	rep, err := repeatsOn(ctx, orig, urls, golds, lim)
+	if err != nil {
+		return nil, err
+	}
+	return assignVariants(tasks, d, orig, urls, urls, origStates, states, rep), nil
+}
+
+// goldRepeats says, per gold, whether its result repeats a row on the
+// original and on each variant.
+type goldRepeats struct {
+	orig     map[string]bool
+	variants []map[string]bool
+}
+
+// repeatsOn runs every gold on the original and each variant and notes
+// the results that hold a row twice.
+func repeatsOn(ctx context.Context, orig string, urls, golds []string, lim sqlgym.Limits) (goldRepeats, error) {
+	var r goldRepeats
+	var err error
+	if r.orig, err = repeatsURL(ctx, orig, golds, lim); err != nil {
+		return r, err
+	}
+	for _, u := range urls {
+		m, err := repeatsURL(ctx, u, golds, lim)
+		if err != nil {
+			return r, err
+		}
+		r.variants = append(r.variants, m)
+	}
+	return r, nil
+}
+
+func repeatsURL(ctx context.Context, url string, golds []string, lim sqlgym.Limits) (map[string]bool, error) {
+	eng, err := openCandidate(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("repeated rows: open %s: %w", url, err)
+	}
+	defer eng.Close()
+	l := lim.GoldLimits()
+	l.MaxRows = maxGoldRows
+	out := map[string]bool{}
+	for _, g := range golds {
+		rs, err := eng.Query(ctx, g, l)
+		if err != nil {
+			if sqlgym.IsInfra(err) {
+				return nil, fmt.Errorf("repeated rows: %w", err)
+			}
+			continue // a gold that fails is the gold check's to judge
+		}
+		seen := map[string]bool{}
+		for _, row := range rs.Rows {
+			var b strings.Builder
+			for _, v := range row {
+				fmt.Fprintf(&b, "%d\x00%s\x00", v.Kind, v.String())
+			}
+			if seen[b.String()] {
+				out[g] = true
+				break
+			}
+			seen[b.String()] = true
+		}
+	}
+	return out, nil
 }

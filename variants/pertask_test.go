@@ -54,7 +54,7 @@ func TestLeftOutIsPerTask(t *testing.T) {
 		{all: {ok: true, rows: 1}, y2014: {ok: true, rows: 1}, none: {ok: true}, top: {}},         // top ties here
 		{all: {ok: true}, y2014: {ok: true}, none: {ok: true}, top: {ok: true, rows: 1}},          // a NULL in 2014
 	}
-	got := leftOut(tasks, sqlgym.DialectSQLite, orig, states)
+	got := leftOut(tasks, sqlgym.DialectSQLite, orig, states, goldRepeats{})
 	want := map[string]map[int]string{
 		"all":   {0: leftEmpty, 2: leftEmpty},
 		"y2014": {2: leftEmpty},
@@ -65,12 +65,12 @@ func TestLeftOutIsPerTask(t *testing.T) {
 	}
 	urls := []string{"sqlite:v1", "sqlite:v2", "sqlite:v3"}
 	assigned := slices.Clone(tasks)
-	left := assignVariants(assigned, sqlgym.DialectSQLite, "sqlite:orig", urls, []string{"v1", "v2", "v3"}, orig, states)
+	left := assignVariants(assigned, sqlgym.DialectSQLite, "sqlite:orig", urls, []string{"v1", "v2", "v3"}, orig, states, goldRepeats{})
 	if len(left) != 4 || !slices.Equal(assigned[0].DBVariants, []string{"sqlite:v2"}) || !slices.Equal(assigned[2].DBVariants, urls) {
 		t.Errorf("assigned %+v, left out %v", assigned, left)
 	}
 	states[1][all] = goldState{ok: true}
-	assignVariants(assigned, sqlgym.DialectSQLite, "sqlite:orig", urls, []string{"v1", "v2", "v3"}, orig, states)
+	assignVariants(assigned, sqlgym.DialectSQLite, "sqlite:orig", urls, []string{"v1", "v2", "v3"}, orig, states, goldRepeats{})
 	if !slices.Equal(assigned[0].DBVariants, []string{"sqlite:orig"}) {
 		t.Errorf("a task left without variants gets %v, want the original named alone", assigned[0].DBVariants)
 	}

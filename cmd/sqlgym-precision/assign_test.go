@@ -15,7 +15,8 @@ import (
 // TestAssignLeavesOutTheVariantThatEmptiesAGold builds a variants folder
 // by hand (the original and one variant with a NULL stadium_id) and
 // checks that assign leaves the variant out of the task whose NOT IN gold
-// it empties only, and that --all keeps it for both.
+// it empties only, a variant where a join gold repeats a row out of that
+// task only, and that --all keeps every variant for every task.
 func TestAssignLeavesOutTheVariantThatEmptiesAGold(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -35,8 +36,12 @@ func TestAssignLeavesOutTheVariantThatEmptiesAGold(t *testing.T) {
 	}
 	mk("toy.sqlite")
 	mk("toy_v1.sqlite", `INSERT INTO concert VALUES (4, NULL, 2015)`)
+	// v2 gives stadium a a second concert in 2014: the join gold repeats
+	// a row it never repeats on the original.
+	mk("toy_v2.sqlite", `INSERT INTO concert VALUES (4, 1, 2014)`)
 	tasks := write(t, dir, "tasks.jsonl", `{"id":"all","db":"toy","sql":"SELECT name FROM stadium WHERE stadium_id NOT IN (SELECT stadium_id FROM concert)"}
 {"id":"y2014","db":"toy","sql":"SELECT name FROM stadium WHERE stadium_id NOT IN (SELECT stadium_id FROM concert WHERE year = 2014)"}
+{"id":"names","db":"toy","sql":"SELECT s.name FROM stadium AS s JOIN concert AS c ON s.stadium_id = c.stadium_id WHERE c.year = 2014"}
 `)
 	for _, all := range []bool{false, true} {
 		out := filepath.Join(dir, "out.jsonl")
@@ -52,13 +57,24 @@ func TestAssignLeavesOutTheVariantThatEmptiesAGold(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v1 := func(ts sqlgym.Task) bool {
-			return len(ts.DBVariants) == 1 && strings.HasSuffix(ts.DBVariants[0], "toy_v1.sqlite")
+		names := func(ts sqlgym.Task) string {
+			var out []string
+			for _, u := range ts.DBVariants {
+				out = append(out, strings.TrimSuffix(filepath.Base(u), ".sqlite"))
+			}
+			return strings.Join(out, " ")
 		}
-		if all != v1(got[0]) || !v1(got[1]) {
-			t.Errorf("--all=%v: db_variants %v and %v; want toy_v1 for y2014, and for all only with --all", all, got[0].DBVariants, got[1].DBVariants)
+		want := []string{"toy_v2", "toy_v1 toy_v2", "toy_v1"}
+		if all {
+			want = []string{"toy_v1 toy_v2", "toy_v1 toy_v2", "toy_v1 toy_v2"}
 		}
-		if !all && !strings.Contains(se.String(), "all: not judged on toy_v1.sqlite: empties the gold") {
+		for i, w := range want {
+			if names(got[i]) != w {
+				t.Errorf("--all=%v: %s judged on %q, want %q", all, got[i].ID, names(got[i]), w)
+			}
+		}
+		if !all && (!strings.Contains(se.String(), "all: not judged on toy_v1.sqlite: empties the gold") ||
+			!strings.Contains(se.String(), "names: not judged on toy_v2.sqlite: the gold repeats a row there")) {
 			t.Errorf("stderr lacks the left-out variant: %q", se.String())
 		}
 	}

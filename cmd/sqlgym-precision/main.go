@@ -110,6 +110,7 @@ func report(args []string, stdout, stderr io.Writer) error {
 	unjudged := fs.String("unjudged", "", "write the flips still to judge here (JSONL)")
 	replace := fs.Bool("replace", false, "overwrite --unjudged if it exists")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	sampleOf := fs.String("sample-of", "", "draw --sample over the flips of this other --variants run of the same answers (every variant of this run among its own) and examine those this run still flips")
 	suspectsFrom := fs.String("suspects-from", "", "comma-separated systems whose answers decide the gold suspects; the screen's precision is measured on the other systems")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
@@ -137,7 +138,13 @@ func report(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("judgments: %w\nhint: run from the repository's root, or name the file with --judgments", err)
 	}
-	r, err := precision.Compute(preds, base, withV, judg, precision.Options{Generator: *generator, Baseline: *baseline, DBCopy: *copyName, Sample: *sample, Seed: *seed, SuspectsFrom: from})
+	var of precision.Results
+	if *sampleOf != "" {
+		if of, err = precision.LoadResults(*sampleOf); err != nil {
+			return err
+		}
+	}
+	r, err := precision.Compute(preds, base, withV, judg, precision.Options{SampleOf: of, Generator: *generator, Baseline: *baseline, DBCopy: *copyName, Sample: *sample, Seed: *seed, SuspectsFrom: from})
 	if err != nil {
 		return err
 	}

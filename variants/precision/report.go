@@ -27,6 +27,12 @@ type Options struct {
 	// that many flips instead of all of them.
 	Sample int
 	Seed   uint64
+	// SampleOf, when set, is another variants run of the same answers
+	// whose flips include this run's (the same variants, fewer of them
+	// per task): the sample is drawn over its flips as it would be there
+	// and those this run still flips are examined, a uniform sample of
+	// this run's flips that reads the same answers as the other run's.
+	SampleOf map[answerKey]Result
 	// SuspectsFrom, when set, names the systems whose answers decide the
 	// gold suspects of the screen measured on the others (Screened).
 	SuspectsFrom []string
@@ -90,6 +96,11 @@ func Compute(preds []Prediction, base, withVariants map[answerKey]Result, judgme
 		r.Total.Unscored += t.Unscored
 	}
 	examined := sampleFlips(flips, o.Sample, o.Seed)
+	if o.SampleOf != nil {
+		if examined, err = sampleWithin(preds, base, o.SampleOf, flips, o); err != nil {
+			return Report{}, err
+		}
+	}
 	r.Examined = len(examined)
 	listed := map[judgKey]bool{}
 	for _, f := range examined {
@@ -226,4 +237,34 @@ func countInterval(iv stats.Interval) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.0f (%.0f-%.0f)", iv.Value, math.Floor(iv.Lo), math.Ceil(iv.Hi))
+}
+
+// sampleWithin draws the sample over the flips of o.SampleOf and keeps
+// those this run (flips) flips too, as this run's flips. A flip of this
+// run that the other run does not have is an error: the other run must
+// hold every variant of this one.
+func sampleWithin(preds []Prediction, base map[answerKey]Result, other map[answerKey]Result, flips []Flip, o Options) ([]Flip, error) {
+	of, _, err := findFlips(preds, base, other)
+	if err != nil {
+		return nil, err
+	}
+	in := map[answerKey]bool{}
+	for _, f := range of {
+		in[answerKey{f.TaskID, f.Sample}] = true
+	}
+	here := map[answerKey]Flip{}
+	for _, f := range flips {
+		k := answerKey{f.TaskID, f.Sample}
+		if !in[k] {
+			return nil, fmt.Errorf("%s sample %d is flipped here and not in the run the sample is drawn from (it must hold every variant of this run)", f.TaskID, f.Sample)
+		}
+		here[k] = f
+	}
+	var out []Flip
+	for _, f := range sampleFlips(of, o.Sample, o.Seed) {
+		if h, ok := here[answerKey{f.TaskID, f.Sample}]; ok {
+			out = append(out, h)
+		}
+	}
+	return out, nil
 }
