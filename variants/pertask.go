@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/sqltext"
 )
 
 // A variant is shared by every task of its database, and an edit that is
@@ -17,7 +18,11 @@ import (
 // the gold's author took it to hold. And a gold whose result depends on
 // the order of tied rows on a variant (it may tie on the original too,
 // where nothing refuses it) rewards whichever tie an answer happens to
-// pick. And a gold that returns no row twice on the original but repeats
+// pick. Only a gold that reads a subquery through NOT IN is left out
+// for being emptied: one NULL there empties it, a property of NOT IN the
+// gold's author did not meet; a gold emptied otherwise (a group pushed
+// under a HAVING threshold by the trim) still tells a wrong answer that
+// returns rows. And a gold that returns no row twice on the original but repeats
 // one on a variant (a second cartoon of one writer in Italy, a second
 // orchestra of one conductor) meets a case its author never saw: whether
 // the answer should repeat it is the question's wording, which the data
@@ -27,7 +32,7 @@ import (
 
 // Left out reasons.
 const (
-	leftEmpty    = "empties the gold"
+	leftEmpty    = "empties the gold's NOT IN"
 	leftUnstable = "the gold ties or fails there"
 	leftRepeats  = "the gold repeats a row there, never on the original"
 )
@@ -40,8 +45,8 @@ type LeftOut struct {
 }
 
 // leftOut lists, for each task, the variants (indexes into states, the
-// gold check of each) it is not judged on: one where a gold of the task
-// that returns rows on the original returns none, or where a gold is not
+// gold check of each) it is not judged on: one where a NOT IN gold of the
+// task that returns rows on the original returns none, or where a gold is not
 // deterministic (a tie under a LIMIT at any depth, a bare column of a
 // group; screen.TieCheck, nestedTie) or fails.
 func leftOut(tasks []sqlgym.Task, d sqlgym.Dialect, orig map[string]goldState, states []map[string]goldState, rep goldRepeats) map[string]map[int]string {
@@ -53,7 +58,7 @@ func leftOut(tasks []sqlgym.Task, d sqlgym.Dialect, orig map[string]goldState, s
 				switch o, v := orig[s], st[s]; {
 				case !v.ok:
 					why = leftUnstable
-				case o.ok && o.rows > 0 && v.rows == 0:
+				case o.ok && o.rows > 0 && v.rows == 0 && antiJoins(s):
 					why = leftEmpty
 				case rep.variants != nil && !rep.orig[s] && rep.variants[i][s]:
 					why = leftRepeats
@@ -183,4 +188,21 @@ func repeatsURL(ctx context.Context, url string, golds []string, lim sqlgym.Limi
 		}
 	}
 	return out, nil
+}
+
+// antiJoins reports whether the gold reads a subquery through NOT IN
+// (x NOT IN (SELECT ...)).
+func antiJoins(g string) bool {
+	var toks []sqltext.Token
+	for _, t := range sqltext.Tokens(g) {
+		if t.Significant() {
+			toks = append(toks, t)
+		}
+	}
+	for i := 0; i+3 < len(toks); i++ {
+		if toks[i].IsWord("not") && toks[i+1].IsWord("in") && toks[i+2].IsPunct("(") && toks[i+3].IsWord("select") {
+			return true
+		}
+	}
+	return false
 }
