@@ -65,3 +65,52 @@ func TestScreenDecidesOnSomeSystemsAndMeasuresOnTheOthers(t *testing.T) {
 		t.Errorf("text report lacks the screen:\n%s", out.String())
 	}
 }
+
+// SampleOf draws the sample over the other run's flips and keeps those
+// this run still flips; a flip of this run the other lacks is refused.
+func TestSampleOfDrawsOverTheLargerRun(t *testing.T) {
+	var preds []Prediction
+	base := map[answerKey]Result{}
+	all := map[answerKey]Result{}
+	some := map[answerKey]Result{}
+	for i := range 40 {
+		p := Prediction{TaskID: "t" + string(rune('A'+i/26)) + string(rune('a'+i%26)), Sample: 1, System: "s", SQL: "SELECT x"}
+		preds = append(preds, p)
+		k := answerKey{p.TaskID, 1}
+		base[k] = Result{TaskID: p.TaskID, Sample: 1, SQL: p.SQL, Outcome: "correct"}
+		all[k] = Result{TaskID: p.TaskID, Sample: 1, SQL: p.SQL, Outcome: "wrong"}
+		some[k] = all[k]
+		if i%2 == 1 {
+			some[k] = base[k] // this run no longer flips the odd ones
+		}
+	}
+	o := Options{Generator: "g", DBCopy: "plain", Sample: 10, Seed: 1}
+	full, _, err := findFlips(preds, base, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drawn := sampleFlips(full, 10, 1)
+	o.SampleOf = all
+	r, err := Compute(preds, base, some, nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, f := range drawn {
+		if some[answerKey{f.TaskID, 1}].Outcome == "wrong" {
+			want = append(want, f.TaskID)
+		}
+	}
+	var got []string
+	for _, f := range r.Unjudged {
+		got = append(got, f.TaskID)
+	}
+	if r.Examined != len(want) || !slices.Equal(got, want) {
+		t.Errorf("examined %d %v, want the %d of the larger run's sample still flipped %v", r.Examined, got, len(want), want)
+	}
+	// The other way round: this run flips what the other does not.
+	o.SampleOf = some
+	if _, err := Compute(preds, base, all, nil, o); err == nil {
+		t.Errorf("a run with flips the --sample-of run lacks: no error")
+	}
+}
