@@ -52,7 +52,7 @@ func (g *Generator) aims(ctx context.Context, weak []sqlgym.Task, sopt screen.Op
 			// Invented keys and group names are numbered per plan, so
 			// two tasks' edits never invent the same one.
 			stream := i*aimPlans + k
-			p := &planner{schema: g.schema, rng: rand.New(rand.NewPCG(g.opt.Seed, uint64(1<<32+stream))), comps: comps, ths: ths, serial: stream * 100_000, dialect: g.tgt.dialect(), cons: g.cons, unseen: g.opt.UnseenValues, anti: g.anti}
+			p := &planner{schema: g.schema, rng: rand.New(rand.NewPCG(g.opt.Seed, uint64(1<<32+stream))), comps: comps, ths: ths, serial: stream * 100_000, dialect: g.tgt.dialect(), cons: g.cons, unseen: g.opt.UnseenValues}
 			for fi, fam := range p.aimedFamilies(t.SQL) {
 				var gs []group
 				for _, gr := range fam {

@@ -63,6 +63,12 @@
 // refuse a statement that breaks them (guard.go), and the planner copies
 // rows with fresh values there.
 //
+// A variant serves every task of its database, but a task's db_variants
+// leave out the variants where its own gold depends on tie order, repeats
+// a row it never repeats on the original, or (a NOT IN gold) returns no
+// row where it returns some on the original (pertask.go): the edit stays
+// for the tasks it tests fairly.
+//
 // A candidate must keep every gold that runs deterministically on the
 // original running deterministically: each gold goes through the author
 // execution filter on two engines over the candidate (on SQLite one with

@@ -43,16 +43,14 @@ type planner struct {
 	// repeat its values. unseen does the same with cons set.
 	cons   *constraints.Set
 	unseen bool
-	// anti is the columns some gold reads through NOT IN (antiJoined):
-	// no NULL goes there on a declaration alone.
-	anti map[string]bool
 }
 
 // nullable reports whether a NULL may go into column c of t: the column
 // is nullable and its data already holds one, or it is a declared foreign
 // key that is not NOT NULL (constraints.Set.OptionalReference: NOT IN
-// over it is then emptied by one row without parent, a real error) that
-// no gold reads through NOT IN itself (antiJoined).
+// over it is then emptied by one row without parent, a real error). A
+// gold whose own NOT IN such a NULL empties is not judged on that variant
+// (emptiedBy), so the NULL stays for the other tasks.
 func (p *planner) nullable(t *sqlgym.Table, c *sqlgym.Column) bool {
 	if c.NotNull || inKey(t, c.Name) {
 		return false
@@ -60,7 +58,7 @@ func (p *planner) nullable(t *sqlgym.Table, c *sqlgym.Column) bool {
 	if p.cons == nil || p.unseen || p.cons.Facts(t.Name, c.Name).Nulls {
 		return true
 	}
-	return p.cons.OptionalReference(t.Name, c) && !p.anti[strings.ToLower(c.Name)]
+	return p.cons.OptionalReference(t.Name, c)
 }
 
 // repeatable reports whether a copied row may repeat column c's value: a

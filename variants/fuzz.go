@@ -28,7 +28,7 @@ func (g *Generator) fuzz(ctx context.Context, n, slots int, already map[string]s
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		p := &planner{schema: g.schema, rng: rand.New(rand.NewPCG(g.opt.Seed, uint64(i))), comps: comps, ths: ths, dialect: g.tgt.dialect(), cons: g.cons, unseen: g.opt.UnseenValues, anti: g.anti}
+		p := &planner{schema: g.schema, rng: rand.New(rand.NewPCG(g.opt.Seed, uint64(i))), comps: comps, ths: ths, dialect: g.tgt.dialect(), cons: g.cons, unseen: g.opt.UnseenValues}
 		// Built in a slot after the packed variants' (which stay until
 		// kept); the candidate is still known by its seed stream.
 		c, err := g.makeCandidate(ctx, slot0+i, p.plan())

@@ -125,8 +125,6 @@ type Generator struct {
 
 	golds      []string
 	goldStates map[string]goldState
-	// anti is the columns the golds read through NOT IN (antiJoined).
-	anti map[string]bool
 }
 
 // DBResult is what a generation found for one database.
@@ -173,6 +171,11 @@ type DBResult struct {
 	// find, per task, with UndistinguishedTasks the tasks holding one.
 	Undistinguished      []Undistinguished `json:"undistinguished,omitempty"`
 	UndistinguishedTasks int               `json:"undistinguished_tasks"`
+	// LeftOut lists the variants left out of one task's db_variants
+	// because its gold returns no row there and some on the original, or
+	// is not deterministic there (leftOut): the variant stays for the
+	// database's other tasks.
+	LeftOut []LeftOut `json:"left_out,omitempty"`
 	// Levels tallies weak tasks per task level (complexity, else
 	// difficulty).
 	Levels  map[string]*LevelTally `json:"levels"`
@@ -311,7 +314,6 @@ func NewGenerator(ctx context.Context, dbs verify.Databases, name, url string, t
 			}
 		}
 	}
-	g.anti = antiJoined(g.golds)
 	return g, nil
 }
 
@@ -469,6 +471,7 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 
 	// Write the kept variants beside the original's copy.
 	urls := []string{orig}
+	var states []map[string]goldState
 	for i := range res.Variants {
 		k := &res.Variants[i]
 		w, err := g.tgt.keep(ctx, kept[i].url, k.Name)
@@ -482,10 +485,12 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 		}
 		urls = append(urls, u)
 		t0 := time.Now()
-		if _, err := g.tgt.golds(ctx, u, g.golds, opt.Limits); err != nil {
+		st, err := g.tgt.golds(ctx, u, g.golds, opt.Limits)
+		if err != nil {
 			return nil, err
 		}
 		res.Cost.VariantSeconds += time.Since(t0).Seconds()
+		states = append(states, st)
 	}
 	for _, s := range g.golds {
 		if !nonEmpty(g.goldStates, kept, s) {
@@ -497,9 +502,15 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 	opt.Step(fmt.Sprintf("judging the tasks on the original and %d variants", len(res.Variants)))
 	tasks := make([]sqlgym.Task, len(g.tasks))
 	copy(tasks, g.tasks)
-	for i := range tasks {
-		tasks[i].DBVariants = append([]string(nil), urls[1:]...)
+	names := make([]string, len(res.Variants))
+	for i, k := range res.Variants {
+		names[i] = k.Name
 	}
+	reps, err := repeatsOn(ctx, orig, urls[1:], g.golds, opt.Limits)
+	if err != nil {
+		return nil, err
+	}
+	res.LeftOut = assignVariants(tasks, g.dialect, orig, urls[1:], names, g.goldStates, states, reps)
 	vcfg := cfg
 	vcfg.Variants = true
 	over := &overlay{Databases: g.dbs, name: g.name, urls: urls}

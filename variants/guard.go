@@ -23,7 +23,7 @@ import (
 // column whose data holds one, and a text column whose data never
 // repeats a value (a name) gets no namesake, whichever edit would write
 // it (a copied row, a boundary value, a relabel).
-func sqliteGuards(schema *sqlgym.Schema, cons *constraints.Set, anti map[string]bool, implied, unseen bool) []string {
+func sqliteGuards(schema *sqlgym.Schema, cons *constraints.Set, implied, unseen bool) []string {
 	var out []string
 	n := 0
 	trigger := func(event, table, when string) {
@@ -55,9 +55,6 @@ func sqliteGuards(schema *sqlgym.Schema, cons *constraints.Set, anti map[string]
 					continue
 				}
 				notNull, unique := cons.Observed(&t, c)
-				// A declared nullable foreign key takes NULLs, unless a
-				// gold reads it through NOT IN and the data holds none.
-				notNull = notNull || anti[strings.ToLower(c.Name)] && !c.NotNull && cons.OptionalReference(t.Name, c) && !cons.Facts(t.Name, c.Name).Nulls
 				q := quoteIdent(c.Name)
 				if notNull && !c.NotNull {
 					trigger("INSERT", t.Name, "NEW."+q+" IS NULL")
@@ -95,5 +92,5 @@ func (g *Generator) guards() []string {
 	if g.dialect != sqlgym.DialectSQLite {
 		return nil
 	}
-	return sqliteGuards(g.schema, g.cons, g.anti, !g.opt.DeclaredOnly, g.opt.UnseenValues)
+	return sqliteGuards(g.schema, g.cons, !g.opt.DeclaredOnly, g.opt.UnseenValues)
 }

@@ -137,6 +137,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		r.NearMissBefore, pct(r.NearMissBefore, r.Screened), r.NearMissAfter, pct(r.NearMissAfter, r.Screened))
 	for _, d := range r.Databases {
 		fmt.Fprintf(w, "%s: %d tasks, %d candidates (%d dropped), %d golds empty everywhere\n", d.Name, d.Tasks, d.CandidatesTried, d.CandidatesDropped, d.GoldsEmpty)
+		if len(d.LeftOut) > 0 {
+			fmt.Fprintf(w, "  %d variants left out of one task's db_variants (its gold emptied through NOT IN, tied or repeating rows there; manifest's left_out)\n", len(d.LeftOut))
+		}
 		for _, v := range d.Variants {
 			fmt.Fprintf(w, "  %-20s kills %4d (%4d new)  %4d statements  %6d rows (%s)  %s\n", v.Name, v.Kills, v.NewKills, len(v.Statements), v.Rows, v.shrunk(), v.Where())
 		}

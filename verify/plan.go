@@ -2,6 +2,8 @@ package verify
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/sqltext"
@@ -73,7 +75,10 @@ func (pl *planner) variants(t *sqlgym.Task, testsuite bool) ([]string, error) {
 	key := t.DB
 	testsuite = testsuite || pl.v.cfg.Variants
 	if testsuite {
-		key = "\x00ts\x00" + t.DB
+		// A task's own db_variants may differ from its database's other
+		// tasks' (sqlgym variants leaves out of one task a variant that
+		// empties its gold), so they are part of the key.
+		key = "\x00ts\x00" + t.DB + "\x00" + strings.Join(t.DBVariants, "\x00")
 	}
 	if u, ok := pl.urls[key]; ok || pl.urlErr[key] != nil {
 		return u, pl.urlErr[key]
@@ -96,7 +101,9 @@ func (pl *planner) variants(t *sqlgym.Task, testsuite bool) ([]string, error) {
 			}
 			var vu string
 			vu, err = dbs.Resolve(name)
-			if vu != u {
+			// The original named among the variants (a task judged on it
+			// alone) is judged once.
+			if vu != u && !sameFile(vu, u) {
 				us = append(us, vu)
 			}
 		}
@@ -120,4 +127,16 @@ func (pl *planner) normalize(u, q string) string {
 		pl.norm[k] = n
 	}
 	return n
+}
+
+// sameFile reports whether two SQLite or DuckDB URLs name one file, the
+// one by a relative path and the other by an absolute one.
+func sameFile(a, b string) bool {
+	pa, pb := sqlgym.VariantFile(a), sqlgym.VariantFile(b)
+	if pa == "" || pb == "" {
+		return false
+	}
+	aa, err1 := filepath.Abs(pa)
+	ab, err2 := filepath.Abs(pb)
+	return err1 == nil && err2 == nil && aa == ab
 }

@@ -6,6 +6,7 @@
 //
 //	sqlgym-precision build --corpus DIR --dev ../shared/data/spider_dev/dev.jsonl --out corpus.jsonl
 //	sqlgym-precision locate --flips todo.jsonl --tasks V/tasks.jsonl [--out located.jsonl]
+//	sqlgym-precision assign --tasks V/tasks.jsonl --out tasks.jsonl [--all]
 //	sqlgym-precision report --predictions corpus.jsonl --base R0.jsonl --variants R1.jsonl --generator main@d2bd839 --copy plain [--sample 100 --seed 1] [--unjudged todo.jsonl]
 package main
 
@@ -17,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine"
@@ -38,7 +40,7 @@ func main() {
 	}
 }
 
-var errUsage = errors.New("usage: sqlgym-precision build|report|locate [flags] (-h for the flags)")
+var errUsage = errors.New("usage: sqlgym-precision build|report|locate|assign [flags] (-h for the flags)")
 
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -51,6 +53,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return report(args[1:], stdout, stderr)
 	case "locate":
 		return locate(args[1:], stdout, stderr)
+	case "assign":
+		return assign(args[1:], stdout, stderr)
 	}
 	return errUsage
 }
@@ -106,8 +110,14 @@ func report(args []string, stdout, stderr io.Writer) error {
 	unjudged := fs.String("unjudged", "", "write the flips still to judge here (JSONL)")
 	replace := fs.Bool("replace", false, "overwrite --unjudged if it exists")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	sampleOf := fs.String("sample-of", "", "draw --sample over the flips of this other --variants run of the same answers (every variant of this run among its own) and examine those this run still flips")
+	suspectsFrom := fs.String("suspects-from", "", "comma-separated systems whose answers decide the gold suspects; the screen's precision is measured on the other systems")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
+	}
+	var from []string
+	if *suspectsFrom != "" {
+		from = strings.Split(*suspectsFrom, ",")
 	}
 	if *predsPath == "" || *basePath == "" || *varPath == "" || *copyName == "" || *generator == "" {
 		return fmt.Errorf("%w: report needs --predictions, --base, --variants, --generator and --copy", errUsage)
@@ -128,7 +138,13 @@ func report(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("judgments: %w\nhint: run from the repository's root, or name the file with --judgments", err)
 	}
-	r, err := precision.Compute(preds, base, withV, judg, precision.Options{Generator: *generator, Baseline: *baseline, DBCopy: *copyName, Sample: *sample, Seed: *seed})
+	var of precision.Results
+	if *sampleOf != "" {
+		if of, err = precision.LoadResults(*sampleOf); err != nil {
+			return err
+		}
+	}
+	r, err := precision.Compute(preds, base, withV, judg, precision.Options{SampleOf: of, Generator: *generator, Baseline: *baseline, DBCopy: *copyName, Sample: *sample, Seed: *seed, SuspectsFrom: from})
 	if err != nil {
 		return err
 	}

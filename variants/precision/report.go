@@ -27,6 +27,15 @@ type Options struct {
 	// that many flips instead of all of them.
 	Sample int
 	Seed   uint64
+	// SampleOf, when set, is another variants run of the same answers
+	// whose flips include this run's (the same variants, fewer of them
+	// per task): the sample is drawn over its flips as it would be there
+	// and those this run still flips are examined, a uniform sample of
+	// this run's flips that reads the same answers as the other run's.
+	SampleOf map[answerKey]Result
+	// SuspectsFrom, when set, names the systems whose answers decide the
+	// gold suspects of the screen measured on the others (Screened).
+	SuspectsFrom []string
 }
 
 // Report is the precision of one generator's variants on the corpus.
@@ -59,6 +68,9 @@ type Report struct {
 	// most of the systems that matched it on the original disagree with
 	// it on the variants (GoldSuspects).
 	GoldSuspects []Suspect `json:"gold_suspects,omitempty"`
+	// Screen is the gold-suspect screen measured on held-out systems
+	// (Options.SuspectsFrom).
+	Screen *Screened `json:"screen,omitempty"`
 	// Unjudged are the examined flips with no judgment, one per distinct
 	// task and SQL: what to judge next.
 	Unjudged []Flip `json:"unjudged"`
@@ -84,6 +96,11 @@ func Compute(preds []Prediction, base, withVariants map[answerKey]Result, judgme
 		r.Total.Unscored += t.Unscored
 	}
 	examined := sampleFlips(flips, o.Sample, o.Seed)
+	if o.SampleOf != nil {
+		if examined, err = sampleWithin(preds, base, o.SampleOf, flips, o); err != nil {
+			return Report{}, err
+		}
+	}
 	r.Examined = len(examined)
 	listed := map[judgKey]bool{}
 	for _, f := range examined {
@@ -113,6 +130,9 @@ func Compute(preds []Prediction, base, withVariants map[answerKey]Result, judgme
 	r.Precision = stats.Wilson(r.Wrong, r.Right+r.Wrong)
 	r.PrecisionSoundGold = stats.Wilson(r.Wrong, r.Right-r.Causes["wrong_gold"]+r.Wrong)
 	r.GoldSuspects = goldSuspects(preds, base, flips, judgments, o)
+	if len(o.SuspectsFrom) > 0 {
+		r.Screen = screenSuspects(preds, base, flips, examined, judgments, o)
+	}
 	n := float64(r.Total.Flips)
 	r.CaughtEstimate = stats.Interval{Value: n * r.Precision.Value, Lo: n * r.Precision.Lo, Hi: n * r.Precision.Hi}
 	return r, nil
@@ -191,6 +211,9 @@ func (r Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "  %s: %d of %d systems flipped%s\n", g.TaskID, g.Flipped, g.RightBefore, g.judgedText())
 		}
 	}
+	if r.Screen != nil {
+		r.Screen.write(w)
+	}
 	_, err := fmt.Fprintf(w, "not yet judged: %d distinct flips\n", len(r.Unjudged))
 	return err
 }
@@ -214,4 +237,34 @@ func countInterval(iv stats.Interval) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.0f (%.0f-%.0f)", iv.Value, math.Floor(iv.Lo), math.Ceil(iv.Hi))
+}
+
+// sampleWithin draws the sample over the flips of o.SampleOf and keeps
+// those this run (flips) flips too, as this run's flips. A flip of this
+// run that the other run does not have is an error: the other run must
+// hold every variant of this one.
+func sampleWithin(preds []Prediction, base map[answerKey]Result, other map[answerKey]Result, flips []Flip, o Options) ([]Flip, error) {
+	of, _, err := findFlips(preds, base, other)
+	if err != nil {
+		return nil, err
+	}
+	in := map[answerKey]bool{}
+	for _, f := range of {
+		in[answerKey{f.TaskID, f.Sample}] = true
+	}
+	here := map[answerKey]Flip{}
+	for _, f := range flips {
+		k := answerKey{f.TaskID, f.Sample}
+		if !in[k] {
+			return nil, fmt.Errorf("%s sample %d is flipped here and not in the run the sample is drawn from (it must hold every variant of this run)", f.TaskID, f.Sample)
+		}
+		here[k] = f
+	}
+	var out []Flip
+	for _, f := range sampleFlips(of, o.Sample, o.Seed) {
+		if h, ok := here[answerKey{f.TaskID, f.Sample}]; ok {
+			out = append(out, h)
+		}
+	}
+	return out, nil
 }

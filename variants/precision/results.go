@@ -21,8 +21,11 @@ type answerKey struct {
 	sample int
 }
 
+// Results are a verify results file's lines, keyed by task and sample.
+type Results = map[answerKey]Result
+
 // LoadResults reads a verify results file, keyed by task and sample.
-func LoadResults(path string) (map[answerKey]Result, error) {
+func LoadResults(path string) (Results, error) {
 	out := map[answerKey]Result{}
 	_, err := jsonl.ScanFile(path, jsonl.Strict, func(_ int, b []byte) error {
 		var r Result
