@@ -72,6 +72,11 @@ type Options struct {
 	// its variants to hundreds of rows with the kills a sample can lose
 	// (docs/authoring.md, "Small variants on a sampled base").
 	SampleAbove int64
+	// AllVariants gives every task every kept variant of its database in
+	// its db_variants; by default a task lists only the variants that
+	// kill one of its own mutants (pertask.go), which is what keeps
+	// judging on them cheap.
+	AllVariants bool
 	// Log, when set, gets the generator's traces, a line per trial.
 	Log func(format string, args ...any)
 	// Step, when set, is told each step of a database's generation as it
@@ -497,9 +502,7 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 	opt.Step(fmt.Sprintf("judging the tasks on the original and %d variants", len(res.Variants)))
 	tasks := make([]sqlgym.Task, len(g.tasks))
 	copy(tasks, g.tasks)
-	for i := range tasks {
-		tasks[i].DBVariants = append([]string(nil), urls[1:]...)
-	}
+	taskVariants(tasks, g.name, res.Variants, urls, killedBy, opt.AllVariants)
 	vcfg := cfg
 	vcfg.Variants = true
 	over := &overlay{Databases: g.dbs, name: g.name, urls: urls}

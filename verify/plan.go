@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/sqltext"
@@ -73,7 +74,9 @@ func (pl *planner) variants(t *sqlgym.Task, testsuite bool) ([]string, error) {
 	key := t.DB
 	testsuite = testsuite || pl.v.cfg.Variants
 	if testsuite {
-		key = "\x00ts\x00" + t.DB
+		// Tasks of one database may list different variants (sqlgym
+		// variants gives each task those that kill its own mutants).
+		key = "\x00ts\x00" + t.DB + "\x00" + strings.Join(t.DBVariants, "\x00")
 	}
 	if u, ok := pl.urls[key]; ok || pl.urlErr[key] != nil {
 		return u, pl.urlErr[key]

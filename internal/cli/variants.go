@@ -14,7 +14,6 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
-	"github.com/sqlgym/sqlgym/engine"
 	"github.com/sqlgym/sqlgym/internal/atomicfile"
 	"github.com/sqlgym/sqlgym/internal/jsonl"
 	"github.com/sqlgym/sqlgym/internal/redact"
@@ -38,6 +37,7 @@ type variantsOptions struct {
 	MySQLAdmin  string
 	ImpliedKeys bool
 	Unseen      bool
+	AllVariants bool
 	Shard       string
 	Verbose     bool
 	Progress    time.Duration
@@ -112,6 +112,7 @@ eval, serve and screen. See docs/authoring.md, "Variant databases".`,
 	f.StringVar(&opts.PGAdmin, "pg-admin", "", "PostgreSQL DSN of a role that may create the variant schemas in the database (default: the database's own)")
 	f.BoolVar(&opts.ImpliedKeys, "implied-keys", true, "keep the keys and foreign keys the data and names imply, as well as the declared ones (false: declared only)")
 	f.BoolVar(&opts.Unseen, "unseen-values", false, "let NULLs and namesakes go into any nullable column, not only those whose data already holds a NULL or a repeated value")
+	f.BoolVar(&opts.AllVariants, "all-variants", false, "list every variant in every task's db_variants (default: only the variants that kill one of the task's own mutants, which keeps judging cheap)")
 	f.StringVar(&opts.Shard, "shard", "", "I/N: vary only the I-th of N parts of the databases (0 <= I < N; one Kubernetes indexed Job or Ray task each), then merge with the same command without --shard (docs/deploy.md)")
 	f.BoolVar(&opts.Verbose, "verbose", false, "print the generator's traces (each trial) on stderr, not only the progress")
 	f.DurationVar(&opts.Progress, "progress", 30*time.Second, "how often the progress line names the current database's step (0: only when a database starts and ends)")
@@ -180,7 +181,7 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 	vopt := variants.Options{MaxVariants: opts.MaxVariants, Candidates: opts.Candidates, Seed: opts.Seed, Mode: mode,
 		MaxPerKind: opts.MaxPerKind, Limits: sqlgym.Limits{Timeout: opts.Timeout},
 		PostgresAdmin: opts.PGAdmin, MySQLAdmin: opts.MySQLAdmin, PostgresSchema: opts.DB.PGSchema, Replace: opts.Replace,
-		DeclaredOnly: !opts.ImpliedKeys, UnseenValues: opts.Unseen}
+		DeclaredOnly: !opts.ImpliedKeys, UnseenValues: opts.Unseen, AllVariants: opts.AllVariants}
 	if opts.Verbose {
 		vopt.Log = func(format string, args ...any) { fmt.Fprintf(io.ErrOut, format+"\n", args...) }
 	}
@@ -217,7 +218,9 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 			fmt.Fprintf(io.ErrOut, "variants: %s: %s\n", name, p.note)
 		}
 		prog.Start(name, len(byDB[name]))
-		g, err := variants.NewGenerator(ctx, cat, name, p.url, byDB[name], vopt)
+		gopt := vopt
+		gopt.Replace = gopt.Replace || p.dropLeft
+		g, err := variants.NewGenerator(ctx, cat, name, p.url, byDB[name], gopt)
 		if errors.Is(err, variants.ErrNoEngine) {
 			skipped[name] = err.Error()
 			after = append(after, byDB[name]...)
@@ -227,29 +230,34 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 		if err != nil {
 			return err
 		}
-		dir := ""
-		if p.file {
-			dir = filepath.Join(out, name)
-			if err := os.RemoveAll(dir); err != nil {
-				return fmt.Errorf("--out: %w", err)
-			}
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return fmt.Errorf("--out: %w", err)
-			}
+		// Every database gets its folder before its work starts, a
+		// server's too (it then holds only done.json): a run stopped
+		// halfway leaves it without done.json, which the next run reads
+		// as a folder to make again.
+		dir := filepath.Join(out, name)
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("--out: %w", err)
 		}
-		res, err := g.Run(ctx, dir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		gdir := dir
+		if !p.file {
+			gdir = ""
+		}
+		res, err := g.Run(ctx, gdir)
 		if err != nil {
 			return err
 		}
 		res.Relative(out)
-		if p.file {
-			key, err := variants.RunKey(vopt, name, res.Digest, byDB[name])
-			if err != nil {
-				return err
-			}
-			if err := variants.WriteDone(dir, &variants.Done{Key: key, Result: res, Tasks: res.TasksAfter()}); err != nil {
-				return err
-			}
+		key, err := variants.RunKey(vopt, name, res.Digest, byDB[name])
+		if err != nil {
+			return err
+		}
+		// done.json keeps no password: the catalog gives it again.
+		forgetPasswords(&variants.Report{Databases: []*variants.DBResult{res}}, res.TasksAfter())
+		if err := variants.WriteDone(dir, &variants.Done{Key: key, Result: res, Tasks: res.TasksAfter()}); err != nil {
+			return err
 		}
 		results = append(results, res)
 		after = append(after, res.TasksAfter()...)
@@ -294,6 +302,9 @@ type variantsPlan struct {
 	file      bool // its variants are files in DIR/NAME (not PostgreSQL schemas)
 	resume    *variants.Done
 	note      string // why a folder left there is made again
+	// dropLeft drops a server database's variants left by the run that
+	// made its folder (Options.Replace for it alone).
+	dropLeft bool
 }
 
 // planVariants decides, before any work, what becomes of each database's
@@ -318,10 +329,6 @@ func planVariants(ctx context.Context, cat *catalog.Catalog, out string, names [
 		}
 		d := sqlgym.URLDialect(url) // PostgreSQL and MySQL variants are schemas and databases, not files
 		p := variantsPlan{name: name, url: url, file: d != sqlgym.DialectPostgres && d != sqlgym.DialectMySQL}
-		if !p.file {
-			plans = append(plans, p)
-			continue
-		}
 		dir := filepath.Join(out, name)
 		l, err := jsonl.Acquire(jsonl.LockPath(dir), false)
 		if err != nil {
@@ -345,14 +352,13 @@ func planVariants(ctx context.Context, cat *catalog.Catalog, out string, names [
 				return nil, unlock, sqlgym.Userf("give --replace to overwrite it, or another --out", "%s holds files that are not variants of %s", dir, name)
 			}
 			p.note = "its folder was left unfinished by a run that stopped: made again"
+			// A server's schemas or databases NAME_vK, NAME_cK are
+			// that run's: dropped, not refused (variants/resume.go).
+			p.dropLeft = !p.file
 			plans = append(plans, p)
 			continue
 		}
-		loc, err := engine.ParseURL(url)
-		if err != nil {
-			return nil, unlock, err
-		}
-		digest, err := sqlgym.FileDigest(loc.Path)
+		digest, err := variants.OriginalDigest(ctx, url, vopt)
 		if err != nil {
 			return nil, unlock, fmt.Errorf("database %s: %w", name, err)
 		}
@@ -364,8 +370,13 @@ func planVariants(ctx context.Context, cat *catalog.Catalog, out string, names [
 			return nil, unlock, sqlgym.Userf("give --replace to make them again, or another --out",
 				"%s already holds variants of %s made with other settings, data or tasks", dir, name)
 		}
-		if stale := done.Stale(out); stale != "" {
+		stale, err := done.StaleOn(ctx, out, url, vopt)
+		if err != nil {
+			return nil, unlock, fmt.Errorf("database %s: %w", name, err)
+		}
+		if stale != "" {
 			p.note = stale + ": made again"
+			p.dropLeft = !p.file
 			plans = append(plans, p)
 			continue
 		}
