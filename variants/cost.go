@@ -44,6 +44,10 @@ var costKinds = []struct {
 // CostSamples is the answers per task of CostBatch: a GRPO group.
 const CostSamples = 16
 
+// costTasks is the tasks of the batch a generation judges for its
+// report: 512 answers, the batch size of the measure.
+const costTasks = 32
+
 // CostBatch is CostSamples answers to each of the first n tasks (all when
 // n <= 0 or beyond), drawn from seed by costKinds' weights, each task's
 // gold taken for its database's dialect (dialect).
@@ -121,7 +125,7 @@ func MeasureJudging(ctx context.Context, dbs verify.Databases, tasks []sqlgym.Ta
 	// the warm-up batches must judge, not fail.
 	for _, v := range []*verify.Verifier{plain, both} {
 		for _, r := range v.VerifyBatch(ctx, answers) {
-			if r.Outcome == sqlgym.OutcomeInfraError || r.Outcome == sqlgym.OutcomeGoldError {
+			if r.Outcome == sqlgym.OutcomeInfraError {
 				return Cost{}, fmt.Errorf("judging cost: task %s: %s: %w", r.TaskID, r.Detail, errNotJudged)
 			}
 		}

@@ -38,6 +38,7 @@ type variantsOptions struct {
 	ImpliedKeys bool
 	Unseen      bool
 	AllVariants bool
+	CostRounds  int
 	Shard       string
 	Verbose     bool
 	Progress    time.Duration
@@ -64,17 +65,20 @@ column holds one or in a declared foreign key that may be NULL (unless a gold
 reads that column through NOT IN), a repeated name only where names repeat
 (--unseen-values lifts that). Every gold still runs, deterministically, on every variant.
 
---out DIR receives DIR/NAME/NAME.sqlite (a copy of the original) and
-DIR/NAME/NAME_vK.sqlite (Spider's test-suite layout); a DuckDB database's
-are DIR/NAME/NAME.duckdb and DIR/NAME/NAME_vK.duckdb. A PostgreSQL
+--out DIR receives DIR/NAME/NAME_vK.sqlite beside DIR/NAME/NAME.sqlite, a
+hard link to the original, not a copy (Spider's test-suite layout; no link
+where the filesystem has none); a DuckDB database's are DIR/NAME/NAME_vK.duckdb
+and DIR/NAME/NAME.duckdb. A PostgreSQL
 database's variants are schemas NAME_vK in its own database, made by the
 role of --pg-admin (default: the --db URL's role) and readable by the roles
 that read the original schema; their URLs end in schema=NAME_vK. A MySQL or
 MariaDB database's variants are databases NAME_vK on its server, made by the
 account of --mysql-admin (default: the --db URL's) and granted to the --db
 URL's account for SELECT; their URLs name database NAME_vK. DIR also
-receives DIR/tasks.jsonl (the tasks with "db_variants", the variants' URLs,
-and their weak marks judged on all of them), DIR/manifest.json (seeds,
+receives DIR/tasks.jsonl (the tasks with "db_variants": each task's the
+variants that kill one of its own mutants, or its database alone, so judging
+stays cheap; --all-variants lists every variant; and their weak marks judged
+on them), DIR/manifest.json (seeds,
 digests, each variant's statements, per task the mutants killed) and
 DIR/report.md; paths in them are relative to DIR, which can be moved.
 
@@ -83,8 +87,11 @@ generator's traces). DIR/NAME is finished once DIR/NAME/done.json is
 written: the same command run again (after Ctrl-C, a crash, or to merge
 shards) resumes finished folders whose settings, data and files still
 match, makes again unfinished or changed ones, and refuses, without
---replace, a folder made with other settings; existing NAME_vK schemas are
-refused without --replace. --shard I/N makes every N-th database from the
+--replace, a folder made with other settings. A PostgreSQL or MySQL
+database's folder holds only done.json: it is resumed the same way (its
+schemas' digests read on the server), and the NAME_vK and NAME_cK a stopped
+run left are dropped; ones no folder of DIR accounts for are refused without
+--replace. --shard I/N makes every N-th database from the
 I-th (docs/deploy.md). Judge on the variants with --variants in verify,
 eval, serve and screen. See docs/authoring.md, "Variant databases".`,
 		Example: `  sqlgym variants --tasks shop --out shop-variants
@@ -113,6 +120,7 @@ eval, serve and screen. See docs/authoring.md, "Variant databases".`,
 	f.BoolVar(&opts.ImpliedKeys, "implied-keys", true, "keep the keys and foreign keys the data and names imply, as well as the declared ones (false: declared only)")
 	f.BoolVar(&opts.Unseen, "unseen-values", false, "let NULLs and namesakes go into any nullable column, not only those whose data already holds a NULL or a repeated value")
 	f.BoolVar(&opts.AllVariants, "all-variants", false, "list every variant in every task's db_variants (default: only the variants that kill one of the task's own mutants, which keeps judging cheap)")
+	f.IntVar(&opts.CostRounds, "cost-rounds", 2, "rounds of the judging-cost measure in the report: a 512-answer batch on the original alone and with the variants, alternated (0: skip it)")
 	f.StringVar(&opts.Shard, "shard", "", "I/N: vary only the I-th of N parts of the databases (0 <= I < N; one Kubernetes indexed Job or Ray task each), then merge with the same command without --shard (docs/deploy.md)")
 	f.BoolVar(&opts.Verbose, "verbose", false, "print the generator's traces (each trial) on stderr, not only the progress")
 	f.DurationVar(&opts.Progress, "progress", 30*time.Second, "how often the progress line names the current database's step (0: only when a database starts and ends)")
@@ -181,7 +189,7 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 	vopt := variants.Options{MaxVariants: opts.MaxVariants, Candidates: opts.Candidates, Seed: opts.Seed, Mode: mode,
 		MaxPerKind: opts.MaxPerKind, Limits: sqlgym.Limits{Timeout: opts.Timeout},
 		PostgresAdmin: opts.PGAdmin, MySQLAdmin: opts.MySQLAdmin, PostgresSchema: opts.DB.PGSchema, Replace: opts.Replace,
-		DeclaredOnly: !opts.ImpliedKeys, UnseenValues: opts.Unseen, AllVariants: opts.AllVariants}
+		DeclaredOnly: !opts.ImpliedKeys, UnseenValues: opts.Unseen, AllVariants: opts.AllVariants, CostRounds: costRounds(opts.CostRounds)}
 	if opts.Verbose {
 		vopt.Log = func(format string, args ...any) { fmt.Fprintf(io.ErrOut, format+"\n", args...) }
 	}
@@ -470,4 +478,13 @@ func forgetPasswords(rep *variants.Report, tasks []sqlgym.Task) {
 			tasks[i].DBVariants[j] = redact.DropPassword(u)
 		}
 	}
+}
+
+// costRounds is Options.CostRounds for --cost-rounds: 0 skips the
+// measure, which the option writes as a negative number.
+func costRounds(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
 }

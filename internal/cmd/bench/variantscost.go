@@ -99,11 +99,11 @@ func runBenchVariantsCost(ctx context.Context, io cli.IO, opts benchVariantsCost
 	if len(tasks) == 0 {
 		return cli.Usagef("--tasks %s has no task (of database %q)", opts.Tasks, opts.DB)
 	}
+	if opts.All {
+		allVariants(tasks) // from every task of the file, before the cut
+	}
 	if len(tasks) > opts.NTasks {
 		tasks = tasks[:opts.NTasks]
-	}
-	if opts.All {
-		allVariants(tasks)
 	}
 	cache, err := os.MkdirTemp("", "sqlgym-bench-")
 	if err != nil {
