@@ -43,7 +43,7 @@ func TestVariantsCommand(t *testing.T) {
 	}
 	// The report ends with what a person needs next: the tasks still
 	// weak, what judging on the variants costs, the command to run.
-	for _, want := range []string{"still weak: none", "judging cost: every gold once takes", "x; wall time",
+	for _, want := range []string{"still weak: none", "judging cost: 16 answers (a GRPO batch", "statements; wall time over 2 alternated rounds",
 		"next: sqlgym verify --tasks " + filepath.Join(out, "tasks.jsonl") + " --db toy=sqlite:" + db + " --variants --predictions PREDICTIONS.jsonl"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
