@@ -60,6 +60,13 @@ func TestVariantsCommand(t *testing.T) {
 			t.Errorf("missing %s: %v", f, err)
 		}
 	}
+	// The original beside the variants is a hard link, not a copy: no
+	// second file of the original's size (1 GB at 1 GB).
+	a, errA := os.Stat(db)
+	b, errB := os.Stat(filepath.Join(out, "toy", "toy.sqlite"))
+	if errA != nil || errB != nil || !os.SameFile(a, b) {
+		t.Errorf("toy/toy.sqlite is not the original hard-linked (%v, %v)", errA, errB)
+	}
 	got, err := sqlgym.ReadTasks(filepath.Join(out, "tasks.jsonl"))
 	if err != nil {
 		t.Fatal(err)
