@@ -48,6 +48,12 @@ const CostSamples = 16
 // report: 512 answers, the batch size of the measure.
 const costTasks = 32
 
+// autoCostRows is the most rows an original may hold for a generation to
+// measure its judging cost by default: on benchdb at 1 GB (16 million
+// rows) the batch on the whole original costs minutes, more than the
+// generation itself (sqlgym-bench variants-cost measures it apart).
+const autoCostRows = 1_000_000
+
 // CostBatch is CostSamples answers to each of the first n tasks (all when
 // n <= 0 or beyond), drawn from seed by costKinds' weights, each task's
 // gold taken for its database's dialect (dialect).

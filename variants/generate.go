@@ -73,7 +73,9 @@ type Options struct {
 	// (docs/authoring.md, "Small variants on a sampled base").
 	SampleAbove int64
 	// CostRounds is the rounds of the judging-cost measure (JudgeCost):
-	// 0 takes the default (2), a negative number skips it.
+	// 0 takes 2, or none for a sampled original of more than
+	// autoCostRows rows (each round judges the batch on the whole
+	// original twice); a negative number skips it.
 	CostRounds int
 	// AllVariants gives every task every kept variant of its database in
 	// its db_variants; by default a task lists only the variants that
@@ -102,9 +104,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Step == nil {
 		o.Step = func(string) {}
-	}
-	if o.CostRounds == 0 {
-		o.CostRounds = 2
 	}
 	if o.SampleAbove <= 0 {
 		o.SampleAbove = defaultSampleAbove
@@ -565,10 +564,17 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 	}
 	// What judging costs: a GRPO-shaped batch on the original alone and
 	// with each task's variants, alternated (cost.go).
-	if opt.CostRounds > 0 && len(res.Variants) > 0 {
+	rounds := opt.CostRounds
+	if rounds == 0 {
+		rounds = 2
+		if res.Base != nil && res.Base.OriginalRows > autoCostRows {
+			rounds = -1
+		}
+	}
+	if rounds > 0 && len(res.Variants) > 0 {
 		opt.Step("measuring what judging on the variants costs")
 		batch := CostBatch(tasks, costTasks, opt.Seed, func(string) sqlgym.Dialect { return g.dialect })
-		c, err := MeasureJudging(ctx, over, tasks, batch, verify.Config{Mode: opt.Mode, Limits: opt.Limits}, opt.CostRounds, nil)
+		c, err := MeasureJudging(ctx, over, tasks, batch, verify.Config{Mode: opt.Mode, Limits: opt.Limits}, rounds, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -149,8 +149,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	for name, why := range r.Skipped {
 		fmt.Fprintf(w, "skipped %s: %s\n", name, why)
 	}
-	fmt.Fprintf(w, "judging cost: %d answers (a GRPO batch of each database's first tasks) take %.2fs on the originals, %.2fs on them and each task's variants (%.2fx; %d and %d statements; wall time over %d alternated rounds, this machine's load)\n",
-		r.Cost.Answers, r.Cost.OriginalSeconds, r.Cost.OriginalSeconds+r.Cost.VariantSeconds, r.Cost.Ratio(), r.Cost.OriginalRuns, r.Cost.VariantsRuns, r.Cost.Rounds)
+	if r.Cost.Answers == 0 {
+		fmt.Fprintln(w, "judging cost: not measured (--cost-rounds, or an original of over a million rows; sqlgym-bench variants-cost measures it)")
+	} else {
+		fmt.Fprintf(w, "judging cost: %d answers (a GRPO batch of each database's first tasks) take %.2fs on the originals, %.2fs on them and each task's variants (%.2fx; %d and %d statements; wall time over %d alternated rounds, this machine's load)\n",
+			r.Cost.Answers, r.Cost.OriginalSeconds, r.Cost.OriginalSeconds+r.Cost.VariantSeconds, r.Cost.Ratio(), r.Cost.OriginalRuns, r.Cost.VariantsRuns, r.Cost.Rounds)
+	}
 	r.writeStillWeak(w, "", 10)
 	fmt.Fprintf(w, "%-14s %9s %12s %12s\n", "level", "tasks", "weak before", "weak after")
 	for _, l := range sortedLevels(r.Levels) {

@@ -120,7 +120,7 @@ eval, serve and screen. See docs/authoring.md, "Variant databases".`,
 	f.BoolVar(&opts.ImpliedKeys, "implied-keys", true, "keep the keys and foreign keys the data and names imply, as well as the declared ones (false: declared only)")
 	f.BoolVar(&opts.Unseen, "unseen-values", false, "let NULLs and namesakes go into any nullable column, not only those whose data already holds a NULL or a repeated value")
 	f.BoolVar(&opts.AllVariants, "all-variants", false, "list every variant in every task's db_variants (default: only the variants that kill one of the task's own mutants, which keeps judging cheap)")
-	f.IntVar(&opts.CostRounds, "cost-rounds", 2, "rounds of the judging-cost measure in the report: a 512-answer batch on the original alone and with the variants, alternated (0: skip it)")
+	f.IntVar(&opts.CostRounds, "cost-rounds", 0, "rounds of the judging-cost measure in the report, a 512-answer batch on the original alone and with the variants, alternated (0: 2, none for a sampled original of over a million rows; -1: skip it)")
 	f.StringVar(&opts.Shard, "shard", "", "I/N: vary only the I-th of N parts of the databases (0 <= I < N; one Kubernetes indexed Job or Ray task each), then merge with the same command without --shard (docs/deploy.md)")
 	f.BoolVar(&opts.Verbose, "verbose", false, "print the generator's traces (each trial) on stderr, not only the progress")
 	f.DurationVar(&opts.Progress, "progress", 30*time.Second, "how often the progress line names the current database's step (0: only when a database starts and ends)")
@@ -189,7 +189,7 @@ func runVariants(ctx context.Context, io IO, opts variantsOptions) error {
 	vopt := variants.Options{MaxVariants: opts.MaxVariants, Candidates: opts.Candidates, Seed: opts.Seed, Mode: mode,
 		MaxPerKind: opts.MaxPerKind, Limits: sqlgym.Limits{Timeout: opts.Timeout},
 		PostgresAdmin: opts.PGAdmin, MySQLAdmin: opts.MySQLAdmin, PostgresSchema: opts.DB.PGSchema, Replace: opts.Replace,
-		DeclaredOnly: !opts.ImpliedKeys, UnseenValues: opts.Unseen, AllVariants: opts.AllVariants, CostRounds: costRounds(opts.CostRounds)}
+		DeclaredOnly: !opts.ImpliedKeys, UnseenValues: opts.Unseen, AllVariants: opts.AllVariants, CostRounds: opts.CostRounds}
 	if opts.Verbose {
 		vopt.Log = func(format string, args ...any) { fmt.Fprintf(io.ErrOut, format+"\n", args...) }
 	}
@@ -478,13 +478,4 @@ func forgetPasswords(rep *variants.Report, tasks []sqlgym.Task) {
 			tasks[i].DBVariants[j] = redact.DropPassword(u)
 		}
 	}
-}
-
-// costRounds is Options.CostRounds for --cost-rounds: 0 skips the
-// measure, which the option writes as a negative number.
-func costRounds(n int) int {
-	if n <= 0 {
-		return -1
-	}
-	return n
 }
