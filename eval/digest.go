@@ -91,6 +91,11 @@ func variantDigests(ctx context.Context, dbs Databases, tasks []sqlgym.Task, nam
 			continue
 		}
 		for _, u := range t.DBVariants {
+			// A task judged on its database alone lists that database
+			// (variants/pertask.go): not a variant.
+			if u == name {
+				continue
+			}
 			if !seen[u] {
 				seen[u] = true
 				urls = append(urls, u)

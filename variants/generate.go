@@ -72,6 +72,16 @@ type Options struct {
 	// its variants to hundreds of rows with the kills a sample can lose
 	// (docs/authoring.md, "Small variants on a sampled base").
 	SampleAbove int64
+	// CostRounds is the rounds of the judging-cost measure (JudgeCost):
+	// 0 takes 2, or none for a sampled original of more than
+	// autoCostRows rows (each round judges the batch on the whole
+	// original twice); a negative number skips it.
+	CostRounds int
+	// AllVariants gives every task every kept variant of its database
+	// that is fair to it (pertask.go) in its db_variants; by default a
+	// task lists only the fair variants that kill one of its own mutants
+	// (killers.go), which is what keeps judging on them cheap.
+	AllVariants bool
 	// Log, when set, gets the generator's traces, a line per trial.
 	Log func(format string, args ...any)
 	// Step, when set, is told each step of a database's generation as it
@@ -185,7 +195,7 @@ type DBResult struct {
 	// next (a better gold, a task to drop, edits to find).
 	StillWeak []string `json:"still_weak,omitempty"`
 	// Cost is what judging on the variants costs against the original
-	// alone: every gold run once on each (the author execution filter,
+	// alone: a 512-answer batch judged on both, alternated (JudgeCost;
 	// wall time of this machine, loaded as it was).
 	Cost JudgeCost `json:"judge_cost"`
 
@@ -246,11 +256,18 @@ func Level(t sqlgym.Task) string {
 	return "-"
 }
 
-// JudgeCost is the time every gold takes once on the original and on the
-// variants together.
+// JudgeCost is what judging a GRPO-shaped batch (CostBatch: the first
+// costTasks tasks, CostSamples answers each) cost on the original alone
+// and with each task's variants, the two alternated over Rounds rounds
+// in one process (MeasureJudging): wall seconds summed over the rounds,
+// VariantSeconds the time the variants added; statements per batch.
 type JudgeCost struct {
 	OriginalSeconds float64 `json:"original_seconds"`
 	VariantSeconds  float64 `json:"variant_seconds"`
+	Rounds          int     `json:"rounds,omitempty"`
+	Answers         int     `json:"answers,omitempty"`
+	OriginalRuns    int     `json:"original_statements,omitempty"`
+	VariantsRuns    int     `json:"variants_statements,omitempty"`
 }
 
 // Ratio is the cost of judging on the original and its variants over the
@@ -373,11 +390,9 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 	}
 	opt.Log("%s: %d of %d screened tasks weak, %d surviving mutants", g.name, rep.Weak, rep.Screened, len(survivors))
 
-	t0 := time.Now()
 	if g.goldStates, err = g.tgt.golds(ctx, orig, g.golds, opt.Limits); err != nil {
 		return nil, err
 	}
-	res.Cost.OriginalSeconds = time.Since(t0).Seconds()
 	// The candidates' base: a sample of the original's rows closed under
 	// its keys (sample.go), for a SQLite original with a table too large
 	// to keep whole.
@@ -484,12 +499,10 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 			u = string(g.tgt.dialect()) + ":" + w.Path
 		}
 		urls = append(urls, u)
-		t0 := time.Now()
 		st, err := g.tgt.golds(ctx, u, g.golds, opt.Limits)
 		if err != nil {
 			return nil, err
 		}
-		res.Cost.VariantSeconds += time.Since(t0).Seconds()
 		states = append(states, st)
 	}
 	for _, s := range g.golds {
@@ -511,6 +524,7 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 		return nil, err
 	}
 	res.LeftOut = assignVariants(tasks, g.dialect, orig, urls[1:], names, g.goldStates, states, reps)
+	taskVariants(tasks, g.name, res.Variants, urls, killedBy, opt.AllVariants)
 	vcfg := cfg
 	vcfg.Variants = true
 	over := &overlay{Databases: g.dbs, name: g.name, urls: urls}
@@ -564,6 +578,25 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 				res.EquivalentByKind[k]++
 			}
 		}
+	}
+	// What judging costs: a GRPO-shaped batch on the original alone and
+	// with each task's variants, alternated (cost.go).
+	rounds := opt.CostRounds
+	if rounds == 0 {
+		rounds = 2
+		if res.Base != nil && res.Base.OriginalRows > autoCostRows {
+			rounds = -1
+		}
+	}
+	if rounds > 0 && len(res.Variants) > 0 {
+		opt.Step("measuring what judging on the variants costs")
+		batch := CostBatch(tasks, costTasks, opt.Seed, func(string) sqlgym.Dialect { return g.dialect })
+		c, err := MeasureJudging(ctx, over, tasks, batch, verify.Config{Mode: opt.Mode, Limits: opt.Limits}, rounds, nil)
+		if err != nil {
+			return nil, err
+		}
+		res.Cost = JudgeCost{OriginalSeconds: c.OriginalWall, VariantSeconds: c.VariantsWall - c.OriginalWall,
+			Rounds: c.Rounds, Answers: c.Answers, OriginalRuns: c.OriginalRuns, VariantsRuns: c.VariantsRuns}
 	}
 	res.Levels = levels(before, marked, equivOnly)
 	for _, t := range before {

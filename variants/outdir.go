@@ -55,8 +55,9 @@ func RunKey(opt Options, name, dbDigest string, tasks []sqlgym.Task) (string, er
 		DeclaredOnly  bool
 		UnseenValues  bool
 		PostgresAdmin bool
+		AllVariants   bool
 	}{name, dbDigest, opt.MaxVariants, opt.Candidates, opt.Seed, string(opt.Mode), opt.MaxPerKind,
-		int64(opt.Limits.Timeout), opt.DeclaredOnly, opt.UnseenValues, opt.PostgresAdmin != ""}
+		int64(opt.Limits.Timeout), opt.DeclaredOnly, opt.UnseenValues, opt.PostgresAdmin != "", opt.AllVariants}
 	if err := json.NewEncoder(h).Encode(settings); err != nil {
 		return "", err
 	}

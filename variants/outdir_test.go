@@ -79,8 +79,8 @@ func TestIdleVariantsAreNotKept(t *testing.T) {
 // next command.
 func TestReportListsStillWeakCostAndNext(t *testing.T) {
 	dbs := []*DBResult{
-		{Name: "b", StillWeak: []string{"b1"}, Cost: JudgeCost{OriginalSeconds: 2, VariantSeconds: 1}},
-		{Name: "a", StillWeak: []string{"a1", "a2"}, Cost: JudgeCost{OriginalSeconds: 2, VariantSeconds: 3}},
+		{Name: "b", StillWeak: []string{"b1"}, Cost: JudgeCost{OriginalSeconds: 2, VariantSeconds: 1, Answers: 512, Rounds: 2}},
+		{Name: "a", StillWeak: []string{"a1", "a2"}, Cost: JudgeCost{OriginalSeconds: 2, VariantSeconds: 3, Answers: 512, Rounds: 2}},
 	}
 	r := Summarize(compare.Multiset, 1, 5, dbs, nil)
 	r.Next = "sqlgym verify --variants"

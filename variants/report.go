@@ -79,6 +79,10 @@ func Summarize(mode compare.Mode, seed uint64, maxVariants int, dbs []*DBResult,
 		r.Seconds += d.Seconds
 		r.Cost.OriginalSeconds += d.Cost.OriginalSeconds
 		r.Cost.VariantSeconds += d.Cost.VariantSeconds
+		r.Cost.Answers += d.Cost.Answers
+		r.Cost.OriginalRuns += d.Cost.OriginalRuns
+		r.Cost.VariantsRuns += d.Cost.VariantsRuns
+		r.Cost.Rounds = max(r.Cost.Rounds, d.Cost.Rounds)
 		if len(d.StillWeak) > 0 {
 			if r.StillWeak == nil {
 				r.StillWeak = map[string][]string{}
@@ -148,8 +152,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	for name, why := range r.Skipped {
 		fmt.Fprintf(w, "skipped %s: %s\n", name, why)
 	}
-	fmt.Fprintf(w, "judging cost: every gold once takes %.2fs on the originals, %.2fs on them and their variants (%.2fx; wall time with each database opened, this machine's load)\n",
-		r.Cost.OriginalSeconds, r.Cost.OriginalSeconds+r.Cost.VariantSeconds, r.Cost.Ratio())
+	if r.Cost.Answers == 0 {
+		fmt.Fprintln(w, "judging cost: not measured (--cost-rounds, or an original of over a million rows; sqlgym-bench variants-cost measures it)")
+	} else {
+		fmt.Fprintf(w, "judging cost: %d answers (a GRPO batch of each database's first tasks) take %.2fs on the originals, %.2fs on them and each task's variants (%.2fx; %d and %d statements; wall time over %d alternated rounds, this machine's load)\n",
+			r.Cost.Answers, r.Cost.OriginalSeconds, r.Cost.OriginalSeconds+r.Cost.VariantSeconds, r.Cost.Ratio(), r.Cost.OriginalRuns, r.Cost.VariantsRuns, r.Cost.Rounds)
+	}
 	r.writeStillWeak(w, "", 10)
 	fmt.Fprintf(w, "%-14s %9s %12s %12s\n", "level", "tasks", "weak before", "weak after")
 	for _, l := range sortedLevels(r.Levels) {
@@ -221,8 +229,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %s |\n", d.Name, v.Name, v.Kills, v.NewKills, len(v.Statements), v.Rows, v.ThinnedRows, v.TrimmedRows, v.Digest[:min(12, len(v.Digest))])
 		}
 	}
-	fmt.Fprintf(&b, "\nJudging cost: every gold run once takes %.2fs on the originals and %.2fs on them and their variants, %.2fx (wall time on the machine that made them, loaded as it was, each database opened and every gold run through the execution filter: on small databases the opening dominates).\n\n",
-		r.Cost.OriginalSeconds, r.Cost.OriginalSeconds+r.Cost.VariantSeconds, r.Cost.Ratio())
+	fmt.Fprintf(&b, "\nJudging cost: %d answers (a GRPO batch of 16 answers to each of the first 32 tasks of each database: the gold, the gold in a subquery, wrong and broken ones) take %.2fs on the originals and %.2fs on them and each task's variants, %.2fx (%d and %d statements a batch; wall time summed over %d rounds alternating the two, on the machine that made them, loaded as it was; `sqlgym-bench variants-cost` measures CPU too).\n\n",
+		r.Cost.Answers, r.Cost.OriginalSeconds, r.Cost.OriginalSeconds+r.Cost.VariantSeconds, r.Cost.Ratio(), r.Cost.OriginalRuns, r.Cost.VariantsRuns, r.Cost.Rounds)
 	b.WriteString("Tasks still weak (by a mutant not proved equivalent):\n\n")
 	r.writeStillWeak(&b, "- ", 0)
 	if r.Next != "" {

@@ -76,7 +76,8 @@ func (pl *planner) variants(t *sqlgym.Task, testsuite bool) ([]string, error) {
 	testsuite = testsuite || pl.v.cfg.Variants
 	if testsuite {
 		// A task's own db_variants may differ from its database's other
-		// tasks' (sqlgym variants leaves out of one task a variant that
+		// tasks' (sqlgym variants lists for each task the variants that
+		// kill its own mutants, and leaves out of one task a variant that
 		// empties its gold), so they are part of the key.
 		key = "\x00ts\x00" + t.DB + "\x00" + strings.Join(t.DBVariants, "\x00")
 	}

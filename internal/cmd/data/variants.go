@@ -14,7 +14,6 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
-	"github.com/sqlgym/sqlgym/engine"
 	"github.com/sqlgym/sqlgym/internal/atomicfile"
 	"github.com/sqlgym/sqlgym/internal/jsonl"
 	"github.com/sqlgym/sqlgym/internal/redact"
@@ -40,6 +39,8 @@ type variantsOptions struct {
 	MySQLAdmin  string
 	ImpliedKeys bool
 	Unseen      bool
+	AllVariants bool
+	CostRounds  int
 	Shard       string
 	Verbose     bool
 	Progress    time.Duration
@@ -66,17 +67,20 @@ column holds one or in a declared foreign key that may be NULL (unless a gold
 reads that column through NOT IN), a repeated name only where names repeat
 (--unseen-values lifts that). Every gold still runs, deterministically, on every variant.
 
---out DIR receives DIR/NAME/NAME.sqlite (a copy of the original) and
-DIR/NAME/NAME_vK.sqlite (Spider's test-suite layout); a DuckDB database's
-are DIR/NAME/NAME.duckdb and DIR/NAME/NAME_vK.duckdb. A PostgreSQL
+--out DIR receives DIR/NAME/NAME_vK.sqlite beside DIR/NAME/NAME.sqlite, a
+hard link to the original, not a copy (Spider's test-suite layout; no link
+where the filesystem has none); a DuckDB database's are DIR/NAME/NAME_vK.duckdb
+and DIR/NAME/NAME.duckdb. A PostgreSQL
 database's variants are schemas NAME_vK in its own database, made by the
 role of --pg-admin (default: the --db URL's role) and readable by the roles
 that read the original schema; their URLs end in schema=NAME_vK. A MySQL or
 MariaDB database's variants are databases NAME_vK on its server, made by the
 account of --mysql-admin (default: the --db URL's) and granted to the --db
 URL's account for SELECT; their URLs name database NAME_vK. DIR also
-receives DIR/tasks.jsonl (the tasks with "db_variants", the variants' URLs,
-and their weak marks judged on all of them), DIR/manifest.json (seeds,
+receives DIR/tasks.jsonl (the tasks with "db_variants": each task's the
+variants that kill one of its own mutants, or its database alone, so judging
+stays cheap; --all-variants lists every variant; and their weak marks judged
+on them), DIR/manifest.json (seeds,
 digests, each variant's statements, per task the mutants killed) and
 DIR/report.md; paths in them are relative to DIR, which can be moved.
 
@@ -85,8 +89,11 @@ generator's traces). DIR/NAME is finished once DIR/NAME/done.json is
 written: the same command run again (after Ctrl-C, a crash, or to merge
 shards) resumes finished folders whose settings, data and files still
 match, makes again unfinished or changed ones, and refuses, without
---replace, a folder made with other settings; existing NAME_vK schemas are
-refused without --replace. --shard I/N makes every N-th database from the
+--replace, a folder made with other settings. A PostgreSQL or MySQL
+database's folder holds only done.json: it is resumed the same way (its
+schemas' digests read on the server), and the NAME_vK and NAME_cK a stopped
+run left are dropped; ones no folder of DIR accounts for are refused without
+--replace. --shard I/N makes every N-th database from the
 I-th (docs/deploy.md). Judge on the variants with --variants in verify,
 eval, serve and screen. See docs/authoring.md, "Variant databases".`,
 		Example: `  sqlgym variants --tasks shop --out shop-variants
@@ -114,6 +121,8 @@ eval, serve and screen. See docs/authoring.md, "Variant databases".`,
 	f.StringVar(&opts.PGAdmin, "pg-admin", "", "PostgreSQL DSN of a role that may create the variant schemas in the database (default: the database's own)")
 	f.BoolVar(&opts.ImpliedKeys, "implied-keys", true, "keep the keys and foreign keys the data and names imply, as well as the declared ones (false: declared only)")
 	f.BoolVar(&opts.Unseen, "unseen-values", false, "let NULLs and namesakes go into any nullable column, not only those whose data already holds a NULL or a repeated value")
+	f.BoolVar(&opts.AllVariants, "all-variants", false, "list every variant in every task's db_variants (default: only the variants that kill one of the task's own mutants, which keeps judging cheap)")
+	f.IntVar(&opts.CostRounds, "cost-rounds", 0, "rounds of the judging-cost measure in the report, a 512-answer batch on the original alone and with the variants, alternated (0: 2, none for a sampled original of over a million rows; -1: skip it)")
 	f.StringVar(&opts.Shard, "shard", "", "I/N: vary only the I-th of N parts of the databases (0 <= I < N; one Kubernetes indexed Job or Ray task each), then merge with the same command without --shard (docs/deploy.md)")
 	f.BoolVar(&opts.Verbose, "verbose", false, "print the generator's traces (each trial) on stderr, not only the progress")
 	f.DurationVar(&opts.Progress, "progress", 30*time.Second, "how often the progress line names the current database's step (0: only when a database starts and ends)")
@@ -182,7 +191,7 @@ func runVariants(ctx context.Context, io cmdkit.IO, opts variantsOptions) error 
 	vopt := variants.Options{MaxVariants: opts.MaxVariants, Candidates: opts.Candidates, Seed: opts.Seed, Mode: mode,
 		MaxPerKind: opts.MaxPerKind, Limits: sqlgym.Limits{Timeout: opts.Timeout},
 		PostgresAdmin: opts.PGAdmin, MySQLAdmin: opts.MySQLAdmin, PostgresSchema: opts.DB.PGSchema, Replace: opts.Replace,
-		DeclaredOnly: !opts.ImpliedKeys, UnseenValues: opts.Unseen}
+		DeclaredOnly: !opts.ImpliedKeys, UnseenValues: opts.Unseen, AllVariants: opts.AllVariants, CostRounds: opts.CostRounds}
 	if opts.Verbose {
 		vopt.Log = func(format string, args ...any) { fmt.Fprintf(io.ErrOut, format+"\n", args...) }
 	}
@@ -219,7 +228,9 @@ func runVariants(ctx context.Context, io cmdkit.IO, opts variantsOptions) error 
 			fmt.Fprintf(io.ErrOut, "variants: %s: %s\n", name, p.note)
 		}
 		prog.Start(name, len(byDB[name]))
-		g, err := variants.NewGenerator(ctx, cat, name, p.url, byDB[name], vopt)
+		gopt := vopt
+		gopt.Replace = gopt.Replace || p.dropLeft
+		g, err := variants.NewGenerator(ctx, cat, name, p.url, byDB[name], gopt)
 		if errors.Is(err, variants.ErrNoEngine) {
 			skipped[name] = err.Error()
 			after = append(after, byDB[name]...)
@@ -229,29 +240,34 @@ func runVariants(ctx context.Context, io cmdkit.IO, opts variantsOptions) error 
 		if err != nil {
 			return err
 		}
-		dir := ""
-		if p.file {
-			dir = filepath.Join(out, name)
-			if err := os.RemoveAll(dir); err != nil {
-				return fmt.Errorf("--out: %w", err)
-			}
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return fmt.Errorf("--out: %w", err)
-			}
+		// Every database gets its folder before its work starts, a
+		// server's too (it then holds only done.json): a run stopped
+		// halfway leaves it without done.json, which the next run reads
+		// as a folder to make again.
+		dir := filepath.Join(out, name)
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("--out: %w", err)
 		}
-		res, err := g.Run(ctx, dir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		gdir := dir
+		if !p.file {
+			gdir = ""
+		}
+		res, err := g.Run(ctx, gdir)
 		if err != nil {
 			return err
 		}
 		res.Relative(out)
-		if p.file {
-			key, err := variants.RunKey(vopt, name, res.Digest, byDB[name])
-			if err != nil {
-				return err
-			}
-			if err := variants.WriteDone(dir, &variants.Done{Key: key, Result: res, Tasks: res.TasksAfter()}); err != nil {
-				return err
-			}
+		key, err := variants.RunKey(vopt, name, res.Digest, byDB[name])
+		if err != nil {
+			return err
+		}
+		// done.json keeps no password: the catalog gives it again.
+		forgetPasswords(&variants.Report{Databases: []*variants.DBResult{res}}, res.TasksAfter())
+		if err := variants.WriteDone(dir, &variants.Done{Key: key, Result: res, Tasks: res.TasksAfter()}); err != nil {
+			return err
 		}
 		results = append(results, res)
 		after = append(after, res.TasksAfter()...)
@@ -296,6 +312,9 @@ type variantsPlan struct {
 	file      bool // its variants are files in DIR/NAME (not PostgreSQL schemas)
 	resume    *variants.Done
 	note      string // why a folder left there is made again
+	// dropLeft drops a server database's variants left by the run that
+	// made its folder (Options.Replace for it alone).
+	dropLeft bool
 }
 
 // planVariants decides, before any work, what becomes of each database's
@@ -320,10 +339,6 @@ func planVariants(ctx context.Context, cat *catalog.Catalog, out string, names [
 		}
 		d := sqlgym.URLDialect(url) // PostgreSQL and MySQL variants are schemas and databases, not files
 		p := variantsPlan{name: name, url: url, file: d != sqlgym.DialectPostgres && d != sqlgym.DialectMySQL}
-		if !p.file {
-			plans = append(plans, p)
-			continue
-		}
 		dir := filepath.Join(out, name)
 		l, err := jsonl.Acquire(jsonl.LockPath(dir), false)
 		if err != nil {
@@ -347,14 +362,13 @@ func planVariants(ctx context.Context, cat *catalog.Catalog, out string, names [
 				return nil, unlock, sqlgym.Userf("give --replace to overwrite it, or another --out", "%s holds files that are not variants of %s", dir, name)
 			}
 			p.note = "its folder was left unfinished by a run that stopped: made again"
+			// A server's schemas or databases NAME_vK, NAME_cK are
+			// that run's: dropped, not refused (variants/resume.go).
+			p.dropLeft = !p.file
 			plans = append(plans, p)
 			continue
 		}
-		loc, err := engine.ParseURL(url)
-		if err != nil {
-			return nil, unlock, err
-		}
-		digest, err := sqlgym.FileDigest(loc.Path)
+		digest, err := variants.OriginalDigest(ctx, url, vopt)
 		if err != nil {
 			return nil, unlock, fmt.Errorf("database %s: %w", name, err)
 		}
@@ -366,8 +380,13 @@ func planVariants(ctx context.Context, cat *catalog.Catalog, out string, names [
 			return nil, unlock, sqlgym.Userf("give --replace to make them again, or another --out",
 				"%s already holds variants of %s made with other settings, data or tasks", dir, name)
 		}
-		if stale := done.Stale(out); stale != "" {
+		stale, err := done.StaleOn(ctx, out, url, vopt)
+		if err != nil {
+			return nil, unlock, fmt.Errorf("database %s: %w", name, err)
+		}
+		if stale != "" {
 			p.note = stale + ": made again"
+			p.dropLeft = !p.file
 			plans = append(plans, p)
 			continue
 		}

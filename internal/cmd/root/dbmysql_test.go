@@ -269,6 +269,18 @@ func TestVariantsCommandMySQL(t *testing.T) {
 	if left, _ := mysql.DatabasesLike(context.Background(), admin, "^"+name+"_c"); len(left) > 0 {
 		t.Errorf("candidate databases left behind: %v", left)
 	}
+	// The same --out again resumes; without done.json (a stopped run)
+	// its databases are dropped and made again without --replace.
+	out := args[slices.Index(args, "--out")+1]
+	if code, _, errOut := run(t, args...); code != cmdkit.ExitOK || !strings.Contains(errOut, "resumed") {
+		t.Errorf("same command again: exit %d, stderr %q; want the folder resumed", code, errOut)
+	}
+	if err := os.Remove(filepath.Join(out, name, "done.json")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := run(t, args...); code != cmdkit.ExitOK || !strings.Contains(errOut, "made again") {
+		t.Errorf("after a stopped run: exit %d, stderr %q; want the folder made again", code, errOut)
+	}
 	args[slices.Index(args, "--out")+1] = filepath.Join(t.TempDir(), "v2")
 	code, _, errOut := run(t, args...)
 	if code == cmdkit.ExitOK || !strings.Contains(errOut, "--replace") || !strings.Contains(errOut, name+"_v1") {

@@ -137,7 +137,7 @@ func TestVariantsCommandPostgres(t *testing.T) {
 	ref := name + "=" + engine.WithSchema(ru.String(), schema)
 	urls, args := variantsOnEngine(t, name, ref, "postgres://", "--pg-admin", admin)
 	out := args[slices.Index(args, "--out")+1]
-	for _, f := range []string{"tasks.jsonl", "manifest.json", "report.md"} {
+	for _, f := range []string{"tasks.jsonl", "manifest.json", "report.md", filepath.Join(name, "done.json")} {
 		b, err := os.ReadFile(filepath.Join(out, f))
 		if err != nil {
 			t.Fatal(err)
@@ -153,6 +153,18 @@ func TestVariantsCommandPostgres(t *testing.T) {
 		if err != nil || loc.Schema != fmt.Sprintf("%s_v%d", name, i+1) {
 			t.Errorf("variant %d at %s: want schema %s_v%d (%v)", i+1, u, name, i+1, err)
 		}
+	}
+	// The same command again resumes the finished folder (its schemas'
+	// digests as recorded); a folder a stopped run left without
+	// done.json is made again, its schemas dropped, without --replace.
+	if code, _, errOut := run(t, args...); code != cmdkit.ExitOK || !strings.Contains(errOut, "resumed") {
+		t.Errorf("same command again: exit %d, stderr %q; want the folder resumed", code, errOut)
+	}
+	if err := os.Remove(filepath.Join(out, name, "done.json")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := run(t, args...); code != cmdkit.ExitOK || !strings.Contains(errOut, "made again") {
+		t.Errorf("after a stopped run: exit %d, stderr %q; want the folder made again", code, errOut)
 	}
 	// Another --out, so that only the schemas stand in the way.
 	args[slices.Index(args, "--out")+1] = filepath.Join(t.TempDir(), "v2")

@@ -45,7 +45,7 @@ func TestVariantsCommand(t *testing.T) {
 	}
 	// The report ends with what a person needs next: the tasks still
 	// weak, what judging on the variants costs, the command to run.
-	for _, want := range []string{"still weak: none", "judging cost: every gold once takes", "x; wall time",
+	for _, want := range []string{"still weak: none", "judging cost: 16 answers (a GRPO batch", "statements; wall time over 2 alternated rounds",
 		"next: sqlgym verify --tasks " + filepath.Join(out, "tasks.jsonl") + " --db toy=sqlite:" + db + " --variants --predictions PREDICTIONS.jsonl"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
@@ -61,6 +61,13 @@ func TestVariantsCommand(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("missing %s: %v", f, err)
 		}
+	}
+	// The original beside the variants is a hard link, not a copy: no
+	// second file of the original's size (1 GB at 1 GB).
+	a, errA := os.Stat(db)
+	b, errB := os.Stat(filepath.Join(out, "toy", "toy.sqlite"))
+	if errA != nil || errB != nil || !os.SameFile(a, b) {
+		t.Errorf("toy/toy.sqlite is not the original hard-linked (%v, %v)", errA, errB)
 	}
 	got, err := sqlgym.ReadTasks(filepath.Join(out, "tasks.jsonl"))
 	if err != nil {
