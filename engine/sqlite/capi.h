@@ -48,7 +48,6 @@ extern int sqlite3_limit(sqlite3 *, int, int);
 extern int sqlite3_exec(sqlite3 *, const char *, int (*)(void *, int, char **, char **), void *, char **);
 extern void sqlite3_free(void *);
 extern int64_t sqlite3_hard_heap_limit64(int64_t);
-extern int64_t sqlite3_memory_used(void);
 extern void sqlite3_interrupt(sqlite3 *);
 extern int sqlite3_set_authorizer(sqlite3 *, int (*)(void *, int, const char *, const char *, const char *, const char *), void *);
 extern void sqlite3_progress_handler(sqlite3 *, int, int (*)(void *), void *);
@@ -117,7 +116,9 @@ typedef struct sg_guard {
 #define SG_FETCH_STEPS 32
 
 // alloc.c: the allocator that charges statements for their bytes.
-int sg_install_alloc(void);
+int sg_install_alloc(int memstatus);
+int64_t sg_heap_used(void);
+int64_t sg_heap_peak(int reset);
 int sg_alloc_installed(void);
 void sg_enter(sg_guard *g);
 void sg_set_limit(int64_t limit);
@@ -186,6 +187,5 @@ int sg_measure(sqlite3 *db, const char *sql, int64_t *rows, int64_t *steps, int6
 // sg_tidy_heap gives freed memory back after a statement that used and
 // freed more than `threshold` bytes since the last tidy (heap.go).
 int sg_tidy_heap(int64_t threshold);
-extern int64_t sqlite3_memory_highwater(int);
 
 #endif
