@@ -106,7 +106,12 @@ func amalgamationDir() (dir, version string, err error) {
 		}
 	}
 	if version == "" {
-		return "", "", fmt.Errorf("C floor: this binary does not say which %s it links; hint: build it with go build from sqlgym's module", amalgamationModule)
+		// A test binary carries no module list: ask the go command, run
+		// inside sqlgym's module as tests are.
+		out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", amalgamationModule).Output()
+		if version = strings.TrimSpace(string(out)); err != nil || version == "" {
+			return "", "", fmt.Errorf("C floor: this binary does not say which %s it links (go list: %v); hint: build it with go build from sqlgym's module", amalgamationModule, err)
+		}
 	}
 	cache := os.Getenv("GOMODCACHE")
 	if cache == "" {

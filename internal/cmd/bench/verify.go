@@ -51,8 +51,10 @@ on it (--answers, 16 per task: the gold, rewrites, wrong and broken
 answers, as a policy samples them), then verify the batch with the real
 verifier, golds cached as in a training loop, and time it against the
 floor: each distinct statement of the batch run once, reading every row,
-in the sandboxed engine in this process and in the sqlite3 shell (C
-SQLite) when it is on PATH. Wall and CPU times are medians of --repeat
+in C SQLite and in the sandboxed engine in this process, in a plain C
+program on the same amalgamation built as the shell is (one process per
+CPU; --c-floor=false leaves it out) and in the sqlite3 shell when it is
+on PATH. --spider DIR batches on Spider's world_1 instead. Wall and CPU times are medians of --repeat
 runs; CPU is getrusage's user plus system time (this process, or the
 shells). The ratios are verifier/floor: 1.0x means verifying costs no
 more than running the queries.
@@ -69,7 +71,8 @@ generated file; --db reuses one.`,
 		Example: `  sqlgym-bench verify
   sqlgym-bench verify --answers 128 --repeat 5 --json
   sqlgym-bench verify --size 100MB --out bench100.sqlite
-  sqlgym-bench verify --db bench100.sqlite --load 3`,
+  sqlgym-bench verify --db bench100.sqlite --load 3
+  sqlgym-bench verify --spider ../shared/data/spider_dev`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBenchVerify(cmd.Context(), io, opts) },
 	}
