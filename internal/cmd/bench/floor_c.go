@@ -51,12 +51,12 @@ func cFloorBinary(ctx context.Context, progress goio.Writer) (string, error) {
 	cc, err := exec.LookPath("gcc")
 	if err != nil {
 		if cc, err = exec.LookPath("cc"); err != nil {
-			return "", fmt.Errorf("C floor: no C compiler on PATH: %w; hint: install gcc (apt-get install gcc), or leave the floor out with --c-floor=false", err)
+			return "", fmt.Errorf("bench verify: the C floor: no C compiler on PATH: %w; hint: install gcc (apt-get install gcc), or leave the floor out with --c-floor=false", err)
 		}
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("C floor: %w; hint: set XDG_CACHE_HOME", err)
+		return "", fmt.Errorf("bench verify: the C floor: %w; hint: set XDG_CACHE_HOME", err)
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s", floorC, version, strings.Join(cFloorFlags, " "), cc)
@@ -66,15 +66,15 @@ func cFloorBinary(ctx context.Context, progress goio.Writer) (string, error) {
 		return bin, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("C floor: %w", err)
+		return "", fmt.Errorf("bench verify: the C floor: %w", err)
 	}
 	tmp, err := os.MkdirTemp(dir, "build-")
 	if err != nil {
-		return "", fmt.Errorf("C floor: %w", err)
+		return "", fmt.Errorf("bench verify: the C floor: %w", err)
 	}
 	defer os.RemoveAll(tmp)
 	if err := os.WriteFile(filepath.Join(tmp, "floor.c"), []byte(floorC), 0o644); err != nil {
-		return "", fmt.Errorf("C floor: %w", err)
+		return "", fmt.Errorf("bench verify: the C floor: %w", err)
 	}
 	fmt.Fprintf(progress, "compiling the C floor on %s %s's amalgamation (once; cached in %s)...\n", amalgamationModule, version, dir)
 	args := append([]string{}, cFloorFlags...)
@@ -82,10 +82,10 @@ func cFloorBinary(ctx context.Context, progress goio.Writer) (string, error) {
 		filepath.Join(src, "sqlite3-binding.c"), "-lpthread", "-ldl", "-lm")
 	cmd := exec.CommandContext(ctx, cc, args...)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("C floor: %s %s: %w\n%s", cc, strings.Join(args, " "), err, out)
+		return "", fmt.Errorf("bench verify: the C floor: %s %s: %w\n%s", cc, strings.Join(args, " "), err, out)
 	}
 	if err := os.Rename(filepath.Join(tmp, "floor"), bin); err != nil {
-		return "", fmt.Errorf("C floor: %w", err)
+		return "", fmt.Errorf("bench verify: the C floor: %w", err)
 	}
 	return bin, nil
 }
@@ -110,7 +110,7 @@ func amalgamationDir() (dir, version string, err error) {
 		// inside sqlgym's module as tests are.
 		out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", amalgamationModule).Output()
 		if version = strings.TrimSpace(string(out)); err != nil || version == "" {
-			return "", "", fmt.Errorf("C floor: this binary does not say which %s it links (go list: %v); hint: build it with go build from sqlgym's module", amalgamationModule, err)
+			return "", "", fmt.Errorf("bench verify: the C floor: this binary does not say which %s it links (go list: %v); hint: build it with go build from sqlgym's module", amalgamationModule, err)
 		}
 	}
 	cache := os.Getenv("GOMODCACHE")
@@ -122,13 +122,13 @@ func amalgamationDir() (dir, version string, err error) {
 	if cache == "" {
 		home, herr := os.UserHomeDir()
 		if herr != nil {
-			return "", "", fmt.Errorf("C floor: no module cache: %w", herr)
+			return "", "", fmt.Errorf("bench verify: the C floor: no module cache: %w", herr)
 		}
 		cache = filepath.Join(home, "go", "pkg", "mod")
 	}
 	dir = filepath.Join(cache, amalgamationModule+"@"+version)
 	if _, err := os.Stat(filepath.Join(dir, "sqlite3-binding.c")); err != nil {
-		return "", "", fmt.Errorf("C floor: the amalgamation sqlgym links is not in the module cache: %w; hint: go mod download %s@%s", err, amalgamationModule, version)
+		return "", "", fmt.Errorf("bench verify: the C floor: the amalgamation sqlgym links is not in the module cache: %w; hint: go mod download %s@%s", err, amalgamationModule, version)
 	}
 	return dir, version, nil
 }
