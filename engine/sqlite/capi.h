@@ -48,6 +48,7 @@ extern int sqlite3_limit(sqlite3 *, int, int);
 extern int sqlite3_exec(sqlite3 *, const char *, int (*)(void *, int, char **, char **), void *, char **);
 extern void sqlite3_free(void *);
 extern int64_t sqlite3_hard_heap_limit64(int64_t);
+extern int64_t sqlite3_memory_used(void);
 extern void sqlite3_interrupt(sqlite3 *);
 extern int sqlite3_set_authorizer(sqlite3 *, int (*)(void *, int, const char *, const char *, const char *, const char *), void *);
 extern void sqlite3_progress_handler(sqlite3 *, int, int (*)(void *), void *);

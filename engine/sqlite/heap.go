@@ -122,6 +122,10 @@ func tidyHeap() { C.sg_tidy_heap(tidyThreshold) }
 // sqlgym's allocator counts it (SQLite's own counters are off).
 func heapUsed() int64 { return int64(C.sg_heap_used()) }
 
+// sqliteCounted is the memory SQLite's own statistics count: zero while
+// they are off, as they are unless SQLGYM_SQLITE_MEMSTATUS=1 (tests).
+func sqliteCounted() int64 { return int64(C.sqlite3_memory_used()) }
+
 // memStatus is 1 when SQLGYM_SQLITE_MEMSTATUS=1 asks for SQLite's memory
 // statistics, which cost a global mutex per allocation and which nothing
 // in sqlgym reads: it exists to measure that cost (docs/verifier.md).
