@@ -56,6 +56,7 @@ typedef struct {
 
 #define SQLITE_CONFIG_MALLOC 4
 #define SQLITE_CONFIG_GETMALLOC 5
+#define SQLITE_CONFIG_MEMSTATUS 9
 #define SQLITE_CONFIG_PCACHE2 18
 #define SQLITE_CONFIG_GETPCACHE2 19
 extern int sqlite3_config(int, ...);
@@ -81,10 +82,13 @@ typedef struct {
 } hdr;
 
 // Process-wide accounting (heap.go): sg_used is every byte this allocator
-// holds; sg_limit is the hard heap limit. A re-run after the process-wide
-// limit (sg_reserver) keeps sg_reserve bytes of room for itself until it
-// holds them.
-static int64_t sg_used, sg_limit, sg_reserve;
+// holds; sg_limit is the hard heap limit, enforced here (room, fits) and
+// not by SQLite: SQLite's own limit needs its memory statistics, whose
+// global mutex every allocation of every thread takes (sg_install_alloc).
+// sg_peak is sg_used's high-water mark since the last tidy (sg_tidy_heap).
+// A re-run after the process-wide limit (sg_reserver) keeps sg_reserve
+// bytes of room for itself until it holds them.
+static int64_t sg_used, sg_limit, sg_reserve, sg_peak;
 
 // SG_CLOCK_SHIFT: the clocks are read each 2^20 bytes a statement allocates.
 #define SG_CLOCK_SHIFT 20
@@ -130,6 +134,28 @@ static int charge(sg_guard *g, int64_t n, int64_t grow) {
 	return room(g, grow);
 }
 
+// fits is the process-wide limit for an allocation no statement is
+// charged for (preparing, opening, the database file's page cache): what
+// sqlite3_hard_heap_limit64 enforced before memory statistics went off.
+static int fits(int64_t grow) {
+	int64_t limit = __atomic_load_n(&sg_limit, __ATOMIC_RELAXED);
+	return limit <= 0 || __atomic_load_n(&sg_used, __ATOMIC_RELAXED) + grow <= limit;
+}
+
+// held adds size bytes to the process's count and keeps its high-water
+// mark; the mark is written only when passed, so the line stays shared.
+static void held(int64_t size) {
+	int64_t used = __atomic_add_fetch(&sg_used, size, __ATOMIC_RELAXED);
+	if (used > __atomic_load_n(&sg_peak, __ATOMIC_RELAXED)) __atomic_store_n(&sg_peak, used, __ATOMIC_RELAXED);
+}
+
+int64_t sg_heap_used(void) { return __atomic_load_n(&sg_used, __ATOMIC_RELAXED); }
+int64_t sg_heap_peak(int reset) {
+	int64_t peak = __atomic_load_n(&sg_peak, __ATOMIC_RELAXED);
+	if (reset) __atomic_store_n(&sg_peak, __atomic_load_n(&sg_used, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+	return peak;
+}
+
 void sg_set_limit(int64_t limit) { __atomic_store_n(&sg_limit, limit, __ATOMIC_RELAXED); }
 
 void sg_reserve_for(sg_guard *g, int64_t bytes) {
@@ -141,12 +167,12 @@ void sg_unreserve(void) { __atomic_store_n(&sg_reserver, (sg_guard *)0, __ATOMIC
 
 static void *sg_malloc(int n) {
 	sg_guard *g = sg_uncharged ? 0 : sg_cur;
-	if (g && !charge(g, n, n)) return 0;
+	if (g ? !charge(g, n, n) : !fits(n)) return 0;
 	hdr *h = base.xMalloc(n + HDR);
 	if (!h) return 0;
 	h->owner = g;
 	int64_t size = base.xSize(h);
-	__atomic_add_fetch(&sg_used, size, __ATOMIC_RELAXED);
+	held(size);
 	if (g) __atomic_add_fetch(&g->live, size - HDR, __ATOMIC_RELAXED);
 	return (char *)h + HDR;
 }
@@ -165,12 +191,12 @@ static void *sg_realloc(void *p, int n) {
 	hdr *h = (hdr *)((char *)p - HDR);
 	sg_guard *g = sg_uncharged ? 0 : sg_cur;
 	int old = base.xSize(h) - HDR;
-	if (g && n > old && !charge(g, n, n - old)) return 0;
+	if (n > old && (g ? !charge(g, n, n - old) : !fits(n - old))) return 0;
 	sg_guard *owner = h->owner;
 	hdr *nh = base.xRealloc(h, n + HDR);
 	if (!nh) return 0;
 	int64_t grown = (int64_t)(base.xSize(nh) - HDR) - old;
-	__atomic_add_fetch(&sg_used, grown, __ATOMIC_RELAXED);
+	held(grown);
 	if (owner) __atomic_add_fetch(&owner->live, grown, __ATOMIC_RELAXED);
 	return (char *)nh + HDR;
 }
@@ -239,9 +265,15 @@ static void pc_destroy(sqlite3_pcache *c) {
 	free(c);
 }
 
-int sg_install_alloc(void) {
+// sg_install_alloc installs the allocator and turns SQLite's memory
+// statistics off (unless memstatus): with them on, every sqlite3_malloc
+// and sqlite3_free of every thread takes one global mutex to update the
+// counters, which the verifier's worker threads contend for; the
+// process's heap limit and high-water mark are kept here instead.
+int sg_install_alloc(int memstatus) {
 	if (installed) return SQLITE_OK;
-	int rc = sqlite3_config(SQLITE_CONFIG_GETMALLOC, &base);
+	int rc = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, memstatus);
+	if (rc == SQLITE_OK) rc = sqlite3_config(SQLITE_CONFIG_GETMALLOC, &base);
 	if (rc == SQLITE_OK) rc = sqlite3_config(SQLITE_CONFIG_GETPCACHE2, &base_pc);
 	if (rc != SQLITE_OK) return rc;
 	static mem_methods m;

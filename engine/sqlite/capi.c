@@ -264,12 +264,13 @@ int sg_measure(sqlite3 *db, const char *sql, int64_t *rows, int64_t *steps, int6
 // malloc_trim(0) consolidates the free lists and returns memory, which
 // restores the first run's speed; it is only worth its cost after a
 // statement that used a lot of memory and freed it: the high-water mark
-// (reset to the memory in use at each tidy) stands threshold above what
-// is in use now. Comparing the mark itself with the threshold would trim
-// after every statement once the pool's page caches pass it.
+// of sqlgym's allocator (reset to the memory in use at each tidy) stands
+// threshold above what is in use now. Comparing the mark itself with the
+// threshold would trim after every statement once the pool's page caches
+// pass it.
 int sg_tidy_heap(int64_t threshold) {
-	if (sqlite3_memory_highwater(0) - sqlite3_memory_used() < threshold) return 0;
-	sqlite3_memory_highwater(1);
+	if (sg_heap_peak(0) - sg_heap_used() < threshold) return 0;
+	sg_heap_peak(1);
 #ifdef __GLIBC__
 	malloc_trim(0);
 #endif

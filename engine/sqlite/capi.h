@@ -125,7 +125,9 @@ typedef struct sg_guard {
 #define SG_FETCH_STEPS 32
 
 // alloc.c: the allocator that charges statements for their bytes.
-int sg_install_alloc(void);
+int sg_install_alloc(int memstatus);
+int64_t sg_heap_used(void);
+int64_t sg_heap_peak(int reset);
 int sg_alloc_installed(void);
 void sg_enter(sg_guard *g);
 void sg_set_limit(int64_t limit);
@@ -208,6 +210,5 @@ int sg_measure(sqlite3 *db, const char *sql, int64_t *rows, int64_t *steps, int6
 // sg_tidy_heap gives freed memory back after a statement that used and
 // freed more than `threshold` bytes since the last tidy (heap.go).
 int sg_tidy_heap(int64_t threshold);
-extern int64_t sqlite3_memory_highwater(int);
 
 #endif

@@ -6,6 +6,7 @@ import "C"
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,7 +52,7 @@ var (
 
 	// allocRC is what installing the charging allocator returned; it must
 	// happen before SQLite initialises, so it runs at package init.
-	allocRC = C.sg_install_alloc()
+	allocRC = C.sg_install_alloc(memStatus())
 )
 
 // allocInstalled reports an error when the charging allocator is not in
@@ -117,5 +118,20 @@ const tidyThreshold = 8 << 20
 // tidyThreshold.
 func tidyHeap() { C.sg_tidy_heap(tidyThreshold) }
 
-// heapUsed is the memory SQLite's allocator holds now, process-wide.
-func heapUsed() int64 { return int64(C.sqlite3_memory_used()) }
+// heapUsed is the memory SQLite's allocator holds now, process-wide, as
+// sqlgym's allocator counts it (SQLite's own counters are off).
+func heapUsed() int64 { return int64(C.sg_heap_used()) }
+
+// sqliteCounted is the memory SQLite's own statistics count: zero while
+// they are off, as they are unless SQLGYM_SQLITE_MEMSTATUS=1 (tests).
+func sqliteCounted() int64 { return int64(C.sqlite3_memory_used()) }
+
+// memStatus is 1 when SQLGYM_SQLITE_MEMSTATUS=1 asks for SQLite's memory
+// statistics, which cost a global mutex per allocation and which nothing
+// in sqlgym reads: it exists to measure that cost (docs/verifier.md).
+func memStatus() C.int {
+	if os.Getenv("SQLGYM_SQLITE_MEMSTATUS") == "1" {
+		return 1
+	}
+	return 0
+}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -65,4 +66,24 @@ func TestOutOfMemoryHoldsNoLock(t *testing.T) {
 		}
 	}
 	t.Logf("statements re-run after the process-wide heap was full: %d", reruns.Load())
+}
+
+// TestMemoryStatisticsOff: SQLite's memory statistics, whose global mutex
+// every allocation of every thread took, are off, and sqlgym's allocator
+// counts what SQLite holds instead (the process-wide limit is enforced
+// from that count).
+func TestMemoryStatisticsOff(t *testing.T) {
+	if os.Getenv("SQLGYM_SQLITE_MEMSTATUS") == "1" {
+		t.Skip("SQLGYM_SQLITE_MEMSTATUS=1 turns them on")
+	}
+	eng, _ := newDB(t, Options{PoolSize: 1}, `CREATE TABLE t (a TEXT)`, `INSERT INTO t VALUES ('x')`)
+	if res, err := eng.Query(context.Background(), `SELECT a FROM t`, sqlgym.Limits{}); err != nil || len(res.Rows) != 1 {
+		t.Fatalf("query: %v %v", res, err)
+	}
+	if got := sqliteCounted(); got != 0 {
+		t.Errorf("SQLite's own statistics count %d bytes: they are on, and every allocation takes their mutex", got)
+	}
+	if got := heapUsed(); got <= 0 {
+		t.Errorf("sqlgym's allocator counts %d bytes with a connection open", got)
+	}
 }

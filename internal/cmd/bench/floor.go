@@ -81,9 +81,7 @@ func (f *inProcessFloor) Run(ctx context.Context, queries []string) (floorRun, e
 
 // cliFloor runs statements in the sqlite3 command-line shell: C SQLite,
 // output discarded. The statements are dealt round-robin to one shell
-// per worker, all started at once. CPU time is the shells' own user plus
-// system time from wait4's rusage (what RUSAGE_CHILDREN sums), taken per
-// child so that other children, such as the load's burners, never count.
+// per worker, all started at once (runChildren).
 type cliFloor struct {
 	bin     string
 	path    string
@@ -124,20 +122,36 @@ func (f *cliFloor) Run(ctx context.Context, queries []string) (floorRun, error) 
 	}
 	// immutable=1 as the engine opens reference databases: no locking.
 	uri := (&url.URL{Scheme: "file", Path: f.path, RawQuery: "immutable=1"}).String()
+	in := make([]string, n)
+	for i := range scripts {
+		in[i] = scripts[i].String()
+	}
+	return runChildren(ctx, "sqlite3 shell", in, floorDone, func() *exec.Cmd {
+		return exec.CommandContext(ctx, f.bin, "-batch", "-readonly", uri)
+	})
+}
+
+// runChildren starts one child per input, all at once, each reading its
+// input on stdin, and waits for them. CPU time is the children's own
+// user plus system time from wait4's rusage (what RUSAGE_CHILDREN sums),
+// taken per child so that other children, such as the load's burners,
+// never count. A child that did not print done did not run to the end.
+func runChildren(ctx context.Context, name string, inputs []string, done string, command func() *exec.Cmd) (floorRun, error) {
+	n := len(inputs)
 	cmds := make([]*exec.Cmd, n)
 	errs := make([]bytes.Buffer, n)
 	outs := make([]bytes.Buffer, n)
 	t0 := time.Now()
 	for i := range cmds {
-		c := exec.CommandContext(ctx, f.bin, "-batch", "-readonly", uri)
-		c.Stdin = strings.NewReader(scripts[i].String())
+		c := command()
+		c.Stdin = strings.NewReader(inputs[i])
 		c.Stdout, c.Stderr = &outs[i], &errs[i]
 		if err := c.Start(); err != nil {
 			for _, started := range cmds[:i] {
 				_ = started.Process.Kill()
 				_ = started.Wait()
 			}
-			return floorRun{}, fmt.Errorf("sqlite3 shell: %w", err)
+			return floorRun{}, fmt.Errorf("%s: %w", name, err)
 		}
 		cmds[i] = c
 	}
@@ -145,19 +159,19 @@ func (f *cliFloor) Run(ctx context.Context, queries []string) (floorRun, error) 
 	var failed error
 	for i, c := range cmds {
 		// The shell exits 1 when a statement failed, which the batch's
-		// broken answers do on purpose; only a shell that did not run to
+		// broken answers do on purpose; only a child that did not run to
 		// the end (killed, or no database) spoils the floor.
 		err := c.Wait()
 		st := c.ProcessState
 		if st != nil {
 			cpu += st.UserTime() + st.SystemTime()
 		}
-		if failed == nil && (st == nil || !st.Exited() || !strings.Contains(outs[i].String(), floorDone)) {
+		if failed == nil && (st == nil || !st.Exited() || !strings.Contains(outs[i].String(), done)) {
 			msg := strings.TrimSpace(errs[i].String())
 			if k := strings.LastIndexByte(msg, '\n'); k >= 0 {
 				msg = msg[k+1:] // the last error is the one that stopped it
 			}
-			failed = fmt.Errorf("sqlite3 shell %d did not run to the end (%v): %s", i+1, err, msg)
+			failed = fmt.Errorf("%s %d did not run to the end (%v): %s", name, i+1, err, msg)
 		}
 	}
 	wall := time.Since(t0)

@@ -35,6 +35,8 @@ type benchVerifyOptions struct {
 	Mode    string
 	Repeat  int
 	Load    int
+	CFloor  bool
+	Spider  string
 	JSON    bool
 }
 
@@ -49,8 +51,10 @@ on it (--answers, 16 per task: the gold, rewrites, wrong and broken
 answers, as a policy samples them), then verify the batch with the real
 verifier, golds cached as in a training loop, and time it against the
 floor: each distinct statement of the batch run once, reading every row,
-in the sandboxed engine in this process and in the sqlite3 shell (C
-SQLite) when it is on PATH. Wall and CPU times are medians of --repeat
+in C SQLite and in the sandboxed engine in this process, in a plain C
+program on the same amalgamation built as the shell is (one process per
+CPU; --c-floor=false leaves it out) and in the sqlite3 shell when it is
+on PATH. --spider DIR batches on Spider's world_1 instead. Wall and CPU times are medians of --repeat
 runs; CPU is getrusage's user plus system time (this process, or the
 shells). The ratios are verifier/floor: 1.0x means verifying costs no
 more than running the queries.
@@ -67,7 +71,8 @@ generated file; --db reuses one.`,
 		Example: `  sqlgym-bench verify
   sqlgym-bench verify --answers 128 --repeat 5 --json
   sqlgym-bench verify --size 100MB --out bench100.sqlite
-  sqlgym-bench verify --db bench100.sqlite --load 3`,
+  sqlgym-bench verify --db bench100.sqlite --load 3
+  sqlgym-bench verify --spider ../shared/data/spider_dev`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBenchVerify(cmd.Context(), io, opts) },
 	}
@@ -80,6 +85,8 @@ generated file; --db reuses one.`,
 	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+cmdkit.ModeNames())
 	f.IntVar(&opts.Repeat, "repeat", 3, "timed runs of the verifier and of each floor; the median is reported")
 	f.IntVar(&opts.Load, "load", 0, "then verify again with this many CPU burners per CPU running, and compare (0: no check)")
+	f.StringVar(&opts.Spider, "spider", "", "batch on Spider's world_1 instead: the path of Spider's dev folder (as verify's BenchmarkGRPOBatchSpider)")
+	f.BoolVar(&opts.CFloor, "c-floor", true, "also time a plain C program on the same amalgamation (compiled with gcc on first use, about 45 s of CPU; cached)")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	cmdkit.AddReplaceFlag(cmd, &opts.Replace)
 	return cmd
@@ -109,11 +116,20 @@ func runBenchVerify(ctx context.Context, io cmdkit.IO, opts benchVerifyOptions) 
 	if opts.DB != "" && opts.Out != "" {
 		return cmdkit.Usagef("give --db (reuse a file) or --out (keep the generated one), not both")
 	}
+	if opts.Spider != "" && (opts.DB != "" || opts.Out != "") {
+		return cmdkit.Usagef("--spider brings its own database: give no --db or --out")
+	}
 	progress := io.ErrOut
 
 	rep := &benchVerifyReport{Seed: opts.Seed, Mode: string(mode), CPUs: runtime.NumCPU(), Repeat: opts.Repeat}
-	path := opts.DB
-	if path == "" {
+	path, dbName := opts.DB, benchdb.DBName
+	var batch benchdb.Batch
+	if opts.Spider != "" {
+		dbName = spiderDB
+		if path, batch, err = spiderBatch(opts.Spider, opts.Answers/benchdb.Samples); err != nil {
+			return err
+		}
+	} else if path == "" {
 		path = opts.Out
 		if path == "" {
 			dir, err := os.MkdirTemp("", "sqlgym-bench-")
@@ -147,9 +163,10 @@ func runBenchVerify(ctx context.Context, io cmdkit.IO, opts benchVerifyOptions) 
 	}
 	rep.DB = path
 
-	batch, err := benchdb.NewBatch(opts.Seed, opts.Answers/benchdb.Samples)
-	if err != nil {
-		return fmt.Errorf("bench verify: %w", err)
+	if opts.Spider == "" {
+		if batch, err = benchdb.NewBatch(opts.Seed, opts.Answers/benchdb.Samples); err != nil {
+			return fmt.Errorf("bench verify: %w", err)
+		}
 	}
 	rep.Tasks, rep.Answers = len(batch.Tasks), len(batch.Answers)
 	distinct := distinctStatements(batch.Answers, nil)
@@ -159,16 +176,17 @@ func runBenchVerify(ctx context.Context, io cmdkit.IO, opts benchVerifyOptions) 
 	floor := distinctStatements(batch.Answers, batch.Tasks)
 	rep.FloorStatements = len(floor)
 
-	cat, err := catalog.New(catalog.Config{Refs: []string{benchdb.DBName + "=sqlite:" + path}})
+	cat, err := catalog.New(catalog.Config{Refs: []string{dbName + "=sqlite:" + path}})
 	if err != nil {
 		return fmt.Errorf("bench verify: %w", err)
 	}
 	defer cat.Close()
-	eng, err := cat.Engine(ctx, benchdb.DBName)
+	eng, err := cat.Engine(ctx, dbName)
 	if err != nil {
 		return sqlgym.Userf("--db takes a file written by sqlgym-bench verify --out FILE", "open %s: %w", path, err)
 	}
-	if _, err := eng.Query(ctx, "SELECT 1 FROM customers, products, orders, order_items, payments, reviews LIMIT 1", sqlgym.Limits{}); err != nil {
+	// Spider's file was checked by its import; a --db file is checked here.
+	if _, err := eng.Query(ctx, "SELECT 1 FROM customers, products, orders, order_items, payments, reviews LIMIT 1", sqlgym.Limits{}); err != nil && opts.Spider == "" {
 		return sqlgym.Userf("--db takes a file written by sqlgym-bench verify --out FILE", "%s is not a benchmark database: %w", path, err)
 	}
 	rep.LoadAvg = loadAvg()
@@ -195,7 +213,7 @@ func runBenchVerify(ctx context.Context, io cmdkit.IO, opts benchVerifyOptions) 
 	}
 	rep.Statements = float64(counted.n.Load()-before) / float64(opts.Repeat)
 
-	for _, fl := range floorRunners(path, eng, v.Config().Concurrency) {
+	for _, fl := range floorRunners(ctx, progress, path, eng, v.Config().Concurrency, opts.CFloor) {
 		fmt.Fprintf(progress, "floor: %s...\n", fl.Name())
 		fr := floorReport{Name: fl.Name()}
 		var ferr error
@@ -288,10 +306,19 @@ func busyCheck(ctx context.Context, progress goio.Writer, cat *catalog.Catalog, 
 // floorRunners are the floors the verifier is timed against: C SQLite in
 // this process on raw read-only connections (no sandbox, no Go values:
 // "C SQLite running each distinct query once"), the sandboxed engine in
-// this process (what the verifier itself runs on), and the sqlite3 shell
-// when it is installed.
-func floorRunners(path string, eng sqlgym.Engine, workers int) []floorRunner {
+// this process (what the verifier itself runs on), with withC a plain C
+// program on the same amalgamation built the way the shell is (one
+// process per CPU), and the sqlite3 shell when it is installed. A C floor
+// that cannot be built is reported as a failed floor.
+func floorRunners(ctx context.Context, progress goio.Writer, path string, eng sqlgym.Engine, workers int, withC bool) []floorRunner {
 	fs := []floorRunner{}
+	if withC {
+		if bin, err := cFloorBinary(ctx, progress); err != nil {
+			fs = append(fs, failedFloor{name: "plain C program", err: err})
+		} else {
+			fs = append(fs, &cFloor{bin: bin, path: path, workers: runtime.NumCPU()})
+		}
+	}
 	if raw, err := newRawFloor(path, workers); err == nil {
 		fs = append(fs, raw)
 	}

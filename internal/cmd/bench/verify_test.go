@@ -25,7 +25,7 @@ import (
 // child processes.
 func TestBenchVerifyLoad(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "bench.sqlite")
-	code, out, errOut := run(t, "verify", "--size", "512KB", "--answers", "32", "--repeat", "1", "--out", db)
+	code, out, errOut := run(t, "verify", "--size", "512KB", "--answers", "32", "--repeat", "1", "--c-floor=false", "--out", db)
 	if code != cmdkit.ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -38,7 +38,7 @@ func TestBenchVerifyLoad(t *testing.T) {
 		t.Fatalf("--out did not keep the file: %v", err)
 	}
 
-	code, out, errOut = run(t, "verify", "--db", db, "--answers", "32", "--repeat", "1", "--load", "1", "--json")
+	code, out, errOut = run(t, "verify", "--db", db, "--answers", "32", "--repeat", "1", "--c-floor=false", "--load", "1", "--json")
 	if code != cmdkit.ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -79,6 +79,57 @@ func TestBenchVerifyLoad(t *testing.T) {
 	}
 }
 
+// The plain C floor: compiled with gcc from the amalgamation the binary
+// links (about 45 s of CPU the first time, then cached), run on the
+// batch, and timed beside the others.
+func TestBenchVerifyCFloor(t *testing.T) {
+	testenv.Slow(t, "compiles the SQLite amalgamation with gcc on first use (about 45 s of CPU)")
+	code, out, errOut := run(t, "verify", "--size", "512KB", "--answers", "32", "--repeat", "1", "--json")
+	if code != cmdkit.ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	var rep benchVerifyReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json is not JSON: %v\n%s", err, out)
+	}
+	found := false
+	for _, f := range rep.Floors {
+		if strings.HasPrefix(f.Name, "plain C program") {
+			found = true
+			if f.Err != "" || f.CPUS <= 0 || f.CPURatio <= 0 {
+				t.Errorf("C floor %+v", f)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no C floor in %+v", rep.Floors)
+	}
+}
+
+// --spider batches on Spider's world_1 as verify's BenchmarkGRPOBatchSpider
+// does: 61 statements for the warm verifier and the floors.
+func TestBenchVerifySpider(t *testing.T) {
+	data := testenv.SharedData(t)
+	code, out, errOut := run(t, "verify", "--spider", filepath.Join(data, "spider_dev"), "--repeat", "1", "--c-floor=false", "--json")
+	if code != cmdkit.ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	var rep benchVerifyReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json is not JSON: %v\n%s", err, out)
+	}
+	if rep.Tasks != 32 || rep.Answers != 512 || !strings.HasSuffix(rep.DB, "world_1.sqlite") || rep.FloorStatements != 61 || rep.Statements != 61 {
+		t.Errorf("report %+v", rep)
+	}
+	if rep.Idle.Outcomes["correct"] == 0 || rep.Idle.Outcomes["wrong"] == 0 || rep.Idle.NullRewards != 0 {
+		t.Errorf("verdicts %+v", rep.Idle)
+	}
+	code, _, errOut = run(t, "verify", "--spider", data, "--repeat", "1")
+	if code != cmdkit.ExitError || !strings.Contains(errOut, "hint: --spider takes Spider's dev folder") {
+		t.Errorf("--spider on the wrong folder: exit %d\n%s", code, errOut)
+	}
+}
+
 func TestBenchVerifyRefuses(t *testing.T) {
 	notBench := writeFile(t, "tasks.jsonl", "{}\n")
 	for _, c := range []struct {
@@ -91,6 +142,7 @@ func TestBenchVerifyRefuses(t *testing.T) {
 		{[]string{"--answers", "100"}, cmdkit.ExitUsage, "multiple of 16"},
 		{[]string{"--repeat", "0"}, cmdkit.ExitUsage, "--repeat"},
 		{[]string{"--db", "a.sqlite", "--out", "b.sqlite"}, cmdkit.ExitUsage, "not both"},
+		{[]string{"--spider", "x", "--db", "a.sqlite"}, cmdkit.ExitUsage, "give no --db"},
 		{[]string{"--mode", "nope"}, cmdkit.ExitUsage, "--mode"},
 		{[]string{"--db", filepath.Join(t.TempDir(), "missing.sqlite")}, cmdkit.ExitError, "hint: write one with"},
 		{[]string{"--db", notBench}, cmdkit.ExitError, "hint: --db takes a file written by"},
