@@ -185,9 +185,11 @@ func (p *planner) joinEdits(gold string) [][]group {
 				// hold: the value leaves this column and stays in the
 				// row's others (NOT IN over another column of the row),
 				// and rows a deletion would orphan stay.
-				w := fmt.Sprintf("(SELECT %s FROM %s WHERE %s AND %s <> %s GROUP BY %s ORDER BY COUNT(*) DESC, %s LIMIT 1)", ca, ta, shared, ca, v, ca, ca)
-				fams[1] = append(fams[1], group{what: fmt.Sprintf("rematch %s.%s from %s.%s", a.Name, d.ac, b.Name, d.bc),
-					stmts: []string{fmt.Sprintf("UPDATE %s SET %s = %s WHERE %s = %s", ta, ca, w, ca, v)}})
+				if p.shares(a, d.ac) {
+					w := fmt.Sprintf("(SELECT %s FROM %s WHERE %s AND %s <> %s GROUP BY %s ORDER BY COUNT(*) DESC, %s LIMIT 1)", ca, ta, shared, ca, v, ca, ca)
+					fams[1] = append(fams[1], group{what: fmt.Sprintf("rematch %s.%s from %s.%s", a.Name, d.ac, b.Name, d.bc),
+						stmts: []string{fmt.Sprintf("UPDATE %s SET %s = %s WHERE %s = %s", ta, ca, w, ca, v)}})
+				}
 			}
 			// A copy of a row of a with a value of b's column that no row
 			// of a holds: a row of b that had no partner gets one.
@@ -195,7 +197,9 @@ func (p *planner) joinEdits(gold string) [][]group {
 				cb, tb, cb, cb, ca, ta, ca, cb)
 			fams[2] = append(fams[2], group{what: fmt.Sprintf("match %s.%s to an unmatched %s.%s", a.Name, d.ac, b.Name, d.bc),
 				stmts: []string{p.copyRows(a, "", p.rng.IntN(3), 1, map[string]string{strings.ToLower(d.ac): lacking})}})
-			fams[3] = append(fams[3], p.joinResizes(a, d.ac, shared)...)
+			if p.shares(a, d.ac) {
+				fams[3] = append(fams[3], p.joinResizes(a, d.ac, shared)...)
+			}
 		}
 	}
 	return fams
@@ -228,4 +232,13 @@ func (p *planner) joinResizes(a *sqlgym.Table, c, shared string) []group {
 		}
 	}
 	return gs
+}
+
+// shares reports whether an edit may give two rows of t the same value
+// of column c (a row moved to another's value, a group grown by copies):
+// only where the data already shows a repeated value, so that a column
+// one-to-one in the data (poker_player.people_id) stays so, implied key
+// or not.
+func (p *planner) shares(t *sqlgym.Table, c string) bool {
+	return p.cons == nil || p.unseen || p.cons.Facts(t.Name, c).Duplicates
 }

@@ -3,12 +3,15 @@ package variants
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/constraints"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
 	"github.com/sqlgym/sqlgym/screen"
 )
@@ -117,6 +120,44 @@ func TestLinksResolveAliasesAndSubqueries(t *testing.T) {
 		got := goldLinks(sql, s)
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s: links %v, want %v", sql, got, want)
+		}
+	}
+}
+
+// TestJoinEditsKeepOneToOneColumns: a column whose data never repeats a
+// value gets no edit that would make two rows share one (no row moved to
+// another's value, no group grown), while rows may still be deleted.
+func TestJoinEditsKeepOneToOneColumns(t *testing.T) {
+	s := &sqlgym.Schema{Tables: []sqlgym.Table{
+		{Name: "people", Rows: 5, Columns: []sqlgym.Column{{Name: "people_id", Type: "INTEGER"}, {Name: "name", Type: "TEXT"}}},
+		{Name: "poker_player", Rows: 5, Columns: []sqlgym.Column{{Name: "people_id", Type: "INTEGER"}, {Name: "earnings", Type: "REAL"}}},
+	}}
+	gold := "SELECT p.name FROM people AS p JOIN poker_player AS pp ON p.people_id = pp.people_id GROUP BY p.name HAVING COUNT(*) > 1"
+	comps, ths := compsOf([]string{gold}, s)
+	for _, repeated := range []bool{false, true} {
+		cons := &constraints.Set{Columns: map[string]constraints.Facts{
+			"people.people_id":       {Distinct: 5},
+			"poker_player.people_id": {Distinct: 5, Duplicates: repeated},
+		}}
+		p := &planner{schema: s, rng: rand.New(rand.NewPCG(1, 1)), comps: comps, ths: append(ths, screen.Threshold{N: 1}), cons: cons}
+		fams := p.joinEdits(gold)
+		var sharing []string
+		for _, f := range fams[1:2] {
+			for _, g := range f {
+				sharing = append(sharing, g.what)
+			}
+		}
+		for _, g := range fams[3] {
+			sharing = append(sharing, g.what)
+		}
+		if len(fams[0]) == 0 {
+			t.Errorf("repeated=%v: no deletion planned", repeated)
+		}
+		switch {
+		case !repeated && len(sharing) > 0:
+			t.Errorf("one-to-one columns got edits that share a value: %v", sharing)
+		case repeated && !slices.ContainsFunc(sharing, func(w string) bool { return strings.HasPrefix(w, "rematch poker_player") }):
+			t.Errorf("a column that repeats in the data got no move: %v", sharing)
 		}
 	}
 }
