@@ -30,7 +30,9 @@ import (
 //     boundary row, judged by SQLite itself (boundFlipEquivalent; SQLite
 //     schemas only).
 //   - A GROUP BY key left out that the remaining keys determine: a column
-//     of a table whose NOT NULL primary key stays (groupKeyDetermined).
+//     of a table whose NOT NULL primary key stays (groupKeyDetermined);
+//     likewise a key replaced by another column of that table
+//     (grainKeyDetermined).
 //   - DISTINCT added to or dropped from an outer SELECT whose rows are
 //     each one row of a table, told apart by its key or a NOT NULL UNIQUE
 //     column it selects (distinctRowsProved).
@@ -58,6 +60,8 @@ func Equivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 		return boundFlipEquivalent(gold, m, s)
 	case MissingGroupBy:
 		return groupKeyDetermined(gold, m, s)
+	case WrongGrain:
+		return grainKeyDetermined(gold, m, s)
 	case CountDistinct:
 		if s == nil {
 			return false, ""
