@@ -33,6 +33,8 @@ import (
 //     of a table whose NOT NULL primary key stays (groupKeyDetermined);
 //     likewise a key replaced by another column of that table
 //     (grainKeyDetermined).
+//   - A sort by an output alias against a sort by the expression it names
+//     (orderAliasSame).
 //   - DISTINCT added to or dropped from an outer SELECT whose rows are
 //     each one row of a table, told apart by its key or a NOT NULL UNIQUE
 //     column it selects (distinctRowsProved).
@@ -62,6 +64,8 @@ func Equivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 		return groupKeyDetermined(gold, m, s)
 	case WrongGrain:
 		return grainKeyDetermined(gold, m, s)
+	case OrderWrongColumn:
+		return orderAliasSame(gold, m)
 	case CountDistinct:
 		if s == nil {
 			return false, ""

@@ -33,3 +33,17 @@ func TestGrainKeyDetermined(t *testing.T) {
 		c.check(t, eng, s)
 	}
 }
+
+// TestOrderAliasSame: sorting by an output alias is sorting by the
+// expression it names (benchdb's bench_07a); another item is not.
+func TestOrderAliasSame(t *testing.T) {
+	eng, s := shopWith(t, boundaryCustomers)
+	gold := "SELECT strftime('%m', signup_date) AS month, country, COUNT(*) AS n FROM customers WHERE country <> 'Norway' GROUP BY month, country ORDER BY month LIMIT 2"
+	cases := []proofCase{
+		{"the alias's own expression", gold, OrderWrongColumn, "ORDER BY month", "ORDER BY strftime('%m', signup_date)", true, false},
+		{"another item", gold, OrderWrongColumn, "ORDER BY month", "ORDER BY country", false, false},
+	}
+	for _, c := range cases {
+		c.check(t, eng, s)
+	}
+}
