@@ -30,7 +30,11 @@ import (
 //     boundary row, judged by SQLite itself (boundFlipEquivalent; SQLite
 //     schemas only).
 //   - A GROUP BY key left out that the remaining keys determine: a column
-//     of a table whose NOT NULL primary key stays (groupKeyDetermined).
+//     of a table whose NOT NULL primary key stays (groupKeyDetermined);
+//     likewise a key replaced by another column of that table
+//     (grainKeyDetermined).
+//   - A sort by an output alias against a sort by the expression it names
+//     (orderAliasSame).
 //   - DISTINCT added to or dropped from an outer SELECT whose rows are
 //     each one row of a table, told apart by its key or a NOT NULL UNIQUE
 //     column it selects (distinctRowsProved).
@@ -58,6 +62,10 @@ func Equivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 		return boundFlipEquivalent(gold, m, s)
 	case MissingGroupBy:
 		return groupKeyDetermined(gold, m, s)
+	case WrongGrain:
+		return grainKeyDetermined(gold, m, s)
+	case OrderWrongColumn:
+		return orderAliasSame(gold, m)
 	case CountDistinct:
 		if s == nil {
 			return false, ""

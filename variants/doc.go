@@ -10,10 +10,12 @@
 // from rows that meet its other conditions; groups resized to a HAVING
 // threshold; values moved out of its filter; the runner-up of an ORDER BY
 // COUNT(*) LIMIT 1 pushed past the leader; rows tied with a subquery's
-// value; namesakes, NULLs, extra child rows. Each weak task's edits are
-// applied alone to the original, kept only if they kill one of its
-// surviving mutants, and shrunk to what the kills need; the aims are then
-// packed into as few variants as they need (assemble), and the slots left
+// value; namesakes, NULLs, extra child rows; the rows two tables match
+// each other by unmatched, moved or matched (edits_joins.go). Each weak
+// task's edits are applied alone to the original, kept only if they kill
+// one of its surviving mutants, and shrunk to what the kills need; the
+// aims are then packed into as few variants as they need (assemble), and
+// the slots left
 // get candidates fuzzed from every gold's edits at once, kept by greedy
 // set cover (fuzz). Aimed variants stay near the original's size; per
 // kept variant, the thinning (trim.go) then deletes original rows before

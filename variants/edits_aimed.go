@@ -23,17 +23,17 @@ import (
 // own, with the aimed ones beside the family they resemble.
 // familyOrder is the order the families' groups are applied in a
 // variant (groupsOf).
-var familyOrder = []int{0, 1, 2, 5, 3, 4}
+var familyOrder = []int{0, 1, 2, 5, 6, 7, 8, 3, 4, 9}
 
 func (p *planner) aimedFamilies(gold string) [][]group {
-	return [][]group{
+	return append([][]group{
 		p.relabels(),
 		p.boundaries(),
 		append(append(p.outsides(), p.extremes()...), p.joinExtremes(gold)...),
 		append(append(p.groupSizes(), p.resizes()...), p.leaders(gold)...),
 		append(p.subqueryTies(gold), p.dateDiffTies(gold)...),
 		p.tableEdits(),
-	}
+	}, p.joinEdits(gold)...)
 }
 
 // resizes brings an existing group of a single-table HAVING COUNT gold to

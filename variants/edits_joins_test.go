@@ -1,0 +1,163 @@
+package variants
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/constraints"
+	"github.com/sqlgym/sqlgym/engine/sqlite"
+	"github.com/sqlgym/sqlgym/screen"
+)
+
+// musicDB writes two tables linked by a name, no key declared nor implied
+// (a name is not named or typed like a key): every album's artist exists,
+// every artist has an album and produced each of its albums, and the
+// artists have 1, 7, 8 and 9 albums, so no group sits at a HAVING
+// threshold of 5 (nor is one copy or three away from it). An artist's name is at
+// most 8 characters (a CHECK), so no copy of an artist under a new name
+// (a namesake) is taken.
+func musicDB(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "music.sqlite")
+	stmts := []string{
+		`CREATE TABLE artist (name TEXT CHECK (length(name) <= 8), country TEXT)`,
+		`CREATE TABLE album (title TEXT, artist_name TEXT, producer TEXT, sales INTEGER)`,
+	}
+	for i, n := range []int{1, 7, 8, 9} {
+		name := fmt.Sprintf("Artist %c", 'A'+i)
+		stmts = append(stmts, fmt.Sprintf("INSERT INTO artist VALUES ('%s', '%s')", name, []string{"France", "Peru"}[i%2]))
+		for j := range n {
+			stmts = append(stmts, fmt.Sprintf("INSERT INTO album VALUES ('%s %d', '%s', '%s', %d)", name, j, name, name, 150+37*j+11*i))
+		}
+	}
+	if err := sqlite.Create(context.Background(), path, stmts); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestJoinEditsKillWhatOneTableCannot runs the generator on golds whose
+// surviving mutants only an edit of two tables' matched rows kills: an
+// orphan album (INNER against LEFT JOIN from the child side), an artist
+// whose every album is gone (LEFT against INNER JOIN from the parent
+// side), an artist's albums pushed to a HAVING threshold over a join, and
+// an artist's albums moved to another artist, which tells NOT IN over the
+// producer from NOT IN over the artist. The
+// edits of one table's rows kill none of them: without joinEdits the test
+// fails.
+func TestJoinEditsKillWhatOneTableCannot(t *testing.T) {
+	path := musicDB(t)
+	tasks := []sqlgym.Task{
+		{ID: "orphan", DB: "music", SQL: "SELECT al.title, a.country FROM album AS al JOIN artist AS a ON al.artist_name = a.name"},
+		{ID: "childless", DB: "music", SQL: "SELECT a.name, COUNT(al.title) FROM artist AS a LEFT JOIN album AS al ON a.name = al.artist_name GROUP BY a.name"},
+		{ID: "having", DB: "music", SQL: "SELECT a.name FROM artist AS a JOIN album AS al ON a.name = al.artist_name GROUP BY a.name HAVING COUNT(*) > 5"},
+		{ID: "notin", DB: "music", SQL: "SELECT name FROM artist WHERE name NOT IN (SELECT artist_name FROM album)"},
+	}
+	want := map[string]string{ // task -> the mutant (kind: text) the original cannot tell
+		"orphan":    "join_type:LEFT JOIN",
+		"childless": "join_type:JOIN album",
+		"having":    "flip_comparison:>= 5",
+		"notin":     "wrong_column:SELECT producer FROM album",
+	}
+	cat, err := catalog.New(catalog.Config{Refs: []string{"music=sqlite:" + path}, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	ctx := context.Background()
+	g, err := NewGenerator(ctx, cat, "music", "sqlite:"+path, tasks, Options{MaxVariants: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := g.Run(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, w := range want {
+		kind, text, _ := strings.Cut(w, ":")
+		killed := false
+		for _, m := range res.Killed[id] {
+			if string(m.Kind) == kind && strings.Contains(m.SQL, text) {
+				killed = true
+			}
+		}
+		if !killed {
+			t.Errorf("task %s: no %s mutant with %q killed; killed %+v", id, kind, text, res.Killed[id])
+		}
+	}
+	for _, tk := range res.TasksAfter() {
+		kind, text, _ := strings.Cut(want[tk.ID], ":")
+		for _, m := range screen.WeakMutants(tk) {
+			if string(m.Kind) == kind && strings.Contains(m.SQL, text) {
+				t.Errorf("task %s: %s still weak after the variants", tk.ID, m.SQL)
+			}
+		}
+	}
+}
+
+// TestLinksResolveAliasesAndSubqueries reads the equalities a gold
+// matches two tables' rows by.
+func TestLinksResolveAliasesAndSubqueries(t *testing.T) {
+	s := &sqlgym.Schema{Tables: []sqlgym.Table{
+		{Name: "artist", Columns: []sqlgym.Column{{Name: "name", Type: "TEXT"}, {Name: "country", Type: "TEXT"}}},
+		{Name: "album", Columns: []sqlgym.Column{{Name: "title", Type: "TEXT"}, {Name: "artist_name", Type: "TEXT"}, {Name: "sales", Type: "INTEGER"}}},
+	}}
+	cases := map[string][]link{
+		"SELECT a.name FROM artist AS a JOIN album al ON a.name = al.artist_name":                  {{a: "artist", ac: "name", b: "album", bc: "artist_name"}},
+		"SELECT name FROM artist, album WHERE artist_name = name AND sales > 3":                    {{a: "album", ac: "artist_name", b: "artist", bc: "name"}},
+		"SELECT name FROM artist WHERE name NOT IN (SELECT DISTINCT album.artist_name FROM album)": {{a: "artist", ac: "name", b: "album", bc: "artist_name"}},
+		"SELECT name FROM artist WHERE country = 'Peru'":                                           nil,
+		"SELECT a.name FROM artist AS a JOIN album al ON a.name = lower(al.artist_name)":           nil,
+	}
+	for sql, want := range cases {
+		got := goldLinks(sql, s)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: links %v, want %v", sql, got, want)
+		}
+	}
+}
+
+// TestJoinEditsKeepOneToOneColumns: a column whose data never repeats a
+// value gets no edit that would make two rows share one (no row moved to
+// another's value, no group grown), while rows may still be deleted.
+func TestJoinEditsKeepOneToOneColumns(t *testing.T) {
+	s := &sqlgym.Schema{Tables: []sqlgym.Table{
+		{Name: "people", Rows: 5, Columns: []sqlgym.Column{{Name: "people_id", Type: "INTEGER"}, {Name: "name", Type: "TEXT"}}},
+		{Name: "poker_player", Rows: 5, Columns: []sqlgym.Column{{Name: "people_id", Type: "INTEGER"}, {Name: "earnings", Type: "REAL"}}},
+	}}
+	gold := "SELECT p.name FROM people AS p JOIN poker_player AS pp ON p.people_id = pp.people_id GROUP BY p.name HAVING COUNT(*) > 1"
+	comps, ths := compsOf([]string{gold}, s)
+	for _, repeated := range []bool{false, true} {
+		cons := &constraints.Set{Columns: map[string]constraints.Facts{
+			"people.people_id":       {Distinct: 5},
+			"poker_player.people_id": {Distinct: 5, Duplicates: repeated},
+		}}
+		p := &planner{schema: s, rng: rand.New(rand.NewPCG(1, 1)), comps: comps, ths: append(ths, screen.Threshold{N: 1}), cons: cons}
+		fams := p.joinEdits(gold)
+		var sharing []string
+		for _, f := range fams[1:2] {
+			for _, g := range f {
+				sharing = append(sharing, g.what)
+			}
+		}
+		for _, g := range fams[3] {
+			sharing = append(sharing, g.what)
+		}
+		if len(fams[0]) == 0 {
+			t.Errorf("repeated=%v: no deletion planned", repeated)
+		}
+		switch {
+		case !repeated && len(sharing) > 0:
+			t.Errorf("one-to-one columns got edits that share a value: %v", sharing)
+		case repeated && !slices.ContainsFunc(sharing, func(w string) bool { return strings.HasPrefix(w, "rematch poker_player") }):
+			t.Errorf("a column that repeats in the data got no move: %v", sharing)
+		}
+	}
+}
