@@ -171,7 +171,11 @@ func runChildren(ctx context.Context, name string, inputs []string, done string,
 			if k := strings.LastIndexByte(msg, '\n'); k >= 0 {
 				msg = msg[k+1:] // the last error is the one that stopped it
 			}
-			failed = fmt.Errorf("%s %d did not run to the end (%v): %s", name, i+1, err, msg)
+			if err != nil {
+				failed = fmt.Errorf("%s %d did not run to the end (%w): %s", name, i+1, err, msg)
+			} else {
+				failed = fmt.Errorf("%s %d did not run to the end: %s", name, i+1, msg)
+			}
 		}
 	}
 	wall := time.Since(t0)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	goio "io"
 	"net/url"
@@ -110,7 +111,10 @@ func amalgamationDir() (dir, version string, err error) {
 		// inside sqlgym's module as tests are.
 		out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", amalgamationModule).Output()
 		if version = strings.TrimSpace(string(out)); err != nil || version == "" {
-			return "", "", fmt.Errorf("bench verify: the C floor: this binary does not say which %s it links (go list: %v); hint: build it with go build from sqlgym's module", amalgamationModule, err)
+			if err == nil {
+				err = errors.New("no version printed")
+			}
+			return "", "", fmt.Errorf("bench verify: the C floor: this binary does not say which %s it links (go list: %w); hint: build it with go build from sqlgym's module", amalgamationModule, err)
 		}
 	}
 	cache := os.Getenv("GOMODCACHE")
