@@ -48,21 +48,9 @@ func grainKeyDetermined(gold string, m Mutant, s *sqlgym.Schema) (bool, string) 
 			if !ok || msrcs[msrc].table != srcs[src].table || !strings.EqualFold(msrcs[msrc].name, srcs[src].name) {
 				return false, ""
 			}
-			kept := map[string]bool{}
-			for j, key := range keys {
-				if si, c, ok := q.keyColumn(key, srcs, aliases); j != i && ok && si == src {
-					kept[strings.ToLower(c.Name)] = true
-				}
-			}
 			tb := srcs[src].table
-			if len(tb.PrimaryKey) == 0 {
+			if !q.otherKeysHoldPrimaryKey(keys, i, src, srcs, aliases) {
 				return false, ""
-			}
-			for _, p := range tb.PrimaryKey {
-				c := tb.Column(p)
-				if c == nil || !c.NotNull || !kept[strings.ToLower(p)] {
-					return false, ""
-				}
 			}
 			return true, fmt.Sprintf("%s and %s are one value per group: the other keys hold %s's NOT NULL primary key",
 				col.Name, mcol.Name, tb.Name)

@@ -35,21 +35,9 @@ func groupKeyDetermined(gold string, m Mutant, s *sqlgym.Schema) (bool, string) 
 			if !ok {
 				return false, ""
 			}
-			kept := map[string]bool{}
-			for j, key := range keys {
-				if si, c, ok := q.keyColumn(key, srcs, aliases); j != i && ok && si == src {
-					kept[strings.ToLower(c.Name)] = true
-				}
-			}
 			tb := srcs[src].table
-			if len(tb.PrimaryKey) == 0 {
+			if !q.otherKeysHoldPrimaryKey(keys, i, src, srcs, aliases) {
 				return false, ""
-			}
-			for _, p := range tb.PrimaryKey {
-				c := tb.Column(p)
-				if c == nil || !c.NotNull || !kept[strings.ToLower(p)] {
-					return false, ""
-				}
 			}
 			return true, fmt.Sprintf("%s is one value per group: the other keys hold %s's NOT NULL primary key",
 				col.Name, tb.Name)
@@ -71,4 +59,27 @@ func (q *query) keyColumn(key [2]int, srcs []source, aliases map[string]bool) (i
 		return 0, nil, false
 	}
 	return si, c, true
+}
+
+// otherKeysHoldPrimaryKey reports whether the GROUP BY keys other than
+// keys[skip] hold every column of the NOT NULL primary key of the table
+// srcs[src]: then any column of that table is one value per group.
+func (q *query) otherKeysHoldPrimaryKey(keys [][2]int, skip, src int, srcs []source, aliases map[string]bool) bool {
+	kept := map[string]bool{}
+	for j, key := range keys {
+		if si, c, ok := q.keyColumn(key, srcs, aliases); j != skip && ok && si == src {
+			kept[strings.ToLower(c.Name)] = true
+		}
+	}
+	tb := srcs[src].table
+	if len(tb.PrimaryKey) == 0 {
+		return false
+	}
+	for _, p := range tb.PrimaryKey {
+		c := tb.Column(p)
+		if c == nil || !c.NotNull || !kept[strings.ToLower(p)] {
+			return false
+		}
+	}
+	return true
 }

@@ -14,9 +14,11 @@ import (
 )
 
 // Tasks of one database may carry different db_variants (sqlgym variants
-// leaves a variant that empties one task's gold out of that task only),
-// and the original named as a task's only variant means the original
-// alone: each task of a batch is judged on its own list.
+// lists for each task the variants that kill its own mutants, and leaves
+// a variant that empties one task's gold out of that task only), and the
+// original named as a task's only variant, by its file or by its
+// database's name, means the original alone: each task of a batch is
+// judged on its own list, whatever the order of the batch.
 func TestEachTaskJudgedOnItsOwnVariants(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -53,16 +55,17 @@ func TestEachTaskJudgedOnItsOwnVariants(t *testing.T) {
 	tasks := []sqlgym.Task{
 		{ID: "on_v1", DB: "toy", SQL: gold, DBVariants: []string{"sqlite:" + v1}},
 		{ID: "original_only", DB: "toy", SQL: gold, DBVariants: []string{"sqlite:" + rel}},
+		{ID: "by_name", DB: "toy", SQL: gold, DBVariants: []string{"toy"}},
 		{ID: "folder", DB: "toy", SQL: gold},
 	}
 	v := verify.New(dbs, tasks, verify.Config{Variants: true})
 	near := "SELECT COUNT(*) FROM orders WHERE amount >= 40"
-	for _, order := range [][]string{{"on_v1", "original_only", "folder"}, {"original_only", "folder", "on_v1"}} {
+	for _, order := range [][]string{{"on_v1", "original_only", "by_name", "folder"}, {"by_name", "original_only", "folder", "on_v1"}} {
 		var batch []verify.Answer
 		for _, id := range order {
 			batch = append(batch, verify.Answer{TaskID: id, SQL: near})
 		}
-		want := map[string]sqlgym.Outcome{"on_v1": sqlgym.OutcomeWrong, "original_only": sqlgym.OutcomeCorrect, "folder": sqlgym.OutcomeWrong}
+		want := map[string]sqlgym.Outcome{"on_v1": sqlgym.OutcomeWrong, "original_only": sqlgym.OutcomeCorrect, "by_name": sqlgym.OutcomeCorrect, "folder": sqlgym.OutcomeWrong}
 		for i, r := range v.VerifyBatch(ctx, batch) {
 			if r.Outcome != want[order[i]] {
 				t.Errorf("batch %v: task %s judged %s (%s), want %s", order, order[i], r.Outcome, r.Detail, want[order[i]])
