@@ -48,30 +48,14 @@ type aliasedItem struct {
 // aliasedItems is the items "expr AS alias" of the SELECT list the
 // clause at k belongs to.
 func (q *query) aliasedItems(k int) []aliasedItem {
-	d := q.toks[k].depth
-	sel := -1
-	for j := k - 1; j >= 0; j-- {
-		if q.toks[j].depth < d {
-			break
-		}
-		if q.toks[j].depth == d && q.word(j, "union", "intersect", "except") {
-			return nil
-		}
-		if q.toks[j].depth == d && q.word(j, "select") {
-			sel = j
-		}
-	}
-	if sel < 0 {
+	sel, a, ok := q.selectListAt(k)
+	if !ok {
 		return nil
-	}
-	a := sel + 1
-	if q.word(a, "distinct", "all") {
-		a++
 	}
 	var out []aliasedItem
 	for _, r := range q.split(a, q.clauseEnd(sel, "from")) {
 		for j := r[0] + 1; j+1 < r[1]; j++ {
-			if q.toks[j].depth == d && q.word(j, "as") && j+2 == r[1] {
+			if q.toks[j].depth == q.toks[k].depth && q.word(j, "as") && j+2 == r[1] {
 				out = append(out, aliasedItem{expr: [2]int{r[0], j}, alias: strings.ToLower(unquote(q.toks[j+1].Text))})
 			}
 		}

@@ -248,34 +248,45 @@ func (q *query) orderWrongColumns(cols []colRef) []Mutant {
 	return out
 }
 
-// selectItems returns the expressions (aliases cut off) of the SELECT list
-// that the ORDER BY at k sorts; none for a set operation's.
-func (q *query) selectItems(k int) [][2]int {
+// selectListAt finds the SELECT whose list the clause at k belongs to:
+// the SELECT keyword's index and where its list starts (past DISTINCT or
+// ALL); not ok for a set operation's clause, which sorts no one list.
+func (q *query) selectListAt(k int) (sel, start int, ok bool) {
 	d := q.toks[k].depth
-	sel := -1
+	sel = -1
 	for j := k - 1; j >= 0; j-- {
 		if q.toks[j].depth < d {
 			break
 		}
 		if q.toks[j].depth == d && q.word(j, "union", "intersect", "except") {
-			return nil
+			return 0, 0, false
 		}
 		if q.toks[j].depth == d && q.word(j, "select") {
 			sel = j
 		}
 	}
 	if sel < 0 {
-		return nil
+		return 0, 0, false
 	}
-	a := sel + 1
-	if q.word(a, "distinct", "all") {
-		a++
+	start = sel + 1
+	if q.word(start, "distinct", "all") {
+		start++
+	}
+	return sel, start, true
+}
+
+// selectItems returns the expressions (aliases cut off) of the SELECT list
+// that the ORDER BY at k sorts; none for a set operation's.
+func (q *query) selectItems(k int) [][2]int {
+	sel, a, ok := q.selectListAt(k)
+	if !ok {
+		return nil
 	}
 	var out [][2]int
 	for _, r := range q.split(a, q.clauseEnd(sel, "from")) {
 		e := r
 		for j := r[0]; j < r[1]; j++ {
-			if q.toks[j].depth == d && q.word(j, "as") {
+			if q.toks[j].depth == q.toks[k].depth && q.word(j, "as") {
 				e = [2]int{r[0], j}
 			}
 		}
