@@ -56,13 +56,25 @@ func TestAimedEditsKillWhatBoundariesCannot(t *testing.T) {
 		"days":    "flip_comparison:>= 3",
 		"having":  "flip_comparison:>= 9",
 	}
-	cat, err := catalog.New(catalog.Config{Refs: []string{"items=sqlite:" + path}, CacheDir: t.TempDir()})
+	res := generateAndCheckKills(t, "items", path, tasks, want, 3)
+	if len(res.Variants) == 0 || len(res.Variants) > 3 {
+		t.Fatalf("%d variants kept, want 1 to 3", len(res.Variants))
+	}
+}
+
+// generateAndCheckKills runs the generator (3 variants at most, seed) on
+// the tasks of the SQLite database at path, named db, and checks that
+// for each task of want (task -> "kind:text", a mutant the original
+// cannot tell) such a mutant is killed and no longer weak afterwards.
+func generateAndCheckKills(t *testing.T, db, path string, tasks []sqlgym.Task, want map[string]string, seed uint64) *DBResult {
+	t.Helper()
+	cat, err := catalog.New(catalog.Config{Refs: []string{db + "=sqlite:" + path}, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cat.Close()
 	ctx := context.Background()
-	g, err := NewGenerator(ctx, cat, "items", "sqlite:"+path, tasks, Options{MaxVariants: 3, Seed: 3})
+	g, err := NewGenerator(ctx, cat, db, "sqlite:"+path, tasks, Options{MaxVariants: 3, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,14 +98,12 @@ func TestAimedEditsKillWhatBoundariesCannot(t *testing.T) {
 	// The kills are real: on the original the mutants were weak, and
 	// after they are not.
 	for _, tk := range res.TasksAfter() {
+		kind, text, _ := strings.Cut(want[tk.ID], ":")
 		for _, m := range screen.WeakMutants(tk) {
-			kind, text, _ := strings.Cut(want[tk.ID], ":")
 			if string(m.Kind) == kind && strings.Contains(m.SQL, text) {
 				t.Errorf("task %s: %s still weak after the variants", tk.ID, m.SQL)
 			}
 		}
 	}
-	if len(res.Variants) == 0 || len(res.Variants) > 3 {
-		t.Fatalf("%d variants kept, want 1 to 3", len(res.Variants))
-	}
+	return res
 }
