@@ -58,6 +58,11 @@ func Infer(ctx context.Context, eng sqlgym.Engine, schema *sqlgym.Schema, opt Op
 		}
 	}
 	for ti := range schema.Tables {
+		if err := s.inferSplitKey(ctx, eng, schema, &schema.Tables[ti], opt); err != nil {
+			return nil, err
+		}
+	}
+	for ti := range schema.Tables {
 		if err := s.inferPairKey(ctx, eng, &schema.Tables[ti], opt); err != nil {
 			return nil, err
 		}
