@@ -67,29 +67,10 @@ func Equivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 	case OrderWrongColumn:
 		return orderAliasSame(gold, m)
 	case CountDistinct:
-		if s == nil {
-			return false, ""
+		if ok, why := q.countOverOnlyKey(s); ok {
+			return true, why
 		}
-		tb := q.singleTable(s)
-		if tb == nil || len(tb.PrimaryKey) != 1 {
-			return false, ""
-		}
-		for k := range q.toks {
-			if !q.word(k, "count") || !q.punct(k+1, "(") {
-				continue
-			}
-			a := k + 2
-			if q.word(a, "distinct") {
-				a++
-			}
-			if q.punct(a+1, ".") {
-				a += 2
-			}
-			if a >= len(q.toks) || !q.punct(a+1, ")") || !strings.EqualFold(unquote(q.toks[a].Text), tb.PrimaryKey[0]) {
-				return false, ""
-			}
-		}
-		return true, "COUNT over the only table's primary key counts distinct values"
+		return countOnceProved(gold, m, s)
 	case JoinType:
 		if s == nil {
 			return false, ""
@@ -117,6 +98,34 @@ func Equivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 		}
 	}
 	return false, ""
+}
+
+// countOverOnlyKey reports whether every COUNT of the query, of one
+// table, counts that table's single-column primary key.
+func (q *query) countOverOnlyKey(s *sqlgym.Schema) (bool, string) {
+	if s == nil {
+		return false, ""
+	}
+	tb := q.singleTable(s)
+	if tb == nil || len(tb.PrimaryKey) != 1 {
+		return false, ""
+	}
+	for k := range q.toks {
+		if !q.word(k, "count") || !q.punct(k+1, "(") {
+			continue
+		}
+		a := k + 2
+		if q.word(a, "distinct") {
+			a++
+		}
+		if q.punct(a+1, ".") {
+			a += 2
+		}
+		if a >= len(q.toks) || !q.punct(a+1, ")") || !strings.EqualFold(unquote(q.toks[a].Text), tb.PrimaryKey[0]) {
+			return false, ""
+		}
+	}
+	return true, "COUNT over the only table's primary key counts distinct values"
 }
 
 // outerLimitOne reports whether the statement's top level ends in LIMIT 1.
