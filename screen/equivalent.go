@@ -9,13 +9,20 @@ import (
 // Equivalent reports whether mutant m of gold returns the gold's rows on
 // every database that meets the schema's declared constraints, and why: no
 // data can then tell them apart, so a surviving m is no weakness of the
-// task. It knows six cases, each a proof from the constraints, not a
+// task. It knows these cases, each a proof from the constraints, not a
 // guess from data:
 //
 //   - DISTINCT added to or dropped from an outer SELECT whose LIMIT is 1:
 //     one row has no duplicates.
 //   - COUNT(x) against COUNT(DISTINCT x) in a query of one table whose
-//     primary key is the column x: key values are unique and not NULL.
+//     primary key is the column x: key values are unique and not NULL;
+//     or over inner joins whose every table's key is fixed by x, the
+//     group keys, literals and the equalities between them
+//     (countOnceProved).
+//   - INNER against LEFT JOIN of a table whose columns the query reads
+//     only through NULL-skipping aggregates, grouped by other tables'
+//     columns, with a HAVING that drops a group of only NULLs
+//     (nullRowsDropped).
 //   - INNER against LEFT JOIN in a query of one join grouped by the FROM
 //     table's primary key with only HAVING COUNT(*) > n (n >= 1) or >= n
 //     (n >= 2), alone or AND-ed with other conditions: a row the LEFT
@@ -74,6 +81,9 @@ func Equivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 	case JoinType:
 		if s == nil {
 			return false, ""
+		}
+		if ok, why := nullRowsDropped(gold, m, s); ok {
+			return true, why
 		}
 		mq := analyse(m.SQL)
 		gj, mj := q.joinWords(), mq.joinWords()
