@@ -127,3 +127,25 @@ func TestJoinEditsKeepOneToOneColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinEditsEmptyTheJoin: INNER against LEFT JOIN under ORDER BY
+// bonus DESC LIMIT 1 differs only when fewer rows match than the LIMIT
+// (an employee without evaluation sorts last): deleting one employee's
+// evaluations does not tell them apart, deleting every matched
+// evaluation does (the gold returns nothing, the LEFT JOIN an employee).
+// Without the "unmatch every" edit the test fails.
+func TestJoinEditsEmptyTheJoin(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hire.sqlite")
+	stmts := []string{
+		`CREATE TABLE employee (employee_id INTEGER PRIMARY KEY, name TEXT NOT NULL)`,
+		`CREATE TABLE evaluation (employee_id INTEGER NOT NULL REFERENCES employee (employee_id), year_awarded TEXT NOT NULL, bonus REAL NOT NULL)`,
+		`INSERT INTO employee VALUES (1, 'Ann'), (2, 'Bob'), (3, 'Cid'), (4, 'Dee'), (5, 'Eve')`,
+		`INSERT INTO evaluation VALUES (1, '2011', 3000), (2, '2012', 3200), (1, '2013', 2900), (3, '2014', 3100)`,
+	}
+	if err := sqlite.Create(context.Background(), path, stmts); err != nil {
+		t.Fatal(err)
+	}
+	tasks := []sqlgym.Task{{ID: "top", DB: "hire",
+		SQL: "SELECT t1.name FROM employee AS t1 JOIN evaluation AS t2 ON t1.employee_id = t2.employee_id ORDER BY t2.bonus DESC LIMIT 1"}}
+	generateAndCheckKills(t, "hire", path, tasks, map[string]string{"top": "join_type:LEFT JOIN"}, 1)
+}
