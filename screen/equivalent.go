@@ -40,6 +40,8 @@ import (
 //     of a table whose NOT NULL primary key stays (groupKeyDetermined);
 //     likewise a key replaced by another column of that table
 //     (grainKeyDetermined).
+//   - SUM against AVG, MIN against MAX, when each group is at most one
+//     row of every table (oneRowGroupsProved).
 //   - A sort by an output alias against a sort by the expression it names
 //     (orderAliasSame).
 //   - DISTINCT added to or dropped from an outer SELECT whose rows are
@@ -73,6 +75,8 @@ func Equivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 		return grainKeyDetermined(gold, m, s)
 	case OrderWrongColumn:
 		return orderAliasSame(gold, m)
+	case SwapAggregate:
+		return oneRowGroupsProved(gold, m, s)
 	case CountDistinct:
 		if ok, why := q.countOverOnlyKey(s); ok {
 			return true, why

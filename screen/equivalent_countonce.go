@@ -10,15 +10,9 @@ import (
 // countOnceProved proves COUNT(x) against COUNT(DISTINCT x) equivalent
 // when no value of x can be counted twice in a group: every table of the
 // top-level FROM (inner joins only) is then one row per value of x in the
-// group. A table is pinned to one row once a key of it (its whole primary
-// key, declared or implied, or a UNIQUE column) holds values fixed in the
-// group: x itself, a NOT NULL GROUP BY key, a column equal to a literal or
-// to a fixed column through a top-level AND-ed equality of an ON or the
-// WHERE; a pinned table fixes all its columns. defog academic's
+// group (pinned, with x fixed). defog academic's
 // COUNT(a.aid) over author JOIN domain_author JOIN domain GROUP BY d.name
 // (domain.name never repeated, domain_author's pair its key) is one.
-// Ignoring a condition is always safe (fewer rows cannot repeat a value),
-// so an ON or WHERE holding an OR gives no equality rather than a refusal.
 // Keys and UNIQUE marks may be implied ones (constraints.Set.Apply,
 // ApplyFacts), which variants keep.
 func countOnceProved(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
@@ -42,6 +36,23 @@ func countOnceProved(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 	if !ok || first != arg {
 		return false, ""
 	}
+	if !q.pinned(s, srcs, []colAt{{ci, cc}}) {
+		return false, ""
+	}
+	return true, "each counted " + cc.Name + " is one row of every joined table: their keys are fixed in the group"
+}
+
+// pinned reports whether, within one group of the query (its top-level
+// GROUP BY; the whole result without one), each top-level FROM table is
+// at most one row once the columns fixed hold one non-NULL value: every
+// table's key (its whole primary key, declared or implied, or a UNIQUE
+// column) is then held by values fixed in the group: the columns fixed,
+// the NOT NULL GROUP BY keys, a column equal to a literal or to a fixed
+// column through a top-level AND-ed equality of an ON or the WHERE; a
+// pinned table fixes all its columns. Inner joins only. Ignoring a
+// condition is always safe (fewer rows cannot make more), so an ON or
+// WHERE holding an OR gives no equality rather than a refusal.
+func (q *query) pinned(s *sqlgym.Schema, srcs []source, fixed []colAt) bool {
 	from := -1
 	for k := range q.toks {
 		if q.toks[k].depth == 0 && q.word(k, "from") {
@@ -52,7 +63,7 @@ func countOnceProved(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 	fromEnd := q.clauseEnd(from, "where", "group", "having", "order", "limit", "offset", "window", "fetch")
 	for k := from; k < fromEnd; k++ {
 		if q.toks[k].depth == 0 && q.word(k, "left", "right", "full", "outer", "cross", "natural", "using") {
-			return false, "" // a NULL-extended row is no row of its table
+			return false // a NULL-extended row is no row of its table
 		}
 	}
 	bound := make([]map[string]bool, len(srcs))
@@ -67,7 +78,9 @@ func countOnceProved(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 		bound[i][n] = true
 		return true
 	}
-	bind(ci, cc) // a counted row holds a non-NULL x, the same in the rows counted together
+	for _, c := range fixed {
+		bind(c.src, c.col)
+	}
 	aliases := q.selectAliases()
 	for _, g := range q.groupBys() {
 		if len(g) == 0 || q.toks[g[0][0]].depth != 0 {
@@ -136,10 +149,10 @@ func countOnceProved(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 	}
 	for i := range srcs {
 		if !pinned[i] {
-			return false, ""
+			return false
 		}
 	}
-	return true, "each counted " + cc.Name + " is one row of every joined table: their keys are fixed in the group"
+	return true
 }
 
 // changedCount returns the index of the first argument token of the
