@@ -21,7 +21,10 @@ import (
 // and its unmatched rows only add NULLs the aggregates skip. No COUNT(*)
 // nor aggregate of another table's column may appear (the added rows
 // would be counted). Spider's battle JOIN ship JOIN death ... GROUP BY
-// battle.id HAVING SUM(death.killed) > 10 is one.
+// battle.id HAVING SUM(death.killed) > 10 is one. Without GROUP BY the
+// result is one row of aggregates, and no HAVING is needed: Spider's
+// SELECT avg(T2.edispl) FROM car_names AS T1 JOIN cars_data AS T2 ...
+// WHERE T1.model = 'volvo'.
 //
 // A LEFT JOIN's result is the inner join's plus the unmatched left rows,
 // whatever the ON says, so only the rest of the query matters; later
@@ -85,9 +88,6 @@ func nullRowsDropped(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 		if len(g) > 0 && q.toks[g[0][0]].depth == 0 {
 			keys = g
 		}
-	}
-	if keys == nil {
-		return false, ""
 	}
 	fixed := map[int]map[string]bool{}
 	for _, key := range keys {
@@ -162,14 +162,19 @@ func nullRowsDropped(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 			return false, "" // a window sees the added rows
 		}
 	}
+	// The FROM, WHERE and GROUP BY filter and group the same rows either
+	// way (they do not name R): only what a group shows must be one value.
+	shown := q.clauseEnd(from, "having", "order", "limit", "offset", "window", "fetch")
+	aggregated := false
 	for k := range q.toks {
-		if q.toks[k].depth > 1 || k > from && k < fromEnd {
+		if q.toks[k].depth > 1 || k > from && k < shown {
 			continue
 		}
 		if q.toks[k].depth == 0 && q.punct(k+1, "(") && q.word(k, "count", "sum", "avg", "min", "max", "total", "group_concat", "string_agg") {
 			if !q.nullSkippingCall(k, ri, srcs) {
 				return false, ""
 			}
+			aggregated = true
 			continue
 		}
 		if q.toks[k].depth != 0 || q.inAggregate(k) {
@@ -181,6 +186,15 @@ func nullRowsDropped(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 		if q.punct(k, "(") && q.word(k+1, "select", "with") {
 			return false, "" // a subquery could read R's rows
 		}
+	}
+	if keys == nil {
+		// One row, aggregated over the matched rows either way: the
+		// aggregates skip the added NULLs, and over no match at all they
+		// give what they give over none (NULL, or 0 for COUNT).
+		if aggregated {
+			return true, "the rows the LEFT JOIN adds hold only NULLs in " + r.table.Name + ", which the aggregates of the one result row skip"
+		}
+		return false, ""
 	}
 	// Some HAVING conjunct drops a group of only NULLs.
 	having := -1

@@ -64,3 +64,31 @@ func TestNullRowsDropped(t *testing.T) {
 		}
 	}
 }
+
+// TestNullRowsDroppedOneRow: without GROUP BY, an aggregate of R's column
+// over INNER and LEFT JOIN is the same one row; a bare column, COUNT(*)
+// or no aggregate at all is not, and the data tells those apart.
+func TestNullRowsDroppedOneRow(t *testing.T) {
+	eng, s := proofDB(t,
+		`CREATE TABLE car_names (makeid INTEGER PRIMARY KEY, model TEXT)`,
+		`CREATE TABLE cars_data (id INTEGER PRIMARY KEY, edispl REAL)`,
+		`INSERT INTO car_names VALUES (1, 'volvo'), (2, 'volvo'), (3, 'fiat')`,
+		`INSERT INTO cars_data VALUES (1, 2.5)`)
+	const gold = `SELECT avg(T2.edispl) FROM car_names AS T1 JOIN cars_data AS T2 ON T1.makeid = T2.id WHERE T1.model = 'volvo'`
+	m := realMutant(t, gold, JoinType, s, "JOIN cars_data", "LEFT JOIN cars_data")
+	if ok, why := Equivalent(gold, m, s); !ok {
+		t.Errorf("not proved: %s", why)
+	}
+	for _, g := range []string{
+		`SELECT count(*) FROM car_names AS T1 JOIN cars_data AS T2 ON T1.makeid = T2.id WHERE T1.model = 'volvo'`,
+		`SELECT T1.makeid FROM car_names AS T1 JOIN cars_data AS T2 ON T1.makeid = T2.id WHERE T1.model = 'volvo'`,
+	} {
+		m := realMutant(t, g, JoinType, s, "JOIN cars_data", "LEFT JOIN cars_data")
+		if ok, why := Equivalent(g, m, s); ok {
+			t.Errorf("proved %s: %s", g, why)
+		}
+		if a, b := rowsOf(t, eng, g), rowsOf(t, eng, m.SQL); slices.Equal(a, b) {
+			t.Errorf("the data does not tell %s apart: %v", g, a)
+		}
+	}
+}

@@ -199,6 +199,16 @@ func (p *planner) joinEdits(gold string) [][]group {
 			// that would orphan a key's children is refused as above.
 			fams[0] = append(fams[0], group{what: fmt.Sprintf("unmatch every %s.%s from %s.%s", a.Name, d.ac, b.Name, d.bc),
 				stmts: []string{fmt.Sprintf("DELETE FROM %s WHERE %s", ta, shared)}})
+			// The shared value most rows of a hold set to NULL where a NULL
+			// may go (nullable: the column holds one, or is a declared
+			// foreign key that may be NULL): the largest group loses its
+			// partner and stays whole, so a LEFT JOIN grouped by a's column
+			// and ordered by COUNT(*) DESC puts its NULL group first.
+			if col := column(a, d.ac); col != nil && p.nullable(a, col) {
+				top := fmt.Sprintf("(SELECT %s FROM %s WHERE %s GROUP BY %s ORDER BY COUNT(*) DESC, %s LIMIT 1)", ca, ta, shared, ca, ca)
+				fams[0] = append(fams[0], group{what: fmt.Sprintf("detach the largest %s.%s group from %s.%s", a.Name, d.ac, b.Name, d.bc),
+					stmts: []string{fmt.Sprintf("UPDATE %s SET %s = NULL WHERE %s = %s", ta, ca, ca, top)}})
+			}
 			// A copy of a row of a with a value of b's column that no row
 			// of a holds: a row of b that had no partner gets one.
 			lacking := fmt.Sprintf("(SELECT %s FROM %s WHERE %s IS NOT NULL AND %s NOT IN (SELECT %s FROM %s WHERE %s IS NOT NULL) ORDER BY %s LIMIT 1)",

@@ -149,3 +149,26 @@ func TestJoinEditsEmptyTheJoin(t *testing.T) {
 		SQL: "SELECT t1.name FROM employee AS t1 JOIN evaluation AS t2 ON t1.employee_id = t2.employee_id ORDER BY t2.bonus DESC LIMIT 1"}}
 	generateAndCheckKills(t, "hire", path, tasks, map[string]string{"top": "join_type:LEFT JOIN"}, 1)
 }
+
+// TestJoinEditsDetachTheLargestGroup: grouped by a nullable declared
+// foreign key and ordered by COUNT(*) DESC LIMIT 1, INNER and LEFT JOIN
+// to the parent differ only when the NULL group is the largest: the
+// concerts of the busiest stadium set to NULL (a concert of unknown
+// stadium, which the declared key allows) tell them apart. No NULL elsewhere in
+// the data, and no other edit makes a NULL group that large: without the
+// "detach" edit the test fails.
+func TestJoinEditsDetachTheLargestGroup(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "concerts.sqlite")
+	stmts := []string{
+		`CREATE TABLE stadium (stadium_id INTEGER PRIMARY KEY, name TEXT NOT NULL)`,
+		`CREATE TABLE concert (concert_id INTEGER PRIMARY KEY, stadium_id INTEGER REFERENCES stadium (stadium_id), year TEXT NOT NULL)`,
+		`INSERT INTO stadium VALUES (1, 'Hampden'), (2, 'Ibrox'), (3, 'Parkhead')`,
+		`INSERT INTO concert VALUES (1, 1, '2014'), (2, 1, '2014'), (3, 1, '2015'), (4, 1, '2015'), (5, 2, '2014'), (6, 2, '2015'), (7, 3, '2014')`,
+	}
+	if err := sqlite.Create(context.Background(), path, stmts); err != nil {
+		t.Fatal(err)
+	}
+	tasks := []sqlgym.Task{{ID: "busiest", DB: "concerts",
+		SQL: "SELECT T2.name FROM concert AS T1 JOIN stadium AS T2 ON T1.stadium_id = T2.stadium_id GROUP BY T1.stadium_id ORDER BY count(*) DESC LIMIT 1"}}
+	generateAndCheckKills(t, "concerts", path, tasks, map[string]string{"busiest": "join_type:LEFT JOIN"}, 1)
+}
