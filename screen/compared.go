@@ -180,8 +180,15 @@ func (q *query) singleTable(s *sqlgym.Schema) *sqlgym.Table {
 		case q.word(i, "join", "union", "intersect", "except", "with"), t.depth > 0 && q.word(i, "select"):
 			return nil
 		case q.word(i-1, "from"):
-			if tb != nil || q.punct(i+1, ",") {
+			if tb != nil {
 				return nil
+			}
+			// "FROM t AS a, u" is a join too, not only "FROM t, u".
+			end := q.clauseEnd(i-1, "where", "group", "having", "order", "limit", "offset", "window", "union", "intersect", "except")
+			for k := i; k < end; k++ {
+				if q.toks[k].depth == t.depth && q.punct(k, ",") {
+					return nil
+				}
 			}
 			tb = s.Table(unquote(t.Text))
 		}

@@ -9,13 +9,20 @@ import (
 // Equivalent reports whether mutant m of gold returns the gold's rows on
 // every database that meets the schema's declared constraints, and why: no
 // data can then tell them apart, so a surviving m is no weakness of the
-// task. It knows six cases, each a proof from the constraints, not a
+// task. It knows these cases, each a proof from the constraints, not a
 // guess from data:
 //
 //   - DISTINCT added to or dropped from an outer SELECT whose LIMIT is 1:
 //     one row has no duplicates.
 //   - COUNT(x) against COUNT(DISTINCT x) in a query of one table whose
-//     primary key is the column x: key values are unique and not NULL.
+//     primary key is the column x: key values are unique and not NULL;
+//     or over inner joins whose every table's key is fixed by x, the
+//     group keys, literals and the equalities between them
+//     (countOnceProved).
+//   - INNER against LEFT JOIN of a table whose columns the query reads
+//     only through NULL-skipping aggregates, grouped by other tables'
+//     columns, with a HAVING that drops a group of only NULLs
+//     (nullRowsDropped).
 //   - INNER against LEFT JOIN in a query of one join grouped by the FROM
 //     table's primary key with only HAVING COUNT(*) > n (n >= 1) or >= n
 //     (n >= 2), alone or AND-ed with other conditions: a row the LEFT
@@ -33,6 +40,8 @@ import (
 //     of a table whose NOT NULL primary key stays (groupKeyDetermined);
 //     likewise a key replaced by another column of that table
 //     (grainKeyDetermined).
+//   - SUM against AVG, MIN against MAX, when each group is at most one
+//     row of every table (oneRowGroupsProved).
 //   - A sort by an output alias against a sort by the expression it names
 //     (orderAliasSame).
 //   - DISTINCT added to or dropped from an outer SELECT whose rows are
@@ -66,33 +75,19 @@ func Equivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 		return grainKeyDetermined(gold, m, s)
 	case OrderWrongColumn:
 		return orderAliasSame(gold, m)
+	case SwapAggregate:
+		return oneRowGroupsProved(gold, m, s)
 	case CountDistinct:
-		if s == nil {
-			return false, ""
+		if ok, why := q.countOverOnlyKey(s); ok {
+			return true, why
 		}
-		tb := q.singleTable(s)
-		if tb == nil || len(tb.PrimaryKey) != 1 {
-			return false, ""
-		}
-		for k := range q.toks {
-			if !q.word(k, "count") || !q.punct(k+1, "(") {
-				continue
-			}
-			a := k + 2
-			if q.word(a, "distinct") {
-				a++
-			}
-			if q.punct(a+1, ".") {
-				a += 2
-			}
-			if a >= len(q.toks) || !q.punct(a+1, ")") || !strings.EqualFold(unquote(q.toks[a].Text), tb.PrimaryKey[0]) {
-				return false, ""
-			}
-		}
-		return true, "COUNT over the only table's primary key counts distinct values"
+		return countOnceProved(gold, m, s)
 	case JoinType:
 		if s == nil {
 			return false, ""
+		}
+		if ok, why := nullRowsDropped(gold, m, s); ok {
+			return true, why
 		}
 		mq := analyse(m.SQL)
 		gj, mj := q.joinWords(), mq.joinWords()
@@ -117,6 +112,34 @@ func Equivalent(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 		}
 	}
 	return false, ""
+}
+
+// countOverOnlyKey reports whether every COUNT of the query, of one
+// table, counts that table's single-column primary key.
+func (q *query) countOverOnlyKey(s *sqlgym.Schema) (bool, string) {
+	if s == nil {
+		return false, ""
+	}
+	tb := q.singleTable(s)
+	if tb == nil || len(tb.PrimaryKey) != 1 {
+		return false, ""
+	}
+	for k := range q.toks {
+		if !q.word(k, "count") || !q.punct(k+1, "(") {
+			continue
+		}
+		a := k + 2
+		if q.word(a, "distinct") {
+			a++
+		}
+		if q.punct(a+1, ".") {
+			a += 2
+		}
+		if a >= len(q.toks) || !q.punct(a+1, ")") || !strings.EqualFold(unquote(q.toks[a].Text), tb.PrimaryKey[0]) {
+			return false, ""
+		}
+	}
+	return true, "COUNT over the only table's primary key counts distinct values"
 }
 
 // outerLimitOne reports whether the statement's top level ends in LIMIT 1.

@@ -159,7 +159,8 @@ var aliasStop = map[string]bool{
 // joinEdits writes, for every link of gold in both directions, four
 // families: the rows of one side that hold one of the values the two
 // sides share deleted (the other side's rows holding it lose every
-// partner: an orphan child, a parent with no children); the same rows
+// partner: an orphan child, a parent with no children), or all of them
+// (no row matches at all); the same rows
 // moved to another shared value; a row copied with a value of the other
 // side it lacks (a partner for a row that had none); and, when the gold
 // has a HAVING COUNT threshold, one side's group of a shared value grown
@@ -190,6 +191,23 @@ func (p *planner) joinEdits(gold string) [][]group {
 					fams[1] = append(fams[1], group{what: fmt.Sprintf("rematch %s.%s from %s.%s", a.Name, d.ac, b.Name, d.bc),
 						stmts: []string{fmt.Sprintf("UPDATE %s SET %s = %s WHERE %s = %s", ta, ca, w, ca, v)}})
 				}
+			}
+			// Every row of a that has a partner deleted: the inner join is
+			// empty where a LEFT JOIN keeps b's rows, which tells them apart
+			// under ORDER BY a.x DESC LIMIT n (an unmatched row sorts last
+			// and only shows when fewer than n rows match). A deletion
+			// that would orphan a key's children is refused as above.
+			fams[0] = append(fams[0], group{what: fmt.Sprintf("unmatch every %s.%s from %s.%s", a.Name, d.ac, b.Name, d.bc),
+				stmts: []string{fmt.Sprintf("DELETE FROM %s WHERE %s", ta, shared)}})
+			// The shared value most rows of a hold set to NULL where a NULL
+			// may go (nullable: the column holds one, or is a declared
+			// foreign key that may be NULL): the largest group loses its
+			// partner and stays whole, so a LEFT JOIN grouped by a's column
+			// and ordered by COUNT(*) DESC puts its NULL group first.
+			if col := column(a, d.ac); col != nil && p.nullable(a, col) {
+				top := fmt.Sprintf("(SELECT %s FROM %s WHERE %s GROUP BY %s ORDER BY COUNT(*) DESC, %s LIMIT 1)", ca, ta, shared, ca, ca)
+				fams[0] = append(fams[0], group{what: fmt.Sprintf("detach the largest %s.%s group from %s.%s", a.Name, d.ac, b.Name, d.bc),
+					stmts: []string{fmt.Sprintf("UPDATE %s SET %s = NULL WHERE %s = %s", ta, ca, ca, top)}})
 			}
 			// A copy of a row of a with a value of b's column that no row
 			// of a holds: a row of b that had no partner gets one.

@@ -127,3 +127,48 @@ func TestJoinEditsKeepOneToOneColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinEditsEmptyTheJoin: INNER against LEFT JOIN under ORDER BY
+// bonus DESC LIMIT 1 differs only when fewer rows match than the LIMIT
+// (an employee without evaluation sorts last): deleting one employee's
+// evaluations does not tell them apart, deleting every matched
+// evaluation does (the gold returns nothing, the LEFT JOIN an employee).
+// Without the "unmatch every" edit the test fails.
+func TestJoinEditsEmptyTheJoin(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hire.sqlite")
+	stmts := []string{
+		`CREATE TABLE employee (employee_id INTEGER PRIMARY KEY, name TEXT NOT NULL)`,
+		`CREATE TABLE evaluation (employee_id INTEGER NOT NULL REFERENCES employee (employee_id), year_awarded TEXT NOT NULL, bonus REAL NOT NULL)`,
+		`INSERT INTO employee VALUES (1, 'Ann'), (2, 'Bob'), (3, 'Cid'), (4, 'Dee'), (5, 'Eve')`,
+		`INSERT INTO evaluation VALUES (1, '2011', 3000), (2, '2012', 3200), (1, '2013', 2900), (3, '2014', 3100)`,
+	}
+	if err := sqlite.Create(context.Background(), path, stmts); err != nil {
+		t.Fatal(err)
+	}
+	tasks := []sqlgym.Task{{ID: "top", DB: "hire",
+		SQL: "SELECT t1.name FROM employee AS t1 JOIN evaluation AS t2 ON t1.employee_id = t2.employee_id ORDER BY t2.bonus DESC LIMIT 1"}}
+	generateAndCheckKills(t, "hire", path, tasks, map[string]string{"top": "join_type:LEFT JOIN"}, 1)
+}
+
+// TestJoinEditsDetachTheLargestGroup: grouped by a nullable declared
+// foreign key and ordered by COUNT(*) DESC LIMIT 1, INNER and LEFT JOIN
+// to the parent differ only when the NULL group is the largest: the
+// concerts of the busiest stadium set to NULL (a concert of unknown
+// stadium, which the declared key allows) tell them apart. No NULL elsewhere in
+// the data, and no other edit makes a NULL group that large: without the
+// "detach" edit the test fails.
+func TestJoinEditsDetachTheLargestGroup(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "concerts.sqlite")
+	stmts := []string{
+		`CREATE TABLE stadium (stadium_id INTEGER PRIMARY KEY, name TEXT NOT NULL)`,
+		`CREATE TABLE concert (concert_id INTEGER PRIMARY KEY, stadium_id INTEGER REFERENCES stadium (stadium_id), year TEXT NOT NULL)`,
+		`INSERT INTO stadium VALUES (1, 'Hampden'), (2, 'Ibrox'), (3, 'Parkhead')`,
+		`INSERT INTO concert VALUES (1, 1, '2014'), (2, 1, '2014'), (3, 1, '2015'), (4, 1, '2015'), (5, 2, '2014'), (6, 2, '2015'), (7, 3, '2014')`,
+	}
+	if err := sqlite.Create(context.Background(), path, stmts); err != nil {
+		t.Fatal(err)
+	}
+	tasks := []sqlgym.Task{{ID: "busiest", DB: "concerts",
+		SQL: "SELECT T2.name FROM concert AS T1 JOIN stadium AS T2 ON T1.stadium_id = T2.stadium_id GROUP BY T1.stadium_id ORDER BY count(*) DESC LIMIT 1"}}
+	generateAndCheckKills(t, "concerts", path, tasks, map[string]string{"busiest": "join_type:LEFT JOIN"}, 1)
+}
