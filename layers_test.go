@@ -15,7 +15,7 @@ import (
 // A new package goes in the lowest layer above everything it imports.
 var layers = [][]string{
 	// 0 leaf helpers: no sqlgym imports (jsonl only uses redact).
-	{"internal/atomicfile", "internal/memo", "internal/redact", "internal/retry", "internal/tick", "stats", "shopdb/internal/gen", "sqltext/lexer"},
+	{"internal/atomicfile", "internal/memo", "internal/proccpu", "internal/redact", "internal/retry", "internal/tick", "stats", "shopdb/internal/gen", "sqltext/lexer"},
 	{"internal/jsonl"},
 	// 1 the domain: tasks, results, values, errors, the Engine interface.
 	{".", "internal/testenv"},
