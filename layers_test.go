@@ -24,7 +24,7 @@ var layers = [][]string{
 	{"schema", "sqltext", "constraints", "verify/compare", "shopdb"},
 	{"failure", "verify/extract", "author/goldfilter", "chatwire"},
 	// 3 one engine, one file format, one model client each.
-	{"engine/sqlite", "engine/duckdb", "engine/postgres", "engine/mysql", "engine/enginetest", "rundir", "model", "importer", "eval/evaltest"},
+	{"engine/sqlite", "engine/duckdb", "engine/postgres", "engine/mysql", "engine/enginetest", "internal/redteam", "rundir", "model", "importer", "eval/evaltest"},
 	// 4 services over one engine or file: the engine registry, schema
 	// linking, the ledger, the baseline policy, task synthesis.
 	{"engine", "link", "ledger", "baseline", "author", "engine/duckdb/duckdbtest"},

@@ -46,3 +46,32 @@ func Processes(pids []int) (Snapshot, error) {
 	}
 	return s, nil
 }
+
+// Counter sums the CPU time of a set of processes that changes while it
+// is read (a database server's backends for one user): each reading adds
+// what the processes listed now spent since the last reading, counting a
+// new one whole. It only grows. A process that ends between two readings
+// loses what it spent since the last one.
+type Counter struct {
+	pids  func() ([]int, error)
+	seen  Snapshot
+	total time.Duration
+}
+
+// NewCounter counts the processes pids lists at each reading.
+func NewCounter(pids func() ([]int, error)) *Counter { return &Counter{pids: pids} }
+
+// Read is the total so far.
+func (c *Counter) Read() (time.Duration, error) {
+	pids, err := c.pids()
+	if err != nil {
+		return c.total, err
+	}
+	now, err := Processes(pids)
+	if err != nil {
+		return c.total, err
+	}
+	c.total += now.Since(c.seen)
+	c.seen = now
+	return c.total, nil
+}
