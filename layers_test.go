@@ -22,9 +22,9 @@ var layers = [][]string{
 	// 2 pure logic on the domain: SQL text, schema text, constraints,
 	// comparison, extraction, failure classes, the built-in data.
 	{"schema", "sqltext", "constraints", "verify/compare", "shopdb"},
-	{"failure", "verify/extract", "author/goldfilter", "chatwire"},
+	{"failure", "verify/extract", "author/goldfilter", "chatwire", "internal/redteam"},
 	// 3 one engine, one file format, one model client each.
-	{"engine/sqlite", "engine/duckdb", "engine/postgres", "engine/mysql", "engine/enginetest", "internal/redteam", "rundir", "model", "importer", "eval/evaltest"},
+	{"engine/sqlite", "engine/duckdb", "engine/postgres", "engine/mysql", "engine/enginetest", "rundir", "model", "importer", "eval/evaltest"},
 	// 4 services over one engine or file: the engine registry, schema
 	// linking, the ledger, the baseline policy, task synthesis.
 	{"engine", "link", "ledger", "baseline", "author", "engine/duckdb/duckdbtest"},

@@ -25,24 +25,23 @@ func (now Snapshot) Since(before Snapshot) time.Duration {
 	return d
 }
 
-// Processes reads the CPU time of each pid; one that has ended, or that
-// cannot be read, is left out (errors.Is ErrUnsupported when none can be
-// read because there is no /proc).
+// errGone is a process that has ended: not an error of a reading.
+var errGone = errors.New("proccpu: no such process")
+
+// Processes reads the CPU time of each pid; one that has ended is left
+// out. A pid that exists but cannot be read is an error (errors.Is
+// ErrUnsupported when there is no /proc at all).
 func Processes(pids []int) (Snapshot, error) {
 	s := Snapshot{}
-	var firstErr error
 	for _, pid := range pids {
 		st, err := readStat(pid)
-		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
+		if errors.Is(err, errGone) {
 			continue
 		}
+		if err != nil {
+			return s, err
+		}
 		s[pid] = st.cpu
-	}
-	if len(s) == 0 && len(pids) > 0 {
-		return s, firstErr
 	}
 	return s, nil
 }

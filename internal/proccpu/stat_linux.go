@@ -29,6 +29,7 @@ func readStat(pid int) (stat, error) {
 			if _, e := os.Stat("/proc/self/stat"); e != nil {
 				return stat{}, fmt.Errorf("%w: %v", ErrUnsupported, e)
 			}
+			return stat{}, errGone
 		}
 		return stat{}, fmt.Errorf("proccpu: read the CPU time of process %d: %w", pid, err)
 	}
@@ -99,4 +100,34 @@ func Tree() (time.Duration, error) {
 		queue = append(queue, kids[pid]...)
 	}
 	return total, nil
+}
+
+// ByName lists the processes whose command name (/proc/PID/comm) is one
+// of names: a database server on this machine.
+func ByName(names ...string) ([]int, error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/comm")
+		if err != nil {
+			continue
+		}
+		comm := strings.TrimSpace(string(b))
+		for _, n := range names {
+			if comm == n {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	if len(pids) == 0 {
+		return nil, fmt.Errorf("proccpu: no process named %s on this machine", strings.Join(names, " or "))
+	}
+	return pids, nil
 }

@@ -13,3 +13,6 @@ func Self() time.Duration { return 0 }
 
 // Tree reports ErrUnsupported off Linux.
 func Tree() (time.Duration, error) { return 0, ErrUnsupported }
+
+// ByName reports ErrUnsupported off Linux.
+func ByName(...string) ([]int, error) { return nil, ErrUnsupported }
