@@ -19,6 +19,7 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
 	"github.com/sqlgym/sqlgym/engine"
+	"github.com/sqlgym/sqlgym/engine/duckdb"
 	"github.com/sqlgym/sqlgym/engine/postgres"
 	"github.com/sqlgym/sqlgym/internal/proccpu"
 	"github.com/sqlgym/sqlgym/internal/testenv"
@@ -50,11 +51,16 @@ var sqlsmithBounds = map[sqlgym.Dialect]soakBound{
 	// off, so one backend does all the work: at most 2 x (5 s + 2 s) of
 	// CPU. The wall watchdog is the documented loaded-server bound,
 	// 2 x (4 x 5 s + 2 s), plus a minute.
+	// The worker's CPU-time budget (Timeout) and the kill's slack and a
+	// fresh worker's start; the wall-clock stop, min(20 x Timeout,
+	// SafetyNet), ends it as an infra_error, tried three times.
+	sqlgym.DialectDuckDB:   {CPU: sqlgym.DefaultTimeout + time.Second, Wall: 3*min(20*sqlgym.DefaultTimeout, sqlgym.DefaultSafetyNet) + time.Minute},
 	sqlgym.DialectPostgres: {CPU: 2 * (sqlgym.DefaultTimeout + 2*time.Second), Wall: 2*(4*sqlgym.DefaultTimeout+2*time.Second) + time.Minute},
 }
 
 // TestSQLSmithSoak feeds random queries from Debian's sqlsmith, generated
-// on the built-in shop, through the verifier on SQLite and PostgreSQL for
+// on the built-in shop, through the verifier on SQLite, DuckDB (SQLite's
+// queries) and PostgreSQL for
 // SQLGYM_SQLSMITH_DURATION each (default 10m; CI sets 60s), and fails on
 // any answer past its engine's bound (issue 25). A crash of the process
 // fails the test run itself. Outcomes are logged.
@@ -76,7 +82,7 @@ func TestSQLSmithSoak(t *testing.T) {
 	// The package's other tests share go test's deadline (10 minutes by
 	// default): keep 90 s of it for them and for cleaning up.
 	if dl, ok := t.Deadline(); ok {
-		if left := (time.Until(dl) - 90*time.Second) / 2; left < dur {
+		if left := (time.Until(dl) - 90*time.Second) / 3; left < dur {
 			t.Logf("SQLGYM_SQLSMITH_DURATION %v shortened to %v per engine by go test's -timeout", dur, left.Round(time.Second))
 			dur = max(left, 10*time.Second)
 		}
@@ -100,6 +106,40 @@ func TestSQLSmithSoak(t *testing.T) {
 		// meanwhile, so this process's CPU time is the answer's: the
 		// statement's thread, extraction, comparison, the runtime.
 		soak(t, cat, gen, sqlgym.DialectSQLite, dur, func() time.Duration { return proccpu.Self() })
+	})
+	// DuckDB gets sqlsmith's SQLite queries (sqlsmith has no DuckDB
+	// target): most are errors there, the rest hostile input all the
+	// same, each charged the CPU of this process and its workers.
+	t.Run("duckdb", func(t *testing.T) {
+		cat, err := catalog.New(catalog.Config{CacheDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cat.Close()
+		u, err := cat.Resolve(catalog.ShopName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "shop.duckdb")
+		if err := duckdb.Create(context.Background(), path, shopdb.Statements()); err != nil {
+			t.Fatal(err)
+		}
+		dcat, err := catalog.New(catalog.Config{CacheDir: t.TempDir(), Refs: []string{catalog.ShopName + "=duckdb:" + path}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer dcat.Close()
+		shim := sqliteVersionShim(t, bin)
+		gen := func(seed int) []string {
+			return sqlsmithQueries(t, []string{"LD_PRELOAD=" + shim}, bin, "--sqlite=file:"+strings.TrimPrefix(u, "sqlite:")+"?mode=ro", seed)
+		}
+		soak(t, dcat, gen, sqlgym.DialectDuckDB, dur, func() time.Duration {
+			c, err := proccpu.Tree()
+			if err != nil {
+				t.Fatalf("the CPU time of DuckDB's workers: %v", err)
+			}
+			return c
+		})
 	})
 	t.Run("postgres", func(t *testing.T) {
 		dsn, schema := testenv.PostgresReader(t, func(ctx context.Context, admin, schema string) error {
