@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -194,6 +195,13 @@ func soak(t *testing.T, cat *catalog.Catalog, gen func(seed int) []string, d sql
 			}
 			if spent > costliest {
 				costliest, costliestSQL, costSeed = spent, q, seed
+			}
+			// More CPU than the wall time allows on this machine's CPUs
+			// is work of an earlier answer read late (a worker reaped
+			// now), not this answer's: logged, not charged.
+			if limit := took*time.Duration(runtime.NumCPU()) + 50*time.Millisecond; spent > limit {
+				t.Logf("%s: a CPU reading of %v across %v of wall: an earlier answer's work read late; charged %v", d, spent, took, limit)
+				spent = limit
 			}
 			if spent > bound.CPU {
 				t.Errorf("%s: %v of CPU, past the bound of %v (wall %v, outcome %s, %s), seed %d:\n%s", d, spent, bound.CPU, took, r.Outcome, r.Detail, seed, q)

@@ -93,3 +93,56 @@ func TestTreeCountsChildren(t *testing.T) {
 		t.Errorf("Tree went down when the child was reaped: %v, then %v", live, reaped)
 	}
 }
+
+// A child killed but not reaped yet (a zombie) shows less CPU in /proc
+// than wait4 then reports; Tree waits for the reaping, so a reading taken
+// meanwhile neither drops the child's work nor counts it twice later.
+func TestTreeWaitsForAZombie(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc is Linux's")
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	cmd := exec.Command(sh, "-c", "while :; do :; done")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	pid := cmd.Process.Pid
+	for i := 0; i < 500; i++ {
+		time.Sleep(20 * time.Millisecond)
+		if s, _ := Processes([]int{pid}); s[pid] >= 300*time.Millisecond {
+			break
+		}
+	}
+	live, err := Tree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Process.Kill()
+	// Reaped 300 ms later, as an engine's goroutine would.
+	reaped := make(chan struct{})
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		_ = cmd.Wait()
+		close(reaped)
+	}()
+	time.Sleep(50 * time.Millisecond) // a zombie now
+	during, err := Tree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-reaped
+	after, err := Tree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if during < live {
+		t.Errorf("read while the child was a zombie: %v, below the %v read while it ran", during, live)
+	}
+	if after-during > 100*time.Millisecond {
+		t.Errorf("reaping the child added %v after the zombie reading: its work moved to a later reading", after-during)
+	}
+}

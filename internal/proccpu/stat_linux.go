@@ -14,6 +14,7 @@ import (
 const clockTick = 10 * time.Millisecond
 
 type stat struct {
+	zombie   bool
 	ppid     int
 	cpu      time.Duration // utime + stime
 	children time.Duration // cutime + cstime: its reaped children
@@ -50,7 +51,7 @@ func readStat(pid int) (stat, error) {
 			return stat{}, fmt.Errorf("proccpu: /proc/%d/stat field %d: %w", pid, k, err)
 		}
 	}
-	return stat{ppid: int(v[0]), cpu: time.Duration(v[1]+v[2]) * clockTick, children: time.Duration(v[3]+v[4]) * clockTick}, nil
+	return stat{zombie: f[0] == "Z", ppid: int(v[0]), cpu: time.Duration(v[1]+v[2]) * clockTick, children: time.Duration(v[3]+v[4]) * clockTick}, nil
 }
 
 // Self is this process's CPU time, every thread (getrusage RUSAGE_SELF,
@@ -72,10 +73,26 @@ func rusage(who int) time.Duration {
 // two readings is the work of the whole tree in between: what an engine
 // that runs statements in worker processes (DuckDB's) costs.
 func Tree() (time.Duration, error) {
+	// A child that has ended but is not reaped yet (a zombie: a worker
+	// killed at its CPU budget, reaped by a goroutine a moment later)
+	// shows in /proc less than the CPU it spent, which wait4 then adds to
+	// RUSAGE_CHILDREN whole: read while one is listed, the difference of
+	// two readings would move its work from one answer to the next. So
+	// the reading waits for the reaping, briefly.
+	for deadline := time.Now().Add(2 * time.Second); ; {
+		total, zombies, err := tree()
+		if err != nil || !zombies || time.Now().After(deadline) {
+			return total, err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func tree() (time.Duration, bool, error) {
 	total := Self() + rusage(syscall.RUSAGE_CHILDREN)
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return total, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		return total, false, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
 	stats := map[int]stat{}
 	kids := map[int][]int{}
@@ -91,15 +108,17 @@ func Tree() (time.Duration, error) {
 		stats[pid] = st
 		kids[st.ppid] = append(kids[st.ppid], pid)
 	}
+	zombies := false
 	queue := append([]int(nil), kids[os.Getpid()]...)
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
 		st := stats[pid]
+		zombies = zombies || st.zombie
 		total += st.cpu + st.children
 		queue = append(queue, kids[pid]...)
 	}
-	return total, nil
+	return total, zombies, nil
 }
 
 // ByName lists the processes whose command name (/proc/PID/comm) is one

@@ -91,14 +91,18 @@ type engineBounds struct {
 	Answers     int                    `json:"answers"`
 	Outcomes    map[sqlgym.Outcome]int `json:"outcomes"`
 	NullRewards int                    `json:"null_rewards"`
-	Unexpected  []unexpectedOutcome    `json:"unexpected"`
-	MaxWallS    float64                `json:"max_wall_s"`
-	MaxWallAt   string                 `json:"max_wall_at,omitempty"`
-	MaxCPUS     float64                `json:"max_cpu_s"`
-	MaxCPUAt    string                 `json:"max_cpu_at,omitempty"`
-	Files       []fileBounds           `json:"files"`
-	Pass        bool                   `json:"pass"`
-	Err         string                 `json:"error,omitempty"`
+	// LateReadings counts answers whose CPU reading exceeded what their
+	// wall time allows on this machine's CPUs (an earlier answer's work,
+	// a worker reaped late): each is charged wall x CPUs instead.
+	LateReadings int                 `json:"late_cpu_readings"`
+	Unexpected   []unexpectedOutcome `json:"unexpected"`
+	MaxWallS     float64             `json:"max_wall_s"`
+	MaxWallAt    string              `json:"max_wall_at,omitempty"`
+	MaxCPUS      float64             `json:"max_cpu_s"`
+	MaxCPUAt     string              `json:"max_cpu_at,omitempty"`
+	Files        []fileBounds        `json:"files"`
+	Pass         bool                `json:"pass"`
+	Err          string              `json:"error,omitempty"`
 }
 
 type fileBounds struct {
@@ -216,6 +220,13 @@ func replayEngine(ctx context.Context, io cmdkit.IO, corpus *redteam.Corpus, t *
 				return fmt.Errorf("%s: read the CPU time: %w", eb.Engine, err)
 			}
 			cpu := c1 - c0
+			// More CPU than the wall time allows on this machine's CPUs
+			// is an earlier answer's work read late (a worker reaped
+			// now): not this answer's.
+			if limit := wall*time.Duration(runtime.NumCPU()) + 50*time.Millisecond; cpu > limit {
+				eb.LateReadings++
+				cpu = limit
+			}
 			at := fmt.Sprintf("%s answer %d", rp.File, i+1)
 			fmt.Fprintf(io.ErrOut, "  %s: %s, %.2f s wall, %.2f s CPU\n", at, r.Outcome, wall.Seconds(), cpu.Seconds())
 			eb.Answers++
