@@ -79,17 +79,26 @@ func Tree() (time.Duration, error) {
 	// RUSAGE_CHILDREN whole: read while one is listed, the difference of
 	// two readings would move its work from one answer to the next. So
 	// the reading waits for the reaping, briefly.
+	// A child reaped while /proc is listed would be counted twice or not
+	// at all, so the listing is taken again until the reaped children's
+	// total is the same before and after it.
 	for deadline := time.Now().Add(2 * time.Second); ; {
-		total, zombies, err := tree()
-		if err != nil || !zombies || time.Now().After(deadline) {
-			return total, err
+		reaped := rusage(syscall.RUSAGE_CHILDREN)
+		live, zombies, err := tree()
+		if err != nil {
+			return Self() + reaped, err
+		}
+		if again := rusage(syscall.RUSAGE_CHILDREN); (again == reaped && !zombies) || time.Now().After(deadline) {
+			return Self() + again + live, nil
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 }
 
+// tree is the CPU time of the live descendants of this process, with
+// the children each has reaped, and whether one is a zombie.
 func tree() (time.Duration, bool, error) {
-	total := Self() + rusage(syscall.RUSAGE_CHILDREN)
+	var total time.Duration
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return total, false, fmt.Errorf("%w: %v", ErrUnsupported, err)
