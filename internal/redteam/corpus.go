@@ -55,17 +55,17 @@ var known = map[string]struct {
 	home   sqlgym.Dialect
 	expect []sqlgym.Outcome
 }{
-	"r1_tag_5000.jsonl":          {"", []sqlgym.Outcome{sqlgym.OutcomeNoQuery}},
-	"r1_tag_10000.jsonl":         {"", []sqlgym.Outcome{sqlgym.OutcomeNoQuery}},
-	"r1_tag_control.jsonl":       {"", []sqlgym.Outcome{sqlgym.OutcomeCorrect}},
-	"r2_sqlite_safetynet.jsonl":  {sqlgym.DialectSQLite, []sqlgym.Outcome{sqlgym.OutcomeTimeout}},
-	"r3_pg_jit_1000.jsonl":       {sqlgym.DialectPostgres, []sqlgym.Outcome{sqlgym.OutcomeTimeout}},
-	"r3_pg_jit_1600.jsonl":       {sqlgym.DialectPostgres, []sqlgym.Outcome{sqlgym.OutcomeTimeout}},
-	"r3_pg_jit_sqlsmith.jsonl":   {sqlgym.DialectPostgres, nil},
-	"r4_sqlite_oom_rerun.jsonl":  {sqlgym.DialectSQLite, []sqlgym.Outcome{sqlgym.OutcomeTimeout, sqlgym.OutcomeError}},
-	"r6_sqlite_512.jsonl":        {sqlgym.DialectSQLite, []sqlgym.Outcome{sqlgym.OutcomeTimeout, sqlgym.OutcomeError}},
-	"r6_duckdb_512.jsonl":        {sqlgym.DialectDuckDB, []sqlgym.Outcome{sqlgym.OutcomeTimeout}},
-	"r6_postgres_512.jsonl":      {sqlgym.DialectPostgres, []sqlgym.Outcome{sqlgym.OutcomeTimeout}},
+	"r1_tag_5000.jsonl":         {"", []sqlgym.Outcome{sqlgym.OutcomeNoQuery}},
+	"r1_tag_10000.jsonl":        {"", []sqlgym.Outcome{sqlgym.OutcomeNoQuery}},
+	"r1_tag_control.jsonl":      {"", []sqlgym.Outcome{sqlgym.OutcomeCorrect}},
+	"r2_sqlite_safetynet.jsonl": {sqlgym.DialectSQLite, []sqlgym.Outcome{sqlgym.OutcomeTimeout}},
+	"r3_pg_jit_1000.jsonl":      {sqlgym.DialectPostgres, []sqlgym.Outcome{sqlgym.OutcomeTimeout}},
+	"r3_pg_jit_1600.jsonl":      {sqlgym.DialectPostgres, []sqlgym.Outcome{sqlgym.OutcomeTimeout}},
+	"r3_pg_jit_sqlsmith.jsonl":  {sqlgym.DialectPostgres, nil},
+	"r4_sqlite_oom_rerun.jsonl": {sqlgym.DialectSQLite, []sqlgym.Outcome{sqlgym.OutcomeTimeout, sqlgym.OutcomeError}},
+	"r6_sqlite_512.jsonl":       {sqlgym.DialectSQLite, []sqlgym.Outcome{sqlgym.OutcomeTimeout, sqlgym.OutcomeError}},
+	"r6_duckdb_512.jsonl":       {sqlgym.DialectDuckDB, []sqlgym.Outcome{sqlgym.OutcomeTimeout}},
+	"r6_postgres_512.jsonl":     {sqlgym.DialectPostgres, []sqlgym.Outcome{sqlgym.OutcomeTimeout}},
 }
 
 // Load reads every r*.jsonl of dir and its two task files.
