@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -58,7 +59,7 @@ func boundsTargetFor(ctx context.Context, name string, opts benchBoundsOptions, 
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("bench bounds: %w", err)
 		}
-		path := dir + "/shop." + name
+		path := filepath.Join(dir, "shop."+name)
 		create := sqlite.Create
 		if name == "duckdb" {
 			create = duckdb.Create
