@@ -15,14 +15,14 @@ import (
 // A new package goes in the lowest layer above everything it imports.
 var layers = [][]string{
 	// 0 leaf helpers: no sqlgym imports (jsonl only uses redact).
-	{"internal/atomicfile", "internal/memo", "internal/redact", "internal/retry", "internal/tick", "stats", "shopdb/internal/gen", "sqltext/lexer"},
+	{"internal/atomicfile", "internal/memo", "internal/proccpu", "internal/redact", "internal/retry", "internal/tick", "stats", "shopdb/internal/gen", "sqltext/lexer"},
 	{"internal/jsonl"},
 	// 1 the domain: tasks, results, values, errors, the Engine interface.
 	{".", "internal/testenv"},
 	// 2 pure logic on the domain: SQL text, schema text, constraints,
 	// comparison, extraction, failure classes, the built-in data.
 	{"schema", "sqltext", "constraints", "verify/compare", "shopdb"},
-	{"failure", "verify/extract", "author/goldfilter", "chatwire"},
+	{"failure", "verify/extract", "author/goldfilter", "chatwire", "internal/redteam"},
 	// 3 one engine, one file format, one model client each.
 	{"engine/sqlite", "engine/duckdb", "engine/postgres", "engine/mysql", "engine/enginetest", "rundir", "model", "importer", "eval/evaltest"},
 	// 4 services over one engine or file: the engine registry, schema

@@ -2,14 +2,12 @@ package verify_test
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/internal/redteam"
 	"github.com/sqlgym/sqlgym/internal/testenv"
 	"github.com/sqlgym/sqlgym/verify"
 )
@@ -19,19 +17,11 @@ import (
 // the built-in shop database.
 func redteamSQLiteAnswer(t *testing.T, file string) verify.Answer {
 	t.Helper()
-	dir := filepath.Join(filepath.Dir(testenv.SharedData(t)), "redteam")
-	b, err := os.ReadFile(filepath.Join(dir, file))
+	as, err := redteam.ReadFile(testenv.RedTeamFile(t, file))
 	if err != nil {
-		t.Fatalf("red-team reproduction: %v", err)
+		t.Fatal(err)
 	}
-	var p struct {
-		TaskID string `json:"task_id"`
-		SQL    string `json:"sql"`
-	}
-	if err := json.Unmarshal(b, &p); err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-	return verify.Answer{TaskID: p.TaskID, SQL: p.SQL}
+	return verify.Answer{TaskID: as[0].TaskID, SQL: as[0].SQL}
 }
 
 var redteamShopTask = []sqlgym.Task{{ID: "t", DB: "shop", SQL: "SELECT count(*) FROM orders"}}

@@ -1,11 +1,8 @@
 package postgres
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
-	"os"
 	"testing"
 	"time"
 
@@ -13,6 +10,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine/enginetest"
+	"github.com/sqlgym/sqlgym/internal/redteam"
 	"github.com/sqlgym/sqlgym/internal/testenv"
 )
 
@@ -28,23 +26,16 @@ func TestJITOff(t *testing.T) {
 // redTeamSQL reads the statements of a red-team predictions file.
 func redTeamSQL(t *testing.T, name string) []string {
 	t.Helper()
-	f, err := os.Open(testenv.RedTeamFile(t, name))
+	as, err := redteam.ReadFile(testenv.RedTeamFile(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var p struct{ SQL string }
-		if err := json.Unmarshal(sc.Bytes(), &p); err != nil || p.SQL == "" {
-			t.Fatalf("%s: %q: %v", name, sc.Text(), err)
+	for _, a := range as {
+		if a.SQL == "" {
+			t.Fatalf("%s: an answer with no sql", name)
 		}
-		out = append(out, p.SQL)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+		out = append(out, a.SQL)
 	}
 	return out
 }

@@ -22,7 +22,7 @@ func newBenchCmd(io cmdkit.IO) *cobra.Command {
 		Example: `  sqlgym-bench serve
   sqlgym-bench verify --help`,
 	}
-	cmd.AddCommand(newBenchServeCmd(io), newBenchVerifyCmd(io), newBenchBurnCmd(io), newBenchClusterCmd(io), newBenchVariantsCostCmd(io))
+	cmd.AddCommand(newBenchServeCmd(io), newBenchVerifyCmd(io), newBenchBurnCmd(io), newBenchClusterCmd(io), newBenchVariantsCostCmd(io), newBenchBoundsCmd(io))
 	return cmd
 }
 

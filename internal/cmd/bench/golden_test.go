@@ -28,8 +28,8 @@ func TestHelpGolden(t *testing.T) {
 		}
 	}
 	walk(NewRoot(cmdkit.IO{}), nil)
-	if len(paths) != 5 { // the root, serve, verify, cluster, variants-cost
-		t.Fatalf("sqlgym-bench has %d visible commands, want 5: %v", len(paths), paths)
+	if len(paths) != 6 { // the root, serve, verify, cluster, variants-cost, bounds
+		t.Fatalf("sqlgym-bench has %d visible commands, want 6: %v", len(paths), paths)
 	}
 	for _, p := range paths {
 		name := strings.Join(append([]string{"sqlgym-bench"}, p...), "_")

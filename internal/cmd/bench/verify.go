@@ -54,10 +54,16 @@ floor: each distinct statement of the batch run once, reading every row,
 in C SQLite and in the sandboxed engine in this process, in a plain C
 program on the same amalgamation built as the shell is (one process per
 CPU; --c-floor=false leaves it out) and in the sqlite3 shell when it is
-on PATH. --spider DIR batches on Spider's world_1 instead. Wall and CPU times are medians of --repeat
-runs; CPU is getrusage's user plus system time (this process, or the
-shells). The ratios are verifier/floor: 1.0x means verifying costs no
-more than running the queries.
+on PATH. --spider DIR batches on Spider's world_1 instead. CPU is
+getrusage's user plus system time (this process, or the children).
+
+The passes are interleaved: each of --repeat rounds runs the verifier and
+every floor once, in an order rotated by one each round, so that the
+machine's speed changing between rounds moves both sides of a ratio.
+The ratios are verifier/floor, one per round: the report gives their
+median and an interval for it from order statistics (at least 95 %
+coverage, or min..max with the coverage it has when there are fewer than
+6 rounds). 1.0x means verifying costs no more than running the queries.
 
 With --load N it then checks that a busy machine changes no verdict: it
 verifies the batch again, with a fresh verifier, while N CPU-burning
@@ -83,7 +89,7 @@ generated file; --db reuses one.`,
 	f.Uint64Var(&opts.Seed, "seed", benchdb.DefaultSeed, "seed of the database and of the batch")
 	f.IntVar(&opts.Answers, "answers", benchdb.MaxTasks*benchdb.Samples, fmt.Sprintf("answers in the batch: a multiple of %d, at most %d", benchdb.Samples, benchdb.MaxTasks*benchdb.Samples))
 	f.StringVar(&opts.Mode, "mode", "multiset", "comparison mode: "+cmdkit.ModeNames())
-	f.IntVar(&opts.Repeat, "repeat", 3, "timed runs of the verifier and of each floor; the median is reported")
+	f.IntVar(&opts.Repeat, "repeat", 15, "rounds, each timing the verifier and every floor once, interleaved; ratios are medians of the rounds' ratios, with a 95% interval")
 	f.IntVar(&opts.Load, "load", 0, "then verify again with this many CPU burners per CPU running, and compare (0: no check)")
 	f.StringVar(&opts.Spider, "spider", "", "batch on Spider's world_1 instead: the path of Spider's dev folder (as verify's BenchmarkGRPOBatchSpider)")
 	f.BoolVar(&opts.CFloor, "c-floor", true, "also time a plain C program on the same amalgamation (compiled with gcc on first use, about 45 s of CPU; cached)")
@@ -201,32 +207,31 @@ func runBenchVerify(ctx context.Context, io cmdkit.IO, opts benchVerifyOptions) 
 	rep.ColdS = time.Since(t0).Seconds()
 	rep.Idle = countVerdicts(idle)
 
-	// Warm: golds cached, as in a training loop.
+	// Warm: golds cached, as in a training loop. Each round runs the
+	// verifier and every floor once, starting one further along the list
+	// each round, so that a change of the machine's speed (this VM's CPU
+	// time swings by up to 1.6x between back-to-back runs, idle) lands on
+	// both sides of a round's ratios.
 	before := counted.n.Load()
-	rep.Verifier = medianTiming(opts.Repeat, func() (floorRun, error) {
+	verifierPass := func() (floorRun, error) {
 		cpu0, t0 := selfCPU(), time.Now()
 		v.VerifyBatch(ctx, batch.Answers)
 		return floorRun{Wall: time.Since(t0), CPU: selfCPU() - cpu0}, ctx.Err()
-	}, nil)
-	if err := ctx.Err(); err != nil {
+	}
+	floors := floorRunners(ctx, progress, path, eng, v.Config().Concurrency, opts.CFloor)
+	defer func() {
+		for _, fl := range floors {
+			fl.Close()
+		}
+	}()
+	fmt.Fprintf(progress, "%d rounds of the verifier and %d floors, interleaved...\n", opts.Repeat, len(floors))
+	rounds, err := interleave(opts.Repeat, verifierPass, floors, func(fl floorRunner) (floorRun, error) { return fl.Run(ctx, floor) })
+	if err != nil {
 		return fmt.Errorf("bench verify: %w", err)
 	}
 	rep.Statements = float64(counted.n.Load()-before) / float64(opts.Repeat)
-
-	for _, fl := range floorRunners(ctx, progress, path, eng, v.Config().Concurrency, opts.CFloor) {
-		fmt.Fprintf(progress, "floor: %s...\n", fl.Name())
-		fr := floorReport{Name: fl.Name()}
-		var ferr error
-		fr.timing = medianTiming(opts.Repeat, func() (floorRun, error) { return fl.Run(ctx, floor) }, &ferr)
-		fl.Close()
-		if ferr != nil {
-			fr.Err = ferr.Error()
-		} else {
-			fr.WallRatio, fr.CPURatio = ratio(rep.Verifier.WallS, fr.WallS), ratio(rep.Verifier.CPUS, fr.CPUS)
-		}
-		rep.Floors = append(rep.Floors, fr)
-	}
-
+	rep.Verifier = rounds.verifier
+	rep.Floors = rounds.floors
 	if opts.Load > 0 {
 		busy, err := busyCheck(ctx, progress, cat, batch, cfg, idle, opts.Load, rep.ColdS)
 		if err != nil {

@@ -52,10 +52,14 @@ type timing struct {
 type floorReport struct {
 	Name string `json:"name"`
 	timing
-	// WallRatio and CPURatio are the verifier's time over the floor's.
-	WallRatio float64 `json:"wall_ratio"`
-	CPURatio  float64 `json:"cpu_ratio"`
-	Err       string  `json:"error,omitempty"`
+	// WallRatio and CPURatio are the medians of the rounds' ratios of the
+	// verifier's time over the floor's (each round runs both once); the
+	// ratio stats give each round's ratio and an interval for the median.
+	WallRatio  float64    `json:"wall_ratio"`
+	CPURatio   float64    `json:"cpu_ratio"`
+	WallRatios ratioStats `json:"wall_ratio_rounds"`
+	CPURatios  ratioStats `json:"cpu_ratio_rounds"`
+	Err        string     `json:"error,omitempty"`
 }
 
 type verdictCounts struct {
@@ -107,23 +111,6 @@ func sameReward(a, b *float64) bool {
 	return *a == *b
 }
 
-// medianTiming runs fn n times and returns the median wall and CPU time
-// (each its own median). The first error stops it and lands in *errp.
-func medianTiming(n int, fn func() (floorRun, error), errp *error) timing {
-	var walls, cpus []time.Duration
-	for i := 0; i < n; i++ {
-		r, err := fn()
-		if err != nil {
-			if errp != nil {
-				*errp = err
-			}
-			return timing{}
-		}
-		walls, cpus = append(walls, r.Wall), append(cpus, r.CPU)
-	}
-	return timing{WallS: median(walls).Seconds(), CPUS: median(cpus).Seconds()}
-}
-
 func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
@@ -169,16 +156,20 @@ func printBenchVerify(w goio.Writer, rep *benchVerifyReport) {
 		fmt.Fprintf(w, "  warning: %d timeouts idle; no answer of this batch is meant to time out (the machine is too busy, or the limits too tight for --size)\n", rep.Idle.Timeouts)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "median of %d\twall\tCPU\tverifier/floor wall\tCPU\n", rep.Repeat)
+	fmt.Fprintf(tw, "%d interleaved rounds, medians\twall\tCPU\tverifier/floor wall [interval]\tCPU [interval]\n", rep.Repeat)
 	fmt.Fprintf(tw, "verifier (golds cached, %.0f statements)\t%.3f s\t%.3f s\t\t\n", rep.Statements, rep.Verifier.WallS, rep.Verifier.CPUS)
 	for _, f := range rep.Floors {
 		if f.Err != "" {
 			fmt.Fprintf(tw, "floor: %s\tfailed: %s\t\t\t\n", f.Name, f.Err)
 			continue
 		}
-		fmt.Fprintf(tw, "floor: %s\t%.3f s\t%.3f s\t%.2fx\t%.2fx\n", f.Name, f.WallS, f.CPUS, f.WallRatio, f.CPURatio)
+		fmt.Fprintf(tw, "floor: %s\t%.3f s\t%.3f s\t%s\t%s\n", f.Name, f.WallS, f.CPUS, ratioText(f.WallRatios), ratioText(f.CPURatios))
 	}
 	tw.Flush()
+	if len(rep.Floors) > 0 {
+		conf := rep.Floors[0].CPURatios.Confidence
+		fmt.Fprintf(w, "ratios: median of the %d rounds' verifier/floor ratios [an interval of order statistics covering that median with %.1f %% confidence]\n", rep.Repeat, 100*conf)
+	}
 	if b := rep.Busy; b != nil {
 		verdict := "OK"
 		if len(b.Differences) > 0 || b.Loaded.NullRewards > 0 || rep.Idle.NullRewards > 0 {
@@ -197,6 +188,10 @@ func printBenchVerify(w goio.Writer, rep *benchVerifyReport) {
 			fmt.Fprintf(w, "  %s #%d: idle %s, loaded %s (%s)\n", d.TaskID, d.Sample, d.IdleOutcome, d.LoadedOutcome, d.LoadedDetail)
 		}
 	}
+}
+
+func ratioText(r ratioStats) string {
+	return fmt.Sprintf("%.2fx [%.2f-%.2f]", r.Median, r.Low, r.High)
 }
 
 func outcomeLine(m map[sqlgym.Outcome]int) string {
