@@ -524,7 +524,13 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 		return nil, err
 	}
 	res.LeftOut = assignVariants(tasks, g.dialect, orig, urls[1:], names, g.goldStates, states, reps)
-	taskVariants(tasks, g.name, res.Variants, urls, killedBy, opt.AllVariants)
+	var nulls [][]nullKey
+	if !opt.AllVariants && g.cons != nil {
+		if nulls, err = nullKeys(ctx, orig, urls[1:], g.cons.ForeignKeys); err != nil {
+			return nil, err
+		}
+	}
+	taskVariants(tasks, g.dialect, g.name, res.Variants, urls, killedBy, nulls, opt.AllVariants)
 	vcfg := cfg
 	vcfg.Variants = true
 	over := &overlay{Databases: g.dbs, name: g.name, urls: urls}

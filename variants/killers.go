@@ -27,8 +27,10 @@ import (
 // the fair list as it is. When the first killer of one of a task's
 // mutants was left out of the task as unfair, another variant may still
 // kill that mutant, which killedBy does not record: such a task keeps
-// every fair variant rather than lose the kill.
-func taskVariants(tasks []sqlgym.Task, db string, vars []Kept, urls []string, killedBy map[string]string, all bool) {
+// every fair variant rather than lose the kill. A task whose gold reads a
+// foreign key that a fair variant leaves NULL where the original never
+// does (nulls, per variant; nullkeys.go) keeps that variant too.
+func taskVariants(tasks []sqlgym.Task, d sqlgym.Dialect, db string, vars []Kept, urls []string, killedBy map[string]string, nulls [][]nullKey, all bool) {
 	if all {
 		return
 	}
@@ -55,8 +57,12 @@ func taskVariants(tasks []sqlgym.Task, db string, vars []Kept, urls []string, ki
 		}
 		var list []string
 		lost := false
-		for _, k := range vars { // in the variants' order
+		golds := t.GoldsFor(d)
+		for i, k := range vars { // in the variants' order
 			if !need[t.ID][k.Name] {
+				if i < len(nulls) && fair[byName[k.Name]] && readsKey(golds, nulls[i]) {
+					list = append(list, byName[k.Name])
+				}
 				continue
 			}
 			if !fair[byName[k.Name]] {

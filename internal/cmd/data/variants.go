@@ -78,9 +78,9 @@ MariaDB database's variants are databases NAME_vK on its server, made by the
 account of --mysql-admin (default: the --db URL's) and granted to the --db
 URL's account for SELECT; their URLs name database NAME_vK. DIR also
 receives DIR/tasks.jsonl (the tasks with "db_variants": each task's the
-variants that kill one of its own mutants, or its database alone, so judging
-stays cheap; --all-variants lists every variant; and their weak marks judged
-on them), DIR/manifest.json (seeds,
+variants that kill one of its own mutants and those that leave NULL a foreign
+key its gold reads, or its database alone, so judging stays cheap;
+--all-variants lists every variant; and their weak marks judged on them), DIR/manifest.json (seeds,
 digests, each variant's statements, per task the mutants killed) and
 DIR/report.md; paths in them are relative to DIR, which can be moved.
 
