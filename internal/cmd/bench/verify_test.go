@@ -176,10 +176,12 @@ func TestBenchVerifyBurnIsHidden(t *testing.T) {
 
 // A burner really spins (it is not, say, the test binary listing its
 // tests), ends on its own after its time, and stop reaps it. Spinning is
-// checked as an event, not a rate: a burner told to spin for a minute
-// piles up 300 ms of CPU time however slowly a busy machine hands it out
-// (a process that does nothing never does), and stop then ends it; one
-// told to spin for 400 ms ends on its own. The watchdogs catch a hang.
+// checked by state, not by rate: a burner told to spin for a minute is
+// runnable (state R, running or waiting for a CPU) whenever the kernel is
+// asked, however busy the machine, while a process that sleeps, even one
+// waking every few milliseconds, is almost never caught runnable; stop
+// then ends it. One told to spin for 400 ms ends on its own. The
+// watchdogs catch a hang.
 func TestBenchVerifyBurnersBurnThenEnd(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads the burner's CPU time from /proc (Linux)")
@@ -190,7 +192,9 @@ func TestBenchVerifyBurnersBurnThenEnd(t *testing.T) {
 	}
 	defer long.stop()
 	pid := long.pids()[0]
-	for cpu := time.Duration(0); cpu < 300*time.Millisecond; {
+	// Past its start (loading the binary may wait on the disk): 100 ms
+	// of CPU time spent, however long a busy machine takes to give it.
+	for cpu := time.Duration(0); cpu < 100*time.Millisecond; {
 		select {
 		case <-long.done[0]:
 			t.Fatalf("a burner asked for a minute ended after %s of CPU: %v", cpu, long.cmds[0].ProcessState)
@@ -199,6 +203,21 @@ func TestBenchVerifyBurnersBurnThenEnd(t *testing.T) {
 		if cpu, err = procCPU(pid); err != nil {
 			t.Fatal(err)
 		}
+	}
+	const samples = 50
+	runnable := 0
+	for range samples {
+		r, err := procRunnable(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r {
+			runnable++
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if runnable < samples*9/10 {
+		t.Errorf("the burner was runnable in %d of %d looks: it does not spin", runnable, samples)
 	}
 	if err := long.stop(); err != nil {
 		t.Error(err)
@@ -223,6 +242,25 @@ func TestBenchVerifyBurnersBurnThenEnd(t *testing.T) {
 	if err := short.stop(); err != nil {
 		t.Error(err)
 	}
+}
+
+// procRunnable reports whether a thread of the process is running or
+// waiting for a CPU (state R in /proc/PID/task/TID/stat).
+func procRunnable(pid int) (bool, error) {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return false, fmt.Errorf("list the burner's threads: %w", err)
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err != nil {
+			continue // the thread ended meanwhile
+		}
+		if f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:])); len(f) > 0 && f[0] == "R" {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // procCPU is a running process's user and system CPU time from
