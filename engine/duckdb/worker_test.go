@@ -33,6 +33,15 @@ func onlyWorker(t *testing.T, eng *Engine) int {
 	return pids[0]
 }
 
+// starved reports the InfraError of a statement the machine starved past
+// its wall-clock stop (twenty times its CPU budget) before it spent the
+// budget: the documented verdict of a machine too busy (a load of 30 on 2
+// cores did it to budgets of 50 ms to 1.5 s), never scored, and nothing
+// the statement did.
+func starved(err error) bool {
+	return sqlgym.IsInfra(err) && errors.Is(err, sqlgym.ErrSafetyNet)
+}
+
 // procStatus reads a field of /proc/PID/status in kB, or -1 when the
 // process is gone.
 func procStatus(t *testing.T, pid, field string) int64 {
