@@ -11,7 +11,7 @@ import (
 	"github.com/sqlgym/sqlgym/verify"
 )
 
-// A small hostile run on the built-in SQLite shop: 24 answers that each
+// A small hostile run on the built-in SQLite shop: 12 answers that each
 // spend a step budget (about 0.05 s apiece on an idle core), three at a time, while
 // honest one-answer requests are timed. Every honest request is answered
 // with the reward it gets alone, and the hostile request's answers are
@@ -21,7 +21,7 @@ import (
 // reason, so an honest request on a starved machine is still answered.
 func TestRunHostileSmall(t *testing.T) {
 	var items []serve.Item
-	for i := 0; i < 24; i++ {
+	for i := 0; i < 12; i++ {
 		sql := fmt.Sprintf("WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM r) SELECT count(*) + %d FROM r", i)
 		items = append(items, serve.Item{TaskID: "t", SQL: &sql})
 	}
