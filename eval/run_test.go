@@ -443,7 +443,7 @@ func TestSecondProcessOnOneFolderIsRefused(t *testing.T) {
 		_, err := eval.Run(context.Background(), cfg)
 		first <- err
 	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Millisecond) {
 		if _, err := os.Stat(filepath.Join(out, rundir.SamplesFile)); err == nil {
 			break
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -20,8 +21,11 @@ func TestBreakerOpensOnConnectionFailures(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	base := srv.URL + "/v1"
 	srv.Close()
+	// Every retry sleeps first: the count of sleeps is the count of
+	// retries spent.
+	var sleeps atomic.Int64
 	c, err := NewFromConfig(Config{BaseURL: base, MaxRetries: 100, BreakAfter: 5, BreakSpan: time.Nanosecond,
-		Sleep: func(context.Context, time.Duration) error { return nil }})
+		Sleep: func(context.Context, time.Duration) error { sleeps.Add(1); return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,9 +35,15 @@ func TestBreakerOpensOnConnectionFailures(t *testing.T) {
 	if !errors.Is(err, ErrServerGone) || !errors.As(err, &me) || !me.Infra {
 		t.Fatalf("err = %v, want ErrServerGone", err)
 	}
-	start := time.Now()
-	if _, err := c.Chat(context.Background(), req); !errors.Is(err, ErrServerGone) || time.Since(start) > time.Second {
-		t.Fatalf("second call: %v after %v", err, time.Since(start))
+	if n := sleeps.Load(); n == 0 || n >= 100 {
+		t.Fatalf("first call retried %d times, want a few before the breaker opened (at 5 failures), not all 100", n)
+	}
+	before := sleeps.Load()
+	if _, err := c.Chat(context.Background(), req); !errors.Is(err, ErrServerGone) {
+		t.Fatalf("second call: %v, want ErrServerGone", err)
+	}
+	if n := sleeps.Load() - before; n != 0 {
+		t.Fatalf("second call retried %d times with the breaker open, want none", n)
 	}
 }
 

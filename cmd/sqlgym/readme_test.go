@@ -78,9 +78,9 @@ func TestReadmeQuickstartsUseRealFlags(t *testing.T) {
 // server is a scripted OpenAI-compatible stand-in (vLLM cannot run here),
 // and the PostgreSQL block runs in a scratch database with its own role.
 func TestReadmeQuickstartsRun(t *testing.T) {
-	testenv.Slow(t, "builds the binary and runs the README's quickstarts, about a minute")
+	testenv.Slow(t, "runs the README's quickstarts, about a minute")
 	blocks := quickstarts(t)
-	bin := buildSqlgym(t)
+	bin := sqlgymOnPath(t)
 	dir := t.TempDir()
 	t.Setenv("SQLGYM_CACHE", filepath.Join(dir, "cache"))
 	port := freePort(t)
@@ -195,12 +195,19 @@ func startModel(t *testing.T, tasksFile string) *evaltest.Server {
 	return s
 }
 
-func buildSqlgym(t *testing.T) string {
+// sqlgymOnPath is a `sqlgym` for the blocks' PATH: a link to this test
+// binary, which asCLI (set for the test's children) turns into the program.
+func sqlgymOnPath(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "sqlgym")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatalf("the test binary's own path: %v", err)
 	}
+	bin := filepath.Join(t.TempDir(), "sqlgym")
+	if err := os.Symlink(exe, bin); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(asCLI, "1")
 	return bin
 }
 

@@ -33,9 +33,13 @@ var heavyCalls = []struct{ name, sql string }{
 
 // TestWorkerEndsHeavyCalls: each heavy shape ends as the model's own
 // verdict, timeout or an ExecError (DuckDB's out-of-memory), never an
-// infrastructure error, and the worker answers the next statement. The
-// verdicts come from the worker's CPU clock, so they hold on a loaded
-// machine; the time each took is logged, not asserted.
+// infrastructure error of the call's making, and the worker answers the
+// next statement. The verdicts come from the worker's CPU clock, so they
+// hold on a loaded machine; the time each took is logged, not asserted.
+// One that the machine starves past its wall-clock stop (twenty times the
+// budget: a load of 30 on 2 cores did it to a 300 ms budget) is the
+// documented InfraError wrapping ErrSafetyNet, never scored: accepted and
+// logged, as it says nothing about the call.
 func TestWorkerEndsHeavyCalls(t *testing.T) {
 	needWorkers(t)
 	testenv.Slow(t, "12 statements each run to a 1 s CPU budget in a worker")
@@ -56,7 +60,11 @@ func runHeavyCalls(t *testing.T, shapes []struct{ name, sql string }, budget tim
 			start := time.Now()
 			_, err := eng.Query(context.Background(), s.sql, sqlgym.Limits{Timeout: budget})
 			var ee *sqlgym.ExecError
-			if !errors.Is(err, sqlgym.ErrTimeout) && !errors.As(err, &ee) {
+			switch {
+			case errors.Is(err, sqlgym.ErrTimeout), errors.As(err, &ee) && !sqlgym.IsInfra(err):
+			case starved(err):
+				t.Logf("starved by the machine, not judged: %v", err)
+			default:
 				t.Errorf("want the model's timeout or ExecError, got %T %v", err, err)
 			}
 			t.Logf("%v after %v", err, time.Since(start).Round(time.Millisecond))

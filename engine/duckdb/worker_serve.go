@@ -210,7 +210,7 @@ func fatalError(err error) bool {
 	}
 	// A failed allocation leaves the process near its RLIMIT_DATA with a
 	// fragmented heap: an honest statement next in the same worker could
-	// fail for want of 32 KiB (seen in TestSharedDeepStatementsInBothModes)
+	// fail for want of 32 KiB (seen running the shared deep statements in a worker)
 	// and be reported as the sandbox's failure. Such a worker is replaced.
 	var de *duck.Error
 	if errors.As(err, &de) {

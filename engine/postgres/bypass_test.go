@@ -68,15 +68,13 @@ func TestRoleIsFirstLine(t *testing.T) {
 			// form below proves the permission.
 			continue
 		}
-		start := time.Now()
+		// The server's refusal is the proof it did not run: a bypass
+		// that ran would return rows or run into its 2 s limit.
 		_, err := eng.Query(context.Background(), b.SQL, sqlgym.Limits{Timeout: 2 * time.Second})
 		var ee *sqlgym.ExecError
 		if !errors.As(err, &ee) || ee.Kind != sqlgym.ErrKindForbidden ||
 			!strings.Contains(ee.Msg, "permission denied") && !strings.Contains(ee.Msg, "must be superuser or replication role") {
 			t.Errorf("%s unscreened: want the server's permission refusal, got %T %v", b.Name, err, err)
-		}
-		if took := time.Since(start); took > time.Second {
-			t.Errorf("%s unscreened: took %v", b.Name, took)
 		}
 	}
 	for _, sql := range []string{

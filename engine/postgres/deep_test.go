@@ -96,12 +96,10 @@ func TestCallerDeadline(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	start := time.Now()
+	// Not stopped by the deadline, the statement would run into its own
+	// 30 s limit: ErrTimeout, which checkCallerErr refuses.
 	_, err := eng.Query(ctx, slowSQL, lim)
 	checkCallerErr(t, "deadline", err, context.DeadlineExceeded)
-	if took := time.Since(start); took > 3*time.Second {
-		t.Errorf("deadline: returned after %v", took)
-	}
 
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	go func() { time.Sleep(300 * time.Millisecond); cancel2() }()

@@ -69,8 +69,10 @@ func TestRedTeamJIT(t *testing.T) {
 			case !c.timeout && err != nil && errors.Is(err, sqlgym.ErrTimeout):
 				t.Errorf("%s #%d: timed out after %v; without JIT it takes well under a second", c.file, i, took)
 			}
-			if !backendsIdle(t, admin, s.role, 2*time.Second) {
-				t.Errorf("%s #%d: the reader's backend still runs a statement 2 s after the verdict", c.file, i)
+			// A hang watchdog, not a speed: the backend goes idle in
+			// milliseconds once cancelled, and a load of 35 must not fail it.
+			if !backendsIdle(t, admin, s.role, 30*time.Second) {
+				t.Errorf("%s #%d: the reader's backend still runs a statement 30 s after the verdict", c.file, i)
 			}
 		}
 	}

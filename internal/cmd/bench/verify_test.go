@@ -3,12 +3,15 @@ package bench
 import (
 	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
 
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -172,28 +175,117 @@ func TestBenchVerifyBurnIsHidden(t *testing.T) {
 }
 
 // A burner really spins (it is not, say, the test binary listing its
-// tests), ends on its own after its time, and stop reaps it.
+// tests), ends on its own after its time, and stop reaps it. Spinning is
+// checked by state, not by rate: a burner told to spin for a minute is
+// runnable (state R, running or waiting for a CPU) whenever the kernel is
+// asked, however busy the machine, while a process that sleeps, even one
+// waking every few milliseconds, is almost never caught runnable; stop
+// then ends it. One told to spin for 400 ms ends on its own. The
+// watchdogs catch a hang.
 func TestBenchVerifyBurnersBurnThenEnd(t *testing.T) {
-	b, err := startBurners(context.Background(), 1, 400*time.Millisecond)
+	if runtime.GOOS != "linux" {
+		t.Skip("reads the burner's CPU time from /proc (Linux)")
+	}
+	long, err := startBurners(context.Background(), 1, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer long.stop()
+	pid := long.pids()[0]
+	// Past its start (loading the binary may wait on the disk): 100 ms
+	// of CPU time spent, however long a busy machine takes to give it.
+	for cpu := time.Duration(0); cpu < 100*time.Millisecond; {
+		select {
+		case <-long.done[0]:
+			t.Fatalf("a burner asked for a minute ended after %s of CPU: %v", cpu, long.cmds[0].ProcessState)
+		case <-time.After(10 * time.Millisecond):
+		}
+		if cpu, err = procCPU(pid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const samples = 50
+	runnable := 0
+	for range samples {
+		r, err := procRunnable(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r {
+			runnable++
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if runnable < samples*9/10 {
+		t.Errorf("the burner was runnable in %d of %d looks: it does not spin", runnable, samples)
+	}
+	if err := long.stop(); err != nil {
+		t.Error(err)
+	}
+	if long.earlyExits() != 0 {
+		t.Errorf("the stopped burner counts as an early exit")
+	}
+
+	short, err := startBurners(context.Background(), 1, 400*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case <-b.done[0]:
-	case <-time.After(20 * time.Second):
-		b.stop()
-		t.Fatal("a burner asked for 400ms still runs after 20s")
+	case <-short.done[0]:
+	case <-time.After(2 * time.Minute):
+		short.stop()
+		t.Fatal("hung: a burner asked for 400ms still runs after 2 minutes")
 	}
-	st := b.cmds[0].ProcessState
-	if !st.Success() || b.earlyExits() != 1 {
-		t.Errorf("burner ended with %v, %d early exits", st, b.earlyExits())
+	if st := short.cmds[0].ProcessState; !st.Success() || short.earlyExits() != 1 {
+		t.Errorf("burner ended with %v, %d early exits", st, short.earlyExits())
 	}
-	if cpu := st.UserTime() + st.SystemTime(); cpu < 50*time.Millisecond {
-		t.Errorf("burner used %s of CPU in 400ms: it did not spin", cpu)
-	}
-	if err := b.stop(); err != nil {
+	if err := short.stop(); err != nil {
 		t.Error(err)
 	}
+}
+
+// procRunnable reports whether a thread of the process is running or
+// waiting for a CPU (state R in /proc/PID/task/TID/stat).
+func procRunnable(pid int) (bool, error) {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return false, fmt.Errorf("list the burner's threads: %w", err)
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err != nil {
+			continue // the thread ended meanwhile
+		}
+		if f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:])); len(f) > 0 && f[0] == "R" {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// procCPU is a running process's user and system CPU time from
+// /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s, Linux's
+// USER_HZ). The burner test runs where the burners do (Linux); elsewhere
+// it skips.
+func procCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read the burner's CPU time: %w", err)
+	}
+	// The command name (field 2) may hold spaces: count from its ')'.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields after the name, want 13 or more", pid, len(f))
+	}
+	var ticks int64
+	for _, v := range f[11:13] {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond, nil
 }
 
 // The sqlite3 floor runs through broken statements (the batch has some)
