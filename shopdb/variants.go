@@ -32,11 +32,28 @@ type Variant struct {
 	Statements []string `json:"statements"`
 }
 
-// VariantSet is variants.json: the seed it was generated with and the
-// variants.
+// VariantSet is variants.json: the seed it was generated with, the
+// variants, and which of them each task is judged on.
 type VariantSet struct {
 	Seed     uint64    `json:"seed"`
 	Variants []Variant `json:"variants"`
+	// Tasks maps a task id to the names of the variants it is judged on
+	// (the db_variants `sqlgym variants` writes: the variants that first
+	// kill one of its own mutants and are fair to its gold); an empty list
+	// judges it on the shop alone. Each variant costs another run of every
+	// answer right on the original, so a task judged on the variants its
+	// mutants need, not on all five, keeps the reward's cost near the
+	// original's. Nil (a file written before the lists) judges every task
+	// on every variant, as does a task the map does not name (a task file
+	// of the user's own on the shop).
+	Tasks map[string][]string `json:"tasks,omitempty"`
+}
+
+// TaskVariants returns the names of the variants task is judged on and
+// whether the set says so for it; false means every variant.
+func (vs VariantSet) TaskVariants(task string) ([]string, bool) {
+	names, ok := vs.Tasks[task]
+	return names, ok
 }
 
 // Variants returns the shipped variants of the shop database.

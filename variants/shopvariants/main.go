@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 
 	"github.com/sqlgym/sqlgym/engine/duckdb"
 	"github.com/sqlgym/sqlgym/internal/atomicfile"
@@ -18,13 +19,26 @@ import (
 func main() {
 	duckdb.MaybeServeWorker() // the DuckDB engine re-executes this binary for its workers
 	out := flag.String("out", "variants.json", "file to write")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the generation to this file (to find what it spends its time on)")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "shopvariants: -cpuprofile:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	log := func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 	data, err := variants.ShopVariantSet(context.Background(), log)
 	if err == nil {
 		err = atomicfile.WriteFile(*out, data)
 	}
 	if err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "shopvariants:", err)
 		os.Exit(1)
 	}
