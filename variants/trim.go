@@ -14,7 +14,6 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
 	"github.com/sqlgym/sqlgym/screen"
-	"github.com/sqlgym/sqlgym/verify"
 )
 
 // The trim: every answer right on the original runs again on each
@@ -475,20 +474,15 @@ func (g *Generator) trimFaults(ctx context.Context, path string, c *candidate, g
 	if len(tasks) == 0 {
 		return f, nil
 	}
-	marked, err := g.screenFresh(ctx, path, tasks, sopt)
+	killed, err := g.killsFresh(ctx, path, tasks, sopt, survivors)
 	if err != nil {
 		return f, err
 	}
-	for _, t := range marked {
-		still := map[string]bool{}
+	for _, t := range tasks {
 		for _, m := range screen.WeakMutants(t) {
-			still[m.SQL] = true
-		}
-		orig := g.weakOf(tasks, t.ID)
-		for _, m := range screen.WeakMutants(orig) {
 			id := mutantID(t.ID, m.SQL)
-			if _, ok := survivors[id]; ok && need[id] && still[m.SQL] {
-				f.tasks = append(f.tasks, orig)
+			if _, ok := survivors[id]; ok && need[id] && !killed[id] {
+				f.tasks = append(f.tasks, t)
 				break
 			}
 		}
@@ -504,19 +498,16 @@ type faults struct {
 	states  map[string]goldState
 }
 
-// screenFresh screens tasks on the SQLite file at path through an engine
-// of its own, closed after: the file is rebuilt in place between trials,
-// so it must never be the catalog's (which keeps an engine per URL).
-func (g *Generator) screenFresh(ctx context.Context, path string, tasks []sqlgym.Task, sopt screen.Options) ([]sqlgym.Task, error) {
-	url := "sqlite:" + path
+// killsFresh is kills on the SQLite file at path through an engine of its
+// own, closed after: the file is rebuilt in place between trials, so it
+// must never be the catalog's (which keeps an engine per URL).
+func (g *Generator) killsFresh(ctx context.Context, path string, tasks []sqlgym.Task, sopt screen.Options, survivors map[string]screen.Mutant) (map[string]bool, error) {
 	eng, err := sqlite.Open(path, sqlite.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("trim: %w", err)
 	}
 	defer eng.Close()
-	dbs := &overlay{Databases: g.dbs, name: g.name, urls: []string{url}, own: eng}
-	_, marked, err := screen.Screen(ctx, verify.New(dbs, tasks, verify.Config{Mode: g.opt.Mode, Limits: g.opt.Limits}), tasks, sopt)
-	return marked, err
+	return g.killsOn(ctx, eng, "sqlite:"+path, tasks, sopt, survivors)
 }
 
 // readTrimTables reads every rowid table of the file. With orig, a row is
