@@ -60,15 +60,15 @@ func copyFile(dst, src string) error {
 var scratchPragmas = []string{"PRAGMA journal_mode = MEMORY", "PRAGMA synchronous = OFF"}
 
 // scratchEdit is sqlite.EditGuarded on a candidate file, under
-// scratchPragmas.
-func scratchEdit(ctx context.Context, path string, guards, stmts []string) ([]bool, error) {
-	return sqlite.EditGuarded(ctx, path, append(slices.Clone(scratchPragmas), guards...), stmts)
+// scratchPragmas and the guards the statements need (guardFilter).
+func scratchEdit(ctx context.Context, path string, guards *guardFilter, stmts []string) ([]bool, error) {
+	return sqlite.EditGuarded(ctx, path, append(slices.Clone(scratchPragmas), guards.forStmts(stmts)...), stmts)
 }
 
 // build applies the groups' statements to the SQLite copy of the original
 // at path, each in its own savepoint (sqlite.EditGuarded, under the
 // guards of sqliteGuards), and returns the statements that applied.
-func build(ctx context.Context, path string, guards []string, gs []group) ([]string, error) {
+func build(ctx context.Context, path string, guards *guardFilter, gs []group) ([]string, error) {
 	var stmts []string
 	for _, g := range gs {
 		stmts = append(stmts, g.stmts...)

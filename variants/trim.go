@@ -246,7 +246,7 @@ func (g *Generator) trim(ctx context.Context, spec trimSpec, c *candidate, orig 
 			return faults{}, err
 		}
 		del := deleteStatements(tabs, g.schema, prop)
-		applied, err := scratchEdit(ctx, trial, g.guards(), del)
+		applied, err := scratchEdit(ctx, trial, g.fileGuards(), del)
 		if err != nil {
 			return faults{}, err
 		}
@@ -254,7 +254,7 @@ func (g *Generator) trim(ctx context.Context, spec trimSpec, c *candidate, orig 
 			return faults{refused: true}, nil
 		}
 		if spec.thin {
-			if _, err := scratchEdit(ctx, trial, g.guards(), c.stmts); err != nil {
+			if _, err := scratchEdit(ctx, trial, g.fileGuards(), c.stmts); err != nil {
 				return faults{}, err
 			}
 		}
@@ -354,7 +354,7 @@ func (g *Generator) trim(ctx context.Context, spec trimSpec, c *candidate, orig 
 	if err := copyFile(path, from); err != nil {
 		return err
 	}
-	applied, err := build(ctx, path, g.guards(), []group{{stmts: all}})
+	applied, err := build(ctx, path, g.fileGuards(), []group{{stmts: all}})
 	if err != nil {
 		return err
 	}
@@ -770,6 +770,9 @@ func copySet(m map[int64]bool) map[int64]bool {
 // sqliteOrig is the original SQLite file: the trim runs only on a SQLite
 // target (Run checks), whose candidates are copies of it.
 func (g *Generator) sqliteOrig() string { return g.tgt.(*fileTarget).orig }
+
+// fileGuards is the SQLite target's guards.
+func (g *Generator) fileGuards() *guardFilter { return g.tgt.(*fileTarget).guards }
 
 // file is a SQLite candidate's path.
 func (c *candidate) file() string { return strings.TrimPrefix(c.url, "sqlite:") }
