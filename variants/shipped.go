@@ -77,6 +77,11 @@ func ShopVariantSet(ctx context.Context, log func(format string, args ...any)) (
 		}
 		vs.Tasks[t.ID] = names
 	}
+	return encodeShopSet(vs)
+}
+
+// encodeShopSet is variants.json's bytes.
+func encodeShopSet(vs shopdb.VariantSet) ([]byte, error) {
 	// One statement a line, no indent: diffs of a regeneration stay
 	// readable, and SQL keeps its < and > unescaped.
 	var b bytes.Buffer

@@ -19,6 +19,7 @@ import (
 func main() {
 	duckdb.MaybeServeWorker() // the DuckDB engine re-executes this binary for its workers
 	out := flag.String("out", "variants.json", "file to write")
+	listsOnly := flag.Bool("lists-only", false, "keep the shipped variants and compute only each task's list (variants.ShopTaskLists): minutes, not a generation")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the generation to this file (to find what it spends its time on)")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -33,7 +34,13 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	log := func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
-	data, err := variants.ShopVariantSet(context.Background(), log)
+	var data []byte
+	var err error
+	if *listsOnly {
+		data, err = variants.ShopVariantSetRelisted(context.Background())
+	} else {
+		data, err = variants.ShopVariantSet(context.Background(), log)
+	}
 	if err == nil {
 		err = atomicfile.WriteFile(*out, data)
 	}
