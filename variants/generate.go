@@ -703,6 +703,13 @@ func (o *overlay) Resolve(name string) (string, error) {
 	return o.Databases.Resolve(name)
 }
 
+func (o *overlay) TaskVariants(name, task string) ([]string, error) {
+	if name == o.name {
+		return o.urls, nil
+	}
+	return o.Databases.TaskVariants(name, task)
+}
+
 func (o *overlay) Variants(name string) ([]string, error) {
 	if name == o.name {
 		return o.urls, nil

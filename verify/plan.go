@@ -81,12 +81,10 @@ func (pl *planner) variants(t *sqlgym.Task, testsuite bool) ([]string, error) {
 		// empties its gold), so they are part of the key.
 		key = "\x00ts\x00" + t.DB + "\x00" + strings.Join(t.DBVariants, "\x00")
 	}
-	dbs := pl.v.dbs
-	tv, byTask := dbs.(taskVariants)
-	byTask = byTask && testsuite && len(t.DBVariants) == 0
-	if byTask {
-		// Whether a task has a list of its own is known only by asking,
-		// so every task is kept apart.
+	if testsuite && len(t.DBVariants) == 0 {
+		// The database's variants, or the task's own list where it has
+		// one (Databases.TaskVariants): whether it does is known only by
+		// asking, so every task is kept apart.
 		key += "\x00task\x00" + t.ID
 	}
 	if u, ok := pl.urls[key]; ok || pl.urlErr[key] != nil {
@@ -94,15 +92,7 @@ func (pl *planner) variants(t *sqlgym.Task, testsuite bool) ([]string, error) {
 	}
 	var us []string
 	var err error
-	if byTask {
-		us, err = tv.TaskVariants(t.DB, t.ID)
-		if err != nil {
-			pl.urlErr[key] = err
-			return nil, err
-		}
-		pl.urls[key] = us
-		return us, nil
-	}
+	dbs := pl.v.dbs
 	switch {
 	case !testsuite:
 		var u string
@@ -125,7 +115,7 @@ func (pl *planner) variants(t *sqlgym.Task, testsuite bool) ([]string, error) {
 			}
 		}
 	default:
-		us, err = dbs.Variants(t.DB)
+		us, err = dbs.TaskVariants(t.DB, t.ID)
 	}
 	if err != nil {
 		pl.urlErr[key] = err
@@ -133,13 +123,6 @@ func (pl *planner) variants(t *sqlgym.Task, testsuite bool) ([]string, error) {
 	}
 	pl.urls[key] = us
 	return us, nil
-}
-
-// taskVariants is implemented by a Databases whose variants of one
-// database may differ by task (*catalog.Catalog: the built-in shop's
-// shipped set lists each task's own).
-type taskVariants interface {
-	TaskVariants(name, task string) ([]string, error)
 }
 
 // normalize is the candidate key of q on the database at u.
