@@ -670,15 +670,6 @@ func dropIdle(kept []*candidate, res *DBResult, killedBy map[string]string) []*c
 // on the original and the variants.
 func (r *DBResult) TasksAfter() []sqlgym.Task { return r.tasksAfter }
 
-func (g *Generator) weakOf(tasks []sqlgym.Task, id string) sqlgym.Task {
-	for _, t := range tasks {
-		if t.ID == id {
-			return t
-		}
-	}
-	return sqlgym.Task{}
-}
-
 // overlay resolves one database name to given URLs: the first for Resolve,
 // all of them for Variants. Every other name goes to the wrapped catalog.
 type overlay struct {
