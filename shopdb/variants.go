@@ -17,9 +17,13 @@ import (
 // --tasks shop --seed 1 --max-variants 5 --out DIR`). A variant is shop.sql followed by its statements, so it is
 // rebuilt byte for byte wherever it is needed
 // (catalog.MaterializeShopVariants); the catalog's test checks that every
-// statement still applies. After changing the generator, the shop or its
-// tasks, regenerate it with go generate ./shopdb (a few minutes);
-// TestShippedShopVariantsRegenerate (SQLGYM_SLOW_TESTS=1) checks it.
+// statement still applies. It also names, per task, the variants that task
+// is judged on (VariantSet.Tasks). After changing the generator, the shop
+// or its tasks, regenerate it with go generate ./shopdb (a full
+// generation: about seven CPU-minutes); after changing only how tasks are
+// given their variants, go run ../variants/shopvariants -lists-only -out
+// variants.json recomputes the lists for the variants as they are (seconds).
+// TestShippedShopVariantsRegenerate (SQLGYM_SLOW_TESTS=1) checks both.
 //
 //go:generate go run ../variants/shopvariants -out variants.json
 //go:embed variants.json

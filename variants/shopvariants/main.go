@@ -1,7 +1,9 @@
 // Command shopvariants regenerates shopdb/variants.json, the built-in
 // shop's shipped variant databases, with the recorded seed and options
 // (variants.ShopVariantSet). Run it through go generate ./shopdb; it
-// takes a few minutes.
+// takes a few minutes. -lists-only keeps the shipped variants and
+// computes only each task's list (variants.ShopTaskLists); -cpuprofile
+// writes a CPU profile of the generation.
 package main
 
 import (
