@@ -2,7 +2,6 @@ package variants
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -193,50 +192,3 @@ func nonEmpty(orig map[string]goldState, kept []*candidate, gold string) bool {
 	}
 	return false
 }
-
-// trialEdit is scratchEdit for a trim's or thinning's trial file, with
-// every foreign key's child columns indexed while the statements run and
-// the indexes dropped again before the commit. A deleted parent row makes
-// SQLite (foreign keys on) and the guards look for its children; without
-// an index on the child's column each look reads the whole child table,
-// and the trials' deletions, hundreds of parents at a time, took more
-// than half of the shop's generation. The file keeps its schema: the
-// indexes are gone when the goldens and kills run on it, the rows and
-// their rowids are the same, so every query reads them in the same order
-// (only free pages differ, and a trial file is never kept: the final
-// build of a trim is an ordinary build).
-func (g *Generator) trialEdit(ctx context.Context, path string, stmts []string) ([]bool, error) {
-	var create, drop []string
-	seen := map[string]bool{}
-	for _, t := range g.schema.Tables {
-		for _, fk := range t.ForeignKeys {
-			var cols []string
-			for _, c := range fk.Columns {
-				cols = append(cols, quoteIdent(c))
-			}
-			key := strings.ToLower(t.Name + "\x00" + strings.Join(cols, ","))
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			name := quoteIdent(fmt.Sprintf("sg_trial_fk_%d", len(create)+1))
-			create = append(create, fmt.Sprintf("CREATE INDEX %s ON %s (%s)", name, quoteIdent(t.Name), strings.Join(cols, ", ")))
-			drop = append(drop, "DROP INDEX "+name)
-		}
-	}
-	all := append(append(append([]string{}, create...), stmts...), drop...)
-	guards := append(slices.Clone(scratchPragmas), g.fileGuards().forStmts(stmts)...)
-	applied, err := sqlite.EditGuarded(ctx, path, guards, all)
-	if err != nil {
-		return nil, err
-	}
-	for i := range create {
-		if applied[i] && !applied[len(create)+len(stmts)+i] {
-			return nil, fmt.Errorf("trim: drop the trial's index %d: %w", i+1, errTrialIndex)
-		}
-	}
-	return applied[len(create) : len(create)+len(stmts)], nil
-}
-
-// errTrialIndex is a trial's temporary index that could not be dropped.
-var errTrialIndex = errors.New("the temporary index stays in the trial file (report this)")

@@ -246,7 +246,7 @@ func (g *Generator) trim(ctx context.Context, spec trimSpec, c *candidate, orig 
 			return faults{}, err
 		}
 		del := deleteStatements(tabs, g.schema, prop)
-		applied, err := g.trialEdit(ctx, trial, del)
+		applied, err := scratchEdit(ctx, trial, g.fileGuards(), del)
 		if err != nil {
 			return faults{}, err
 		}
@@ -254,7 +254,7 @@ func (g *Generator) trim(ctx context.Context, spec trimSpec, c *candidate, orig 
 			return faults{refused: true}, nil
 		}
 		if spec.thin {
-			if _, err := g.trialEdit(ctx, trial, c.stmts); err != nil {
+			if _, err := scratchEdit(ctx, trial, g.fileGuards(), c.stmts); err != nil {
 				return faults{}, err
 			}
 		}
