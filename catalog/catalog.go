@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -236,6 +237,34 @@ func (c *Catalog) Variants(name string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// TaskVariants is Variants for one task: the built-in shop's shipped set
+// names, per task, the variants it is judged on (shopdb.VariantSet.Tasks).
+// Every other database, and a shop task the set does not name, gets
+// Variants(name).
+func (c *Catalog) TaskVariants(name, task string) ([]string, error) {
+	all, err := c.Variants(name)
+	if err != nil || name != ShopName || len(all) < 2 || c.refs[name] != "" {
+		return all, err
+	}
+	vs, err := shopdb.Variants()
+	if err != nil {
+		return nil, err
+	}
+	names, ok := vs.TaskVariants(task)
+	if !ok {
+		return all, nil
+	}
+	// all is the shop and then its variants in the set's order
+	// (MaterializeShopVariants).
+	urls := []string{all[0]}
+	for i, v := range vs.Variants {
+		if i+1 < len(all) && slices.Contains(names, v.Name) {
+			urls = append(urls, all[i+1])
+		}
+	}
+	return urls, nil
 }
 
 // Engine returns the open engine for a database name, opening it on first

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/sqlgym/sqlgym"
@@ -72,5 +73,71 @@ func TestMaterializeShopVariants(t *testing.T) {
 		if got == base {
 			t.Errorf("%s holds the shop's own counts %s", v.Name, got)
 		}
+	}
+}
+
+// Each shop task is judged on the shipped variants its list names, in the
+// set's order after the shop; a task the set does not name, and every
+// other database, on all of them; without --variants, on the shop alone.
+func TestShopTasksGetTheirOwnShippedVariants(t *testing.T) {
+	vs, err := shopdb.Variants()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs.Tasks) == 0 {
+		t.Fatal("the shipped shop variants carry no per-task lists (regenerate with go generate ./shopdb)")
+	}
+	cache := t.TempDir()
+	cat, err := catalog.New(catalog.Config{CacheDir: cache, ShopVariants: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	all, err := cat.Variants("shop")
+	if err != nil || len(all) != len(vs.Variants)+1 {
+		t.Fatalf("shop variants %v, %v", all, err)
+	}
+	byName := map[string]string{}
+	for i, v := range vs.Variants {
+		byName[v.Name] = all[i+1]
+	}
+	fewer, alone := 0, 0
+	for id, names := range vs.Tasks {
+		got, err := cat.TaskVariants("shop", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{all[0]}
+		for _, v := range vs.Variants {
+			if slices.Contains(names, v.Name) {
+				want = append(want, byName[v.Name])
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("task %s (list %v): judged on %v, want %v", id, names, got, want)
+		}
+		if len(got) < len(all) {
+			fewer++
+		}
+		if len(got) == 1 {
+			alone++
+		}
+	}
+	if fewer == 0 || alone == 0 {
+		t.Errorf("%d of %d tasks on fewer than every variant, %d on the shop alone: the lists narrow nothing", fewer, len(vs.Tasks), alone)
+	}
+	if got, err := cat.TaskVariants("shop", "not-a-shipped-task"); err != nil || !slices.Equal(got, all) {
+		t.Errorf("a task the set does not name: %v, %v; want every variant", got, err)
+	}
+	plain, err := catalog.New(catalog.Config{CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	for id := range vs.Tasks {
+		if got, err := plain.TaskVariants("shop", id); err != nil || len(got) != 1 {
+			t.Errorf("without --variants, task %s: %v, %v; want the shop alone", id, got, err)
+		}
+		break
 	}
 }

@@ -17,9 +17,13 @@ import (
 // --tasks shop --seed 1 --max-variants 5 --out DIR`). A variant is shop.sql followed by its statements, so it is
 // rebuilt byte for byte wherever it is needed
 // (catalog.MaterializeShopVariants); the catalog's test checks that every
-// statement still applies. After changing the generator, the shop or its
-// tasks, regenerate it with go generate ./shopdb (a few minutes);
-// TestShippedShopVariantsRegenerate (SQLGYM_SLOW_TESTS=1) checks it.
+// statement still applies. It also names, per task, the variants that task
+// is judged on (VariantSet.Tasks). After changing the generator, the shop
+// or its tasks, regenerate it with go generate ./shopdb (a full
+// generation: about seven CPU-minutes); after changing only how tasks are
+// given their variants, go run ../variants/shopvariants -lists-only -out
+// variants.json recomputes the lists for the variants as they are (seconds).
+// TestShippedShopVariantsRegenerate (SQLGYM_SLOW_TESTS=1) checks both.
 //
 //go:generate go run ../variants/shopvariants -out variants.json
 //go:embed variants.json
@@ -32,11 +36,28 @@ type Variant struct {
 	Statements []string `json:"statements"`
 }
 
-// VariantSet is variants.json: the seed it was generated with and the
-// variants.
+// VariantSet is variants.json: the seed it was generated with, the
+// variants, and which of them each task is judged on.
 type VariantSet struct {
 	Seed     uint64    `json:"seed"`
 	Variants []Variant `json:"variants"`
+	// Tasks maps a task id to the names of the variants it is judged on
+	// (the db_variants `sqlgym variants` writes: the variants that first
+	// kill one of its own mutants and are fair to its gold); an empty list
+	// judges it on the shop alone. Each variant costs another run of every
+	// answer right on the original, so a task judged on the variants its
+	// mutants need, not on all five, keeps the reward's cost near the
+	// original's. Nil (a file written before the lists) judges every task
+	// on every variant, as does a task the map does not name (a task file
+	// of the user's own on the shop).
+	Tasks map[string][]string `json:"tasks,omitempty"`
+}
+
+// TaskVariants returns the names of the variants task is judged on and
+// whether the set says so for it; false means every variant.
+func (vs VariantSet) TaskVariants(task string) ([]string, bool) {
+	names, ok := vs.Tasks[task]
+	return names, ok
 }
 
 // Variants returns the shipped variants of the shop database.

@@ -676,48 +676,6 @@ func dropIdle(kept []*candidate, res *DBResult, killedBy map[string]string) []*c
 // on the original and the variants.
 func (r *DBResult) TasksAfter() []sqlgym.Task { return r.tasksAfter }
 
-// kills screens the weak tasks on the candidate alone and returns the
-// surviving mutants it tells from their golds.
-func (g *Generator) kills(ctx context.Context, url string, weak []sqlgym.Task, sopt screen.Options, survivors map[string]screen.Mutant) (map[string]bool, error) {
-	eng, err := openCandidate(ctx, url)
-	if err != nil {
-		return nil, fmt.Errorf("open candidate: %w", err)
-	}
-	defer eng.Close()
-	over := &overlay{Databases: g.dbs, name: g.name, urls: []string{url}, own: eng}
-	_, marked, err := screen.Screen(ctx, verify.New(over, weak, verify.Config{Mode: g.opt.Mode, Limits: g.opt.Limits}), weak, sopt)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]bool{}
-	for _, t := range marked {
-		still := map[string]bool{}
-		for _, m := range screen.WeakMutants(t) {
-			still[m.SQL] = true
-		}
-		for _, m := range screen.WeakMutants(g.weakOf(weak, t.ID)) {
-			if !still[m.SQL] {
-				out[mutantID(t.ID, m.SQL)] = true
-			}
-		}
-	}
-	for id := range out {
-		if _, ok := survivors[id]; !ok {
-			delete(out, id)
-		}
-	}
-	return out, nil
-}
-
-func (g *Generator) weakOf(tasks []sqlgym.Task, id string) sqlgym.Task {
-	for _, t := range tasks {
-		if t.ID == id {
-			return t
-		}
-	}
-	return sqlgym.Task{}
-}
-
 // overlay resolves one database name to given URLs: the first for Resolve,
 // all of them for Variants. Every other name goes to the wrapped catalog.
 type overlay struct {
@@ -740,6 +698,13 @@ func (o *overlay) Resolve(name string) (string, error) {
 		return o.urls[0], nil
 	}
 	return o.Databases.Resolve(name)
+}
+
+func (o *overlay) TaskVariants(name, task string) ([]string, error) {
+	if name == o.name {
+		return o.urls, nil
+	}
+	return o.Databases.TaskVariants(name, task)
 }
 
 func (o *overlay) Variants(name string) ([]string, error) {

@@ -3,8 +3,10 @@ package variants
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/sqlgym/sqlgym"
@@ -23,6 +25,14 @@ func toyDB(t *testing.T) string { return toyDBSized(t, 12, 40) }
 func toyDBSized(t *testing.T, customers, orders int) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "toy.sqlite")
+	if err := writeToy(path, customers, orders); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// writeToy writes the toy shop with that many customers and orders at path.
+func writeToy(path string, customers, orders int) error {
 	stmts := []string{
 		`CREATE TABLE customers (customer_id INTEGER NOT NULL PRIMARY KEY, name VARCHAR(40) NOT NULL, city VARCHAR(40),
 			tier INTEGER NOT NULL CHECK (tier BETWEEN 1 AND 3))`,
@@ -41,10 +51,7 @@ func toyDBSized(t *testing.T, customers, orders int) string {
 		stmts = append(stmts, fmt.Sprintf("INSERT INTO orders VALUES (%d, %d, '2024-%02d-%02d', %d.50, '%s')",
 			i, 1+(i*7)%customers, 1+i%12, 2+i%25, 10+i*3, status))
 	}
-	if err := sqlite.Create(context.Background(), path, stmts); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return sqlite.Create(context.Background(), path, stmts)
 }
 
 var toyTasks = []sqlgym.Task{
@@ -54,6 +61,61 @@ var toyTasks = []sqlgym.Task{
 	{ID: "names", DB: "toy", SQL: "SELECT name, COUNT(*) FROM customers JOIN orders ON orders.customer_id = customers.customer_id GROUP BY customers.customer_id", Complexity: "join"},
 	{ID: "max", DB: "toy", SQL: "SELECT MAX(amount) FROM orders WHERE status = 'shipped'", Complexity: "aggregate"},
 	{ID: "top", DB: "toy", SQL: "SELECT order_id FROM orders ORDER BY amount DESC, order_id LIMIT 3", Complexity: "order_limit"},
+}
+
+// shared is the toy shop generated once for the package (seed 7, 3
+// variants, the toy tasks), for the tests that only read the result and
+// judge on its files: three tests generated the same set each.
+var shared struct {
+	once sync.Once
+	dir  string // removed by TestMain
+	path string
+	res  *DBResult
+	cat  *catalog.Catalog
+	err  error
+}
+
+// sharedToy returns the shared generation: the toy's path, the result and
+// a catalog that resolves "toy" to it.
+func sharedToy(t *testing.T) (string, *DBResult, *catalog.Catalog) {
+	t.Helper()
+	shared.once.Do(func() {
+		if shared.dir, shared.err = os.MkdirTemp("", "sqlgym-variants-test-"); shared.err != nil {
+			return
+		}
+		shared.path = filepath.Join(shared.dir, "toy.sqlite")
+		if shared.err = writeToy(shared.path, 12, 40); shared.err != nil {
+			return
+		}
+		if shared.cat, shared.err = catalog.New(catalog.Config{Refs: []string{"toy=sqlite:" + shared.path}, CacheDir: filepath.Join(shared.dir, "cache")}); shared.err != nil {
+			return
+		}
+		ctx := context.Background()
+		g, err := NewGenerator(ctx, shared.cat, "toy", "sqlite:"+shared.path, toyTasks, Options{MaxVariants: 3, Candidates: 6, Seed: 7})
+		if err != nil {
+			shared.err = err
+			return
+		}
+		out := filepath.Join(shared.dir, "out")
+		if shared.err = os.Mkdir(out, 0o755); shared.err != nil {
+			return
+		}
+		shared.res, shared.err = g.Run(ctx, out)
+	})
+	if shared.err != nil {
+		t.Fatalf("the shared toy generation: %v", shared.err)
+	}
+	return shared.path, shared.res, shared.cat
+}
+
+// removeShared removes what sharedToy made, after every test ran.
+func removeShared() {
+	if shared.cat != nil {
+		shared.cat.Close()
+	}
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
 }
 
 func generate(t *testing.T, path string, seed uint64) (*DBResult, *catalog.Catalog) {
@@ -84,8 +146,7 @@ func generateTasks(t *testing.T, path string, seed uint64, max int, tasks []sqlg
 }
 
 func TestGenerateKillsMutantsAndKeepsGolds(t *testing.T) {
-	path := toyDB(t)
-	res, _ := generate(t, path, 7)
+	_, res, _ := sharedToy(t)
 	if res.Before.Weak == 0 {
 		t.Fatalf("the toy data was built weak, but the screen found no weak task: %+v", res.Before)
 	}
@@ -151,9 +212,8 @@ func golds(ts []sqlgym.Task) []string {
 }
 
 func TestGenerateIsDeterministic(t *testing.T) {
-	path := toyDB(t)
-	a, _ := generate(t, path, 3)
-	b, _ := generate(t, path, 3)
+	path, a, _ := sharedToy(t)
+	b, _ := generate(t, path, 7)
 	if len(a.Variants) != len(b.Variants) {
 		t.Fatalf("same seed: %d variants, then %d", len(a.Variants), len(b.Variants))
 	}
@@ -162,21 +222,20 @@ func TestGenerateIsDeterministic(t *testing.T) {
 			t.Errorf("same seed: variant %d differs", i+1)
 		}
 	}
-	c, _ := generate(t, path, 4)
+	c, _ := generate(t, path, 8)
 	same := len(a.Variants) == len(c.Variants)
 	for i := 0; same && i < len(a.Variants); i++ {
 		same = slices.Equal(a.Variants[i].Statements, c.Variants[i].Statements)
 	}
 	if same {
-		t.Errorf("seeds 3 and 4 gave the same variants: the seed is not used")
+		t.Errorf("seeds 7 and 8 gave the same variants: the seed is not used")
 	}
 }
 
 // TestVariantsRejectWrongAnswers is the reason for all this: a near miss the
 // original database rewards is judged wrong once --variants is on.
 func TestVariantsRejectWrongAnswers(t *testing.T) {
-	path := toyDB(t)
-	res, cat := generate(t, path, 7)
+	_, res, cat := sharedToy(t)
 	var task sqlgym.Task
 	var wrong string
 	for _, tk := range toyTasks {

@@ -1,11 +1,14 @@
 package variants
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/constraints"
+	"github.com/sqlgym/sqlgym/engine/sqlite"
+	"github.com/sqlgym/sqlgym/sqltext"
 )
 
 // sqliteGuards writes the TEMP triggers that make a SQLite edit keep the
@@ -93,4 +96,190 @@ func (g *Generator) guards() []string {
 		return nil
 	}
 	return sqliteGuards(g.schema, g.cons, !g.opt.DeclaredOnly, g.opt.UnseenValues)
+}
+
+// guardFilter gives a build only the guards on the tables its statements
+// can write: a TEMP trigger is compiled into the editing connection
+// whether or not it ever fires, and creating every guard cost about a
+// quarter of a candidate build's CPU on Spider's concert_singer (64
+// triggers for statements that write two or three tables). A trigger
+// fires only on its own table, so leaving out those on tables no
+// statement writes changes no statement's fate. Foreign-key actions
+// write the children of a written table, so those count as written, to
+// the end of the chain; a file with triggers of its own, which may write
+// anywhere, and a statement whose table is not read here, get every
+// guard.
+type guardFilter struct {
+	all      []string
+	on       []string            // each guard's table, lower case ("" not read: always kept)
+	children map[string][]string // a table, lower case -> the tables with a foreign key to it
+	whole    bool                // the file has triggers of its own
+}
+
+func newGuardFilter(guards []string, schema *sqlgym.Schema, ownTriggers bool) *guardFilter {
+	f := &guardFilter{all: guards, children: map[string][]string{}, whole: ownTriggers}
+	for _, g := range guards {
+		f.on = append(f.on, guardTable(g))
+	}
+	for _, t := range schema.Tables {
+		for _, fk := range t.ForeignKeys {
+			p := strings.ToLower(fk.RefTable)
+			f.children[p] = append(f.children[p], strings.ToLower(t.Name))
+		}
+	}
+	return f
+}
+
+// forStmts is the guards a build of stmts needs.
+func (f *guardFilter) forStmts(stmts []string) []string {
+	if f == nil || f.whole || len(f.all) == 0 {
+		if f == nil {
+			return nil
+		}
+		return f.all
+	}
+	written := map[string]bool{}
+	var queue []string
+	for _, s := range stmts {
+		t := writtenTable(s)
+		if t == "" {
+			return f.all
+		}
+		if !written[t] {
+			written[t] = true
+			queue = append(queue, t)
+		}
+	}
+	for len(queue) > 0 {
+		t := queue[0]
+		queue = queue[1:]
+		for _, c := range f.children[t] {
+			if !written[c] {
+				written[c] = true
+				queue = append(queue, c)
+			}
+		}
+	}
+	var out []string
+	for i, g := range f.all {
+		if f.on[i] == "" || written[f.on[i]] {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// guardTable is the table a guard of sqliteGuards is on, lower case.
+func guardTable(guard string) string {
+	_, rest, ok := strings.Cut(guard, " ON main.")
+	if !ok {
+		return ""
+	}
+	name, _, ok := strings.Cut(rest, " WHEN ")
+	if !ok {
+		return ""
+	}
+	return guardIdent(name)
+}
+
+// writtenTable is the table an INSERT, REPLACE, UPDATE or DELETE
+// statement writes, lower case, after any WITH clause; "" when the
+// statement is not read as one of those.
+func writtenTable(stmt string) string {
+	depth, pos := 0, 0
+	next := func() (sqltext.Token, bool) {
+		for pos < len(stmt) {
+			t := sqltext.TokenAt(stmt, pos)
+			pos += len(t.Text)
+			if t.Significant() {
+				return t, true
+			}
+		}
+		return sqltext.Token{}, false
+	}
+	for {
+		t, ok := next()
+		if !ok {
+			return ""
+		}
+		switch {
+		case t.IsPunct("("):
+			depth++
+			continue
+		case t.IsPunct(")"):
+			depth--
+			continue
+		case depth > 0:
+			continue
+		}
+		var want string
+		switch {
+		case t.IsWord("INSERT"), t.IsWord("REPLACE"):
+			want = "INTO"
+		case t.IsWord("DELETE"):
+			want = "FROM"
+		case t.IsWord("UPDATE"):
+		default:
+			continue
+		}
+		t, ok = next()
+		if ok && t.IsWord("OR") { // INSERT OR IGNORE, UPDATE OR REPLACE
+			if _, ok = next(); ok {
+				t, ok = next()
+			}
+		}
+		if want != "" {
+			if !ok || !t.IsWord(want) {
+				return ""
+			}
+			t, ok = next()
+		}
+		if !ok || (t.Kind != sqltext.Word && t.Kind != sqltext.QuotedIdent) {
+			return ""
+		}
+		name := t.Text
+		save := pos
+		if d, ok := next(); ok && d.IsPunct(".") { // schema.table
+			if n, ok := next(); ok && (n.Kind == sqltext.Word || n.Kind == sqltext.QuotedIdent) {
+				name = n.Text
+			} else {
+				return ""
+			}
+		} else {
+			pos = save
+		}
+		return guardIdent(name)
+	}
+}
+
+// guardIdent is an identifier as SQLite names it, lower case.
+func guardIdent(s string) string {
+	if len(s) >= 2 {
+		switch q := s[0]; q {
+		case '"', '`':
+			if s[len(s)-1] == q {
+				s = strings.ReplaceAll(s[1:len(s)-1], string([]byte{q, q}), string(q))
+			}
+		case '[':
+			if s[len(s)-1] == ']' {
+				s = s[1 : len(s)-1]
+			}
+		}
+	}
+	return strings.ToLower(s)
+}
+
+// ownTriggers reports whether the SQLite file at path has triggers of its
+// own, which may write any table (guardFilter then gives every guard).
+func ownTriggers(ctx context.Context, path string) (bool, error) {
+	eng, err := sqlite.Open(path, sqlite.Options{PoolSize: 1})
+	if err != nil {
+		return false, fmt.Errorf("read the database's triggers: %w", err)
+	}
+	defer eng.Close()
+	rs, err := eng.Query(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger'", sqlgym.Limits{})
+	if err != nil {
+		return false, fmt.Errorf("read the database's triggers: %w", err)
+	}
+	return len(rs.Rows) == 1 && rs.Rows[0][0].Int > 0, nil
 }

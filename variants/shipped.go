@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
 	"github.com/sqlgym/sqlgym/shopdb"
 )
@@ -59,10 +60,28 @@ func ShopVariantSet(ctx context.Context, log func(format string, args ...any)) (
 	if err != nil {
 		return nil, err
 	}
-	vs := shopdb.VariantSet{Seed: ShippedSeed}
+	vs := shopdb.VariantSet{Seed: ShippedSeed, Tasks: map[string][]string{}}
+	byPath := map[string]string{}
 	for _, k := range res.Variants {
 		vs.Variants = append(vs.Variants, shopdb.Variant{Name: k.Name, Statements: k.Statements})
+		byPath[k.Path] = k.Name
 	}
+	// Each task's db_variants as names: the shipped files live wherever
+	// the catalog builds them (catalog.TaskVariants maps them back).
+	for _, t := range res.TasksAfter() {
+		names := []string{}
+		for _, u := range t.DBVariants {
+			if name, ok := byPath[sqlgym.VariantFile(u)]; ok {
+				names = append(names, name)
+			}
+		}
+		vs.Tasks[t.ID] = names
+	}
+	return encodeShopSet(vs)
+}
+
+// encodeShopSet is variants.json's bytes.
+func encodeShopSet(vs shopdb.VariantSet) ([]byte, error) {
 	// One statement a line, no indent: diffs of a regeneration stay
 	// readable, and SQL keeps its < and > unescaped.
 	var b bytes.Buffer

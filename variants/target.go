@@ -58,7 +58,16 @@ func (g *Generator) newTarget(ctx context.Context, dir string) (target, error) {
 		if err != nil {
 			return nil, fmt.Errorf("candidates folder: %w", err)
 		}
-		return &fileTarget{d: loc.Dialect, name: g.name, src: loc.Path, orig: loc.Path, dir: dir, tmp: tmp, guards: g.guards()}, nil
+		ft := &fileTarget{d: loc.Dialect, name: g.name, src: loc.Path, orig: loc.Path, dir: dir, tmp: tmp}
+		if loc.Dialect == sqlgym.DialectSQLite {
+			own, err := ownTriggers(ctx, loc.Path)
+			if err != nil {
+				os.RemoveAll(tmp)
+				return nil, err
+			}
+			ft.guards = newGuardFilter(g.guards(), g.schema, own)
+		}
+		return ft, nil
 	case sqlgym.DialectPostgres:
 		// The server cuts identifiers at 63 bytes: NAME_c12_t must fit, or
 		// two candidates' schemas would be one.
@@ -117,8 +126,8 @@ type fileTarget struct {
 	dir  string // the output folder, DIR/NAME
 	tmp  string // the candidates' folder inside it, removed by close
 	// guards keep a SQLite candidate's undeclared constraints
-	// (sqliteGuards).
-	guards []string
+	// (sqliteGuards), given to each build as its statements need them.
+	guards *guardFilter
 }
 
 func (t *fileTarget) dialect() sqlgym.Dialect { return t.d }

@@ -14,7 +14,6 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/engine/sqlite"
 	"github.com/sqlgym/sqlgym/screen"
-	"github.com/sqlgym/sqlgym/verify"
 )
 
 // The trim: every answer right on the original runs again on each
@@ -247,7 +246,7 @@ func (g *Generator) trim(ctx context.Context, spec trimSpec, c *candidate, orig 
 			return faults{}, err
 		}
 		del := deleteStatements(tabs, g.schema, prop)
-		applied, err := sqlite.EditGuarded(ctx, trial, g.guards(), del)
+		applied, err := scratchEdit(ctx, trial, g.fileGuards(), del)
 		if err != nil {
 			return faults{}, err
 		}
@@ -255,7 +254,7 @@ func (g *Generator) trim(ctx context.Context, spec trimSpec, c *candidate, orig 
 			return faults{refused: true}, nil
 		}
 		if spec.thin {
-			if _, err := sqlite.EditGuarded(ctx, trial, g.guards(), c.stmts); err != nil {
+			if _, err := scratchEdit(ctx, trial, g.fileGuards(), c.stmts); err != nil {
 				return faults{}, err
 			}
 		}
@@ -355,7 +354,7 @@ func (g *Generator) trim(ctx context.Context, spec trimSpec, c *candidate, orig 
 	if err := copyFile(path, from); err != nil {
 		return err
 	}
-	applied, err := build(ctx, path, g.guards(), []group{{stmts: all}})
+	applied, err := build(ctx, path, g.fileGuards(), []group{{stmts: all}})
 	if err != nil {
 		return err
 	}
@@ -475,20 +474,15 @@ func (g *Generator) trimFaults(ctx context.Context, path string, c *candidate, g
 	if len(tasks) == 0 {
 		return f, nil
 	}
-	marked, err := g.screenFresh(ctx, path, tasks, sopt)
+	killed, err := g.killsFresh(ctx, path, tasks, sopt, survivors)
 	if err != nil {
 		return f, err
 	}
-	for _, t := range marked {
-		still := map[string]bool{}
+	for _, t := range tasks {
 		for _, m := range screen.WeakMutants(t) {
-			still[m.SQL] = true
-		}
-		orig := g.weakOf(tasks, t.ID)
-		for _, m := range screen.WeakMutants(orig) {
 			id := mutantID(t.ID, m.SQL)
-			if _, ok := survivors[id]; ok && need[id] && still[m.SQL] {
-				f.tasks = append(f.tasks, orig)
+			if _, ok := survivors[id]; ok && need[id] && !killed[id] {
+				f.tasks = append(f.tasks, t)
 				break
 			}
 		}
@@ -504,19 +498,16 @@ type faults struct {
 	states  map[string]goldState
 }
 
-// screenFresh screens tasks on the SQLite file at path through an engine
-// of its own, closed after: the file is rebuilt in place between trials,
-// so it must never be the catalog's (which keeps an engine per URL).
-func (g *Generator) screenFresh(ctx context.Context, path string, tasks []sqlgym.Task, sopt screen.Options) ([]sqlgym.Task, error) {
-	url := "sqlite:" + path
+// killsFresh is kills on the SQLite file at path through an engine of its
+// own, closed after: the file is rebuilt in place between trials, so it
+// must never be the catalog's (which keeps an engine per URL).
+func (g *Generator) killsFresh(ctx context.Context, path string, tasks []sqlgym.Task, sopt screen.Options, survivors map[string]screen.Mutant) (map[string]bool, error) {
 	eng, err := sqlite.Open(path, sqlite.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("trim: %w", err)
 	}
 	defer eng.Close()
-	dbs := &overlay{Databases: g.dbs, name: g.name, urls: []string{url}, own: eng}
-	_, marked, err := screen.Screen(ctx, verify.New(dbs, tasks, verify.Config{Mode: g.opt.Mode, Limits: g.opt.Limits}), tasks, sopt)
-	return marked, err
+	return g.killsOn(ctx, eng, "sqlite:"+path, tasks, sopt, survivors)
 }
 
 // readTrimTables reads every rowid table of the file. With orig, a row is
@@ -779,6 +770,9 @@ func copySet(m map[int64]bool) map[int64]bool {
 // sqliteOrig is the original SQLite file: the trim runs only on a SQLite
 // target (Run checks), whose candidates are copies of it.
 func (g *Generator) sqliteOrig() string { return g.tgt.(*fileTarget).orig }
+
+// fileGuards is the SQLite target's guards.
+func (g *Generator) fileGuards() *guardFilter { return g.tgt.(*fileTarget).guards }
 
 // file is a SQLite candidate's path.
 func (c *candidate) file() string { return strings.TrimPrefix(c.url, "sqlite:") }

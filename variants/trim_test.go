@@ -78,8 +78,7 @@ func TestCloseOverKeysKeepsReferencesWhole(t *testing.T) {
 // the variant was kept for stay (the generator's own full check), and the
 // rows no edit touched are the only ones gone.
 func TestTrimDeletesOnlyUntouchedRows(t *testing.T) {
-	path := toyDB(t)
-	res, _ := generate(t, path, 7)
+	path, res, _ := sharedToy(t)
 	ctx := context.Background()
 	trimmed := 0
 	for _, v := range res.Variants {

@@ -2,6 +2,8 @@ package verify
 
 import (
 	"context"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,5 +133,48 @@ func TestStageJudgesAGoldTextOnItsResult(t *testing.T) {
 	cands, order = gatherCandidates(jobs, golds, false)
 	if st := v.stage(order, cands, golds, jobs, v.modes()); len(st.ready) != 0 || len(st.run) != 2 {
 		t.Errorf("with a rerun: ready %v run %v", st.ready, st.run)
+	}
+}
+
+// listedDBs gives tasks their own variants of one database, as the
+// catalog does for the built-in shop's shipped per-task lists.
+type listedDBs struct {
+	*catalog.Catalog
+	lists map[string][]string // task id -> URLs, the original first
+}
+
+func (l listedDBs) TaskVariants(name, task string) ([]string, error) {
+	if us, ok := l.lists[task]; ok {
+		return us, nil
+	}
+	return l.Catalog.Variants(name)
+}
+
+// Under Config.Variants a task without db_variants is judged on the list
+// its Databases gives it, not on a list kept for its database: two tasks
+// of the shop, one on a variant and one on the shop alone, are planned
+// apart, whichever comes first.
+func TestPlanTakesEachTasksOwnVariants(t *testing.T) {
+	cat := shopCatalog(t)
+	shop, err := cat.Resolve("shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := []string{shop, "sqlite:" + filepath.Join(t.TempDir(), "shop_v1.sqlite")}
+	dbs := listedDBs{Catalog: cat, lists: map[string][]string{"a": one, "b": {shop}}}
+	v := New(dbs, nil, Config{Variants: true})
+	a := &sqlgym.Task{ID: "a", DB: "shop", SQL: "SELECT count(*) FROM orders"}
+	b := &sqlgym.Task{ID: "b", DB: "shop", SQL: "SELECT count(*) FROM customers"}
+	for _, order := range [][]*sqlgym.Task{{a, b}, {b, a}} {
+		pl := newPlanner(v)
+		for _, task := range order {
+			us, err := pl.variants(task, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := dbs.lists[task.ID]; !slices.Equal(us, want) {
+				t.Errorf("task %s (planned %s then %s): judged on %v, want %v", task.ID, order[0].ID, order[1].ID, us, want)
+			}
+		}
 	}
 }

@@ -81,6 +81,12 @@ func (pl *planner) variants(t *sqlgym.Task, testsuite bool) ([]string, error) {
 		// empties its gold), so they are part of the key.
 		key = "\x00ts\x00" + t.DB + "\x00" + strings.Join(t.DBVariants, "\x00")
 	}
+	if testsuite && len(t.DBVariants) == 0 {
+		// The database's variants, or the task's own list where it has
+		// one (Databases.TaskVariants): whether it does is known only by
+		// asking, so every task is kept apart.
+		key += "\x00task\x00" + t.ID
+	}
 	if u, ok := pl.urls[key]; ok || pl.urlErr[key] != nil {
 		return u, pl.urlErr[key]
 	}
@@ -109,7 +115,7 @@ func (pl *planner) variants(t *sqlgym.Task, testsuite bool) ([]string, error) {
 			}
 		}
 	default:
-		us, err = dbs.Variants(t.DB)
+		us, err = dbs.TaskVariants(t.DB, t.ID)
 	}
 	if err != nil {
 		pl.urlErr[key] = err

@@ -21,6 +21,12 @@ import (
 type Databases interface {
 	Resolve(name string) (string, error)
 	Variants(name string) ([]string, error)
+	// TaskVariants is Variants for one task of the database, which may
+	// have a list of its own (the built-in shop's shipped set names each
+	// task's: catalog.Catalog.TaskVariants); a task without one gets
+	// Variants(name). Part of the interface, so that a wrapper embedding
+	// it (a metrics or counting layer) passes the lists on.
+	TaskVariants(name, task string) ([]string, error)
 	EngineURL(ctx context.Context, url string) (sqlgym.Engine, error)
 }
 

@@ -137,6 +137,13 @@ func runBenchVariantsCost(ctx context.Context, io cmdkit.IO, opts benchVariantsC
 				n++
 			}
 		}
+		if len(t.DBVariants) == 0 {
+			// The built-in shop's tasks take their lists from the
+			// shipped set (catalog.TaskVariants).
+			if us, err := cat.TaskVariants(t.DB, t.ID); err == nil && len(us) > 1 {
+				n += len(us) - 1
+			}
+		}
 	}
 	rep.Variants = 1000 * n / len(tasks)
 	if opts.JSON {
