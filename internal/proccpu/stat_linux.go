@@ -101,7 +101,7 @@ func tree() (time.Duration, bool, error) {
 	var total time.Duration
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return total, false, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		return total, false, fmt.Errorf("%w: %w", ErrUnsupported, err)
 	}
 	stats := map[int]stat{}
 	kids := map[int][]int{}
@@ -135,7 +135,7 @@ func tree() (time.Duration, bool, error) {
 func ByName(names ...string) ([]int, error) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		return nil, fmt.Errorf("%w: %w", ErrUnsupported, err)
 	}
 	var pids []int
 	for _, e := range ents {

@@ -78,8 +78,11 @@ func boundsTargetFor(ctx context.Context, name string, opts benchBoundsOptions, 
 			return &boundsTarget{skip: "no --postgres URL"}, nil
 		}
 		loc, err := engine.ParseURL(opts.Postgres)
-		if err != nil || loc.Dialect != sqlgym.DialectPostgres {
-			return nil, cmdkit.Usagef("--postgres %s: a postgres:// URL (%v)", opts.Postgres, err)
+		if err != nil {
+			return nil, cmdkit.Usagef("--postgres %s: a postgres:// URL (%w)", opts.Postgres, err)
+		}
+		if loc.Dialect != sqlgym.DialectPostgres {
+			return nil, cmdkit.Usagef("--postgres %s: a postgres:// URL, not %s", opts.Postgres, loc.Dialect)
 		}
 		conn, err := pgx.Connect(ctx, loc.DSN)
 		if err != nil {
