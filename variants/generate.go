@@ -377,17 +377,7 @@ func (g *Generator) Run(ctx context.Context, dir string) (res *DBResult, err err
 	}
 	res.Before = rep
 	before := marked
-	survivors := map[string]screen.Mutant{}
-	var weakTasks []sqlgym.Task
-	for _, t := range marked {
-		ms := screen.WeakMutants(t)
-		if len(ms) > 0 {
-			weakTasks = append(weakTasks, t)
-		}
-		for _, m := range ms {
-			survivors[mutantID(t.ID, m.SQL)] = m
-		}
-	}
+	weakTasks, survivors := survivorsOf(marked)
 	opt.Log("%s: %d of %d screened tasks weak, %d surviving mutants", g.name, rep.Weak, rep.Screened, len(survivors))
 
 	if g.goldStates, err = g.tgt.golds(ctx, orig, g.golds, opt.Limits); err != nil {
@@ -757,4 +747,21 @@ func nearMiss(t sqlgym.Task, equivalent func(screen.Mutant) bool) bool {
 		}
 	}
 	return false
+}
+
+// survivorsOf returns the screened tasks that have a surviving mutant and
+// every such mutant, keyed by task and SQL: what the generator aims at.
+func survivorsOf(marked []sqlgym.Task) ([]sqlgym.Task, map[string]screen.Mutant) {
+	survivors := map[string]screen.Mutant{}
+	var weak []sqlgym.Task
+	for _, t := range marked {
+		ms := screen.WeakMutants(t)
+		if len(ms) > 0 {
+			weak = append(weak, t)
+		}
+		for _, m := range ms {
+			survivors[mutantID(t.ID, m.SQL)] = m
+		}
+	}
+	return weak, survivors
 }

@@ -3,7 +3,6 @@ package variants
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
@@ -28,24 +27,12 @@ func ShopTaskLists(ctx context.Context) (map[string][]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "sqlgym-shop-lists-")
-	if err != nil {
-		return nil, fmt.Errorf("shop variant lists: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	cat, err := catalog.New(catalog.Config{CacheDir: tmp})
+	sh, err := openShop("sqlgym-shop-lists-")
 	if err != nil {
 		return nil, err
 	}
-	defer cat.Close()
-	tasks, err := shopdb.LoadTasks("shop")
-	if err != nil {
-		return nil, err
-	}
-	orig, err := cat.Resolve("shop")
-	if err != nil {
-		return nil, err
-	}
+	defer sh.close()
+	tmp, cat, tasks, orig := sh.dir, sh.cat, sh.tasks, sh.url
 	paths, err := catalog.MaterializeShopVariants(tmp)
 	if err != nil {
 		return nil, err
@@ -61,17 +48,7 @@ func ShopTaskLists(ctx context.Context) (map[string][]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	survivors := map[string]screen.Mutant{}
-	var weak []sqlgym.Task
-	for _, t := range marked {
-		ms := screen.WeakMutants(t)
-		if len(ms) > 0 {
-			weak = append(weak, t)
-		}
-		for _, m := range ms {
-			survivors[mutantID(t.ID, m.SQL)] = m
-		}
-	}
+	weak, survivors := survivorsOf(marked)
 	if g.goldStates, err = checkGoldsURL(ctx, orig, g.golds, opt.Limits); err != nil {
 		return nil, err
 	}

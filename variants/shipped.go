@@ -30,24 +30,12 @@ const (
 // give the same bytes (TestShippedShopVariantsRegenerate);
 // variants/shopvariants writes them (go generate ./shopdb).
 func ShopVariantSet(ctx context.Context, log func(format string, args ...any)) ([]byte, error) {
-	tmp, err := os.MkdirTemp("", "sqlgym-shop-variants-")
-	if err != nil {
-		return nil, fmt.Errorf("shop variants: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	cat, err := catalog.New(catalog.Config{CacheDir: tmp})
+	sh, err := openShop("sqlgym-shop-variants-")
 	if err != nil {
 		return nil, err
 	}
-	defer cat.Close()
-	tasks, err := shopdb.LoadTasks("shop")
-	if err != nil {
-		return nil, err
-	}
-	url, err := cat.Resolve("shop")
-	if err != nil {
-		return nil, err
-	}
+	defer sh.close()
+	tmp, cat, tasks, url := sh.dir, sh.cat, sh.tasks, sh.url
 	g, err := NewGenerator(ctx, cat, "shop", url, tasks, Options{Seed: ShippedSeed, MaxVariants: ShippedMaxVariants, Log: log})
 	if err != nil {
 		return nil, err
@@ -92,4 +80,40 @@ func encodeShopSet(vs shopdb.VariantSet) ([]byte, error) {
 		return nil, fmt.Errorf("shop variants: %w", err)
 	}
 	return b.Bytes(), nil
+}
+
+// shop is the built-in shop opened in a scratch catalog: what both the
+// shipped set's generation and its per-task lists start from.
+type shop struct {
+	dir   string // scratch folder, removed by close
+	cat   *catalog.Catalog
+	tasks []sqlgym.Task
+	url   string // the original shop database
+}
+
+func openShop(prefix string) (*shop, error) {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return nil, fmt.Errorf("shop variants: %w", err)
+	}
+	sh := &shop{dir: dir}
+	if sh.cat, err = catalog.New(catalog.Config{CacheDir: dir}); err != nil {
+		sh.close()
+		return nil, err
+	}
+	if sh.tasks, err = shopdb.LoadTasks("shop"); err == nil {
+		sh.url, err = sh.cat.Resolve("shop")
+	}
+	if err != nil {
+		sh.close()
+		return nil, err
+	}
+	return sh, nil
+}
+
+func (sh *shop) close() {
+	if sh.cat != nil {
+		sh.cat.Close()
+	}
+	os.RemoveAll(sh.dir)
 }
