@@ -53,14 +53,10 @@ func countOnceProved(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 // condition is always safe (fewer rows cannot make more), so an ON or
 // WHERE holding an OR gives no equality rather than a refusal.
 func (q *query) pinned(s *sqlgym.Schema, srcs []source, fixed []colAt) bool {
-	from := -1
-	for k := range q.toks {
-		if q.toks[k].depth == 0 && q.word(k, "from") {
-			from = k
-			break
-		}
+	from, fromEnd := q.topFrom()
+	if from < 0 {
+		return false
 	}
-	fromEnd := q.clauseEnd(from, "where", "group", "having", "order", "limit", "offset", "window", "fetch")
 	for k := from; k < fromEnd; k++ {
 		if q.toks[k].depth == 0 && q.word(k, "left", "right", "full", "outer", "cross", "natural", "using") {
 			return false // a NULL-extended row is no row of its table

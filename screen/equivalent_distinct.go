@@ -126,17 +126,10 @@ type colAt struct {
 // is an inner one (an outer join may leave one side NULL); none
 // otherwise.
 func (q *query) onEqualities(srcs []source) [][2]colAt {
-	from := -1
-	for k := range q.toks {
-		if q.toks[k].depth == 0 && q.word(k, "from") {
-			from = k
-			break
-		}
-	}
+	from, end := q.topFrom()
 	if from < 0 {
 		return nil
 	}
-	end := q.clauseEnd(from, "where", "group", "having", "order", "limit", "offset", "window", "fetch")
 	for k := from; k < end; k++ {
 		if q.toks[k].depth == 0 && q.word(k, "left", "right", "full", "outer", "cross", "natural") {
 			return nil

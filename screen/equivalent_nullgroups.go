@@ -55,14 +55,10 @@ func nullRowsDropped(gold string, m Mutant, s *sqlgym.Schema) (bool, string) {
 	// R is the source the flipped JOIN names: the index of that JOIN among
 	// the FROM's joins and commas, plus one.
 	ri, seen := -1, 0
-	from := -1
-	for k := range q.toks {
-		if q.toks[k].depth == 0 && q.word(k, "from") {
-			from = k
-			break
-		}
+	from, fromEnd := q.topFrom()
+	if from < 0 {
+		return false, ""
 	}
-	fromEnd := q.clauseEnd(from, "where", "group", "having", "order", "limit", "offset", "window", "fetch")
 	for k := from; k < fromEnd; k++ {
 		if q.toks[k].depth != 0 {
 			continue

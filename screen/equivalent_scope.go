@@ -24,17 +24,10 @@ func (q *query) topSources(s *sqlgym.Schema) ([]source, bool) {
 	if s == nil || len(q.toks) == 0 || q.word(0, "with") || q.setOp() {
 		return nil, false
 	}
-	from := -1
-	for k := range q.toks {
-		if q.toks[k].depth == 0 && q.word(k, "from") {
-			from = k
-			break
-		}
-	}
+	from, end := q.topFrom()
 	if from < 0 {
 		return nil, false
 	}
-	end := q.clauseEnd(from, "where", "group", "having", "order", "limit", "offset", "window", "fetch")
 	var out []source
 	for k := from; k < end; k++ {
 		if q.toks[k].depth != 0 || !(k == from || q.word(k, "join") || q.punct(k, ",")) {

@@ -190,6 +190,17 @@ func (q *query) remove(i, j int) string {
 	return q.edit(q.toks[i].Pos, end, "")
 }
 
+// topFrom returns the top-level FROM keyword's token and the end of its
+// clause, or -1, -1 when the query has none at depth 0.
+func (q *query) topFrom() (from, end int) {
+	for k := range q.toks {
+		if q.toks[k].depth == 0 && q.word(k, "from") {
+			return k, q.clauseEnd(k, "where", "group", "having", "order", "limit", "offset", "window", "fetch")
+		}
+	}
+	return -1, -1
+}
+
 // clauseEnd returns the index of the first token after start, at start's
 // depth, that ends the clause: a parenthesis closing that depth, one of
 // the terminating words, or the end.
