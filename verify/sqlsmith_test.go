@@ -214,7 +214,7 @@ func soak(t *testing.T, cat *catalog.Catalog, gen func(seed int) []string, d sql
 		}
 	}
 	t.Logf("%s: %d sqlsmith queries in %v (load average %s), costliest answer %v of CPU (bound %v), seed %d:\n%.2000s",
-		d, n, dur, loadAverage(), costliest.Round(time.Millisecond), bound.CPU, costSeed, costliestSQL)
+		d, n, dur, proccpu.LoadAverage(), costliest.Round(time.Millisecond), bound.CPU, costSeed, costliestSQL)
 	t.Logf("%s: slowest answer %v of wall (watchdog %v), seed %d; outcomes %v:\n%.2000s",
 		d, slowest.Round(time.Millisecond), bound.Wall, slowSeed, outcomes, slowestSQL)
 	if n == 0 {
@@ -261,19 +261,6 @@ func readerCPU(t *testing.T, dsn string) func() time.Duration {
 		}
 		return total
 	}
-}
-
-// loadAverage is /proc/loadavg's first three fields, for the log.
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 // sqlsmithQueries prints one batch of queries with sqlsmith's --dry-run.

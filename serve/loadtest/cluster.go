@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sqlgym/sqlgym"
+	"github.com/sqlgym/sqlgym/internal/proccpu"
 	"github.com/sqlgym/sqlgym/serve"
 	"github.com/sqlgym/sqlgym/shopdb"
 )
@@ -150,7 +151,7 @@ func RunCluster(ctx context.Context, cfg ClusterConfig) (*ClusterReport, error) 
 	fmt.Fprintf(cfg.Progress, "%d replicas ready, load on %s for %s: %d batch senders, %d concurrent episodes\n", len(reps), target, cfg.Duration, cfg.Senders, cfg.Episodes)
 
 	rep := w.drive(ctx, cl, target)
-	rep.Replicas, rep.HAProxy, rep.CPUs, rep.LoadAvg = cfg.Replicas, cfg.HAProxy, runtime.NumCPU(), loadAvg()
+	rep.Replicas, rep.HAProxy, rep.CPUs, rep.LoadAvg = cfg.Replicas, cfg.HAProxy, runtime.NumCPU(), proccpu.LoadAverage()
 	if rep.Failed+rep.Misrouted+rep.Mismatched > 0 || rep.Batches == 0 || rep.Episodes == 0 {
 		return rep, fmt.Errorf("cluster checks failed: %d failed requests, %d misrouted steps, %d rewards unlike the reference, %d batches and %d episodes done",
 			rep.Failed, rep.Misrouted, rep.Mismatched, rep.Batches, rep.Episodes)

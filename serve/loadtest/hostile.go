@@ -13,6 +13,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/internal/proccpu"
 	"github.com/sqlgym/sqlgym/serve"
 	"github.com/sqlgym/sqlgym/shopdb"
 )
@@ -132,7 +133,7 @@ func RunHostile(ctx context.Context, cfg HostileConfig) (*HostileReport, error) 
 		url = "http://" + addr
 	}
 	rep := &HostileReport{Target: url, Dialect: string(dialect), HostileItems: len(cfg.Hostile), Batches: cfg.Batches,
-		CPUs: runtime.NumCPU(), LoadAvg: loadAvg()}
+		CPUs: runtime.NumCPU(), LoadAvg: proccpu.LoadAverage()}
 	cl := &http.Client{Timeout: 15 * time.Minute}
 
 	// Each honest request is one answer: its task's gold behind a marker
@@ -212,7 +213,7 @@ func RunHostile(ctx context.Context, cfg HostileConfig) (*HostileReport, error) 
 	}
 	wg.Wait()
 	rep.Honest, rep.Hostile, rep.HostileRuns = latency(beside), latency(hostileTook), runs
-	rep.LoadAvgEnd = loadAvg()
+	rep.LoadAvgEnd = proccpu.LoadAverage()
 	return rep, ctx.Err()
 }
 

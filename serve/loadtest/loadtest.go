@@ -19,6 +19,7 @@ import (
 
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
+	"github.com/sqlgym/sqlgym/internal/proccpu"
 	"github.com/sqlgym/sqlgym/serve"
 	"github.com/sqlgym/sqlgym/shopdb"
 )
@@ -139,7 +140,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		defer stop()
 		url = "http://" + addr
 	}
-	rep := &Report{Target: url, BatchSize: cfg.Tasks * cfg.Samples, CPUs: runtime.NumCPU(), LoadAvg: loadAvg()}
+	rep := &Report{Target: url, BatchSize: cfg.Tasks * cfg.Samples, CPUs: runtime.NumCPU(), LoadAvg: proccpu.LoadAverage()}
 	cl := &http.Client{Timeout: 5 * time.Minute}
 	rng := rand.New(rand.NewPCG(7, 11))
 
@@ -205,7 +206,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		rep.Soak = s
 	}
-	rep.LoadAvgEnd = loadAvg()
+	rep.LoadAvgEnd = proccpu.LoadAverage()
 	return rep, nil
 }
 
@@ -432,15 +433,3 @@ func quantile(ds []time.Duration, q float64) float64 {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
-}

@@ -14,6 +14,7 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
 	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
+	"github.com/sqlgym/sqlgym/internal/proccpu"
 	"github.com/sqlgym/sqlgym/internal/redact"
 	"github.com/sqlgym/sqlgym/internal/redteam"
 	"github.com/sqlgym/sqlgym/verify"
@@ -133,7 +134,7 @@ func runBenchBounds(ctx context.Context, io cmdkit.IO, opts benchBoundsOptions) 
 	if err != nil {
 		return err
 	}
-	rep := &boundsReport{RedTeam: opts.RedTeam, CPUs: runtime.NumCPU(), LoadAvg: loadAvg(), Sample: opts.Sample}
+	rep := &boundsReport{RedTeam: opts.RedTeam, CPUs: runtime.NumCPU(), LoadAvg: proccpu.LoadAverage(), Sample: opts.Sample}
 	dir, err := os.MkdirTemp("", "sqlgym-bounds-")
 	if err != nil {
 		return fmt.Errorf("bench bounds: %w", err)
@@ -163,7 +164,7 @@ func runBenchBounds(ctx context.Context, io cmdkit.IO, opts benchBoundsOptions) 
 		eb.Pass = eb.Err == "" && eb.MaxCPUS <= eb.CPUBoundS && eb.NullRewards == 0 && len(eb.Unexpected) == 0
 		rep.Engines = append(rep.Engines, eb)
 	}
-	rep.LoadAvgEnd = loadAvg()
+	rep.LoadAvgEnd = proccpu.LoadAverage()
 	if opts.JSON {
 		if err := cmdkit.WriteJSON(io.Out, rep); err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"github.com/sqlgym/sqlgym"
 	"github.com/sqlgym/sqlgym/catalog"
 	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
+	"github.com/sqlgym/sqlgym/internal/proccpu"
 	"github.com/sqlgym/sqlgym/shopdb"
 	"github.com/sqlgym/sqlgym/variants"
 	"github.com/sqlgym/sqlgym/verify"
@@ -128,7 +129,7 @@ func runBenchVariantsCost(ctx context.Context, io cmdkit.IO, opts benchVariantsC
 	if err != nil {
 		return err
 	}
-	rep := benchVariantsCostReport{Tasks: len(tasks), Load: loadAvg(), CPUs: runtime.NumCPU(), Cost: cost,
+	rep := benchVariantsCostReport{Tasks: len(tasks), Load: proccpu.LoadAverage(), CPUs: runtime.NumCPU(), Cost: cost,
 		WallRatio: cost.WallRatio(), CPURatio: cost.CPURatio()}
 	n := 0
 	for _, t := range tasks {

@@ -20,6 +20,7 @@ import (
 	"github.com/sqlgym/sqlgym/catalog"
 	"github.com/sqlgym/sqlgym/internal/atomicfile"
 	"github.com/sqlgym/sqlgym/internal/cmd/cmdkit"
+	"github.com/sqlgym/sqlgym/internal/proccpu"
 	"github.com/sqlgym/sqlgym/sqltext"
 	"github.com/sqlgym/sqlgym/verify"
 	"github.com/sqlgym/sqlgym/verify/extract"
@@ -195,7 +196,7 @@ func runBenchVerify(ctx context.Context, io cmdkit.IO, opts benchVerifyOptions) 
 	if _, err := eng.Query(ctx, "SELECT 1 FROM customers, products, orders, order_items, payments, reviews LIMIT 1", sqlgym.Limits{}); err != nil && opts.Spider == "" {
 		return sqlgym.Userf("--db takes a file written by sqlgym-bench verify --out FILE", "%s is not a benchmark database: %w", path, err)
 	}
-	rep.LoadAvg = loadAvg()
+	rep.LoadAvg = proccpu.LoadAverage()
 	cfg := verify.Config{Mode: mode}
 	counted := &countingDBs{Catalog: cat}
 
@@ -287,7 +288,7 @@ func busyCheck(ctx context.Context, progress goio.Writer, cat *catalog.Catalog, 
 	t0 := time.Now()
 	loaded := v.VerifyBatch(ctx, batch.Answers)
 	wall := time.Since(t0)
-	rep := &busyReport{PerCPU: perCPU, Burners: n, BurnerPIDs: b.pids(), EarlyExits: b.earlyExits(), LoadAvg: loadAvg(),
+	rep := &busyReport{PerCPU: perCPU, Burners: n, BurnerPIDs: b.pids(), EarlyExits: b.earlyExits(), LoadAvg: proccpu.LoadAverage(),
 		IdleWallS: idleS, LoadedWallS: wall.Seconds(), Loaded: countVerdicts(loaded), Differences: []verdictDiff{}}
 	if err := b.stop(); err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	goio "io"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -125,19 +124,6 @@ func ratio(a, b float64) float64 {
 		return 0
 	}
 	return a / b
-}
-
-// loadAvg is /proc/loadavg's three averages, or "" where there is none.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func printBenchVerify(w goio.Writer, rep *benchVerifyReport) {
